@@ -1,0 +1,55 @@
+"""Run the built-in simulator as a child process for a run given no ``--host``.
+
+A separate process keeps the simulator's timing off the load generator's event loop (and off
+its core). It prints one ready line with its URL; we wait for it, and stop it at the end.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+
+import gevent
+
+from sparkload.options import ConfigError
+
+READY_PREFIX = "sparkload-sim listening on "
+START_TIMEOUT = 30.0
+
+
+class SimulatorProcess:
+    def __init__(self, profile: str, tp: int, time_scale: float) -> None:
+        self.args = [sys.executable, "-m", "sparkload.sim", "--profile", profile, "--tp", str(tp),
+                     "--time-scale", f"{time_scale:g}", "--port", "0"]
+        self.process: subprocess.Popen | None = None
+        self.url: str | None = None
+        self._stderr = tempfile.TemporaryFile(mode="w+")
+
+    def start(self) -> str:
+        self.process = subprocess.Popen(
+            self.args, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL, text=True
+        )
+        line = ""
+        with gevent.Timeout(START_TIMEOUT, False):
+            line = self.process.stdout.readline()
+        if not line.startswith(READY_PREFIX):
+            self.stop()
+            raise ConfigError(f"the built-in simulator did not start: {self._last_error() or 'no ready line'}")
+        self.url = line[len(READY_PREFIX):].strip()
+        return self.url
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def _last_error(self) -> str:
+        self._stderr.seek(0)
+        lines = [line.strip() for line in self._stderr.read().splitlines() if line.strip()]
+        return lines[-1] if lines else ""
