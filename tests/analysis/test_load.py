@@ -1,0 +1,160 @@
+"""Reading results directories: what counts, what is skipped, what is flagged."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from analysis_synthetic import closed_loop_level, make_record, write_run
+
+from analysis.cli import main
+from analysis.errors import InputError
+from analysis.load import load
+
+
+def _report(tmp_path, *runs, extra=()):
+    out = tmp_path / "out"
+    assert main([str(r) for r in runs] + ["--out", str(out), "--no-charts", "--quiet", *extra]) == 0
+    return pd.read_csv(out / "summary.csv"), (out / "report.md").read_text()
+
+
+def test_warmup_requests_are_excluded_from_every_metric(tmp_path):
+    records = closed_loop_level(
+        2,
+        0,
+        1000.0,
+        ttft=0.2,
+        itl=0.05,
+        tps=20,
+        latency=6.5,
+        warmup=dict(ttft=30.0, itl=9.0, tps=0.1, latency=900.0),
+    )
+    summary, report = _report(tmp_path, write_run(tmp_path / "r", "x", records))
+    row = summary.iloc[0]
+    assert (row["n"], row["warmup_excluded"]) == (20, 1)
+    assert (row["ttft_ms_mean"], row["latency_s_p90"]) == (pytest.approx(200.0), pytest.approx(6.5))
+    assert "1 warm-up request(s) excluded" in report
+
+
+def test_failures_are_counted_by_kind_and_not_used(tmp_path):
+    records = closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.05, tps=20, latency=6.5)
+    records += [
+        make_record(
+            1,
+            0,
+            ttft=None,
+            itl=None,
+            tps=None,
+            latency=None,
+            start_time=1001.0,
+            status="error",
+            error_kind=kind,
+        )
+        for kind in ("timeout", "timeout", "http_500")
+    ]
+    summary, _ = _report(tmp_path, write_run(tmp_path / "r", "x", records))
+    row = summary.iloc[0]
+    assert (row["n"], row["failures"]) == (10, 3)
+    assert row["error_kinds"] == "http_500: 1; timeout: 2"
+    assert row["tps_mean"] == pytest.approx(20.0)
+    assert row["measured_rps"] == pytest.approx(10 / 65.0)  # completed (ok) requests / wall time
+
+
+def test_an_unfinished_run_is_marked_incomplete_but_analysed(tmp_path):
+    records = closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.05, tps=20, latency=6.5)
+    summary, report = _report(tmp_path, write_run(tmp_path / "r", "x", records, status="running"))
+    assert bool(summary.iloc[0]["incomplete"]) and summary.iloc[0]["n"] == 10
+    assert "**INCOMPLETE run**" in report and 'status "running"' in report
+
+
+def test_a_torn_last_line_is_skipped_and_counted(tmp_path):
+    records = closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.05, tps=20, latency=6.5)
+    run = write_run(tmp_path / "r", "x", records, tail=b'{"request_id": "r9", "level": 1, "ph')
+    dataset = load([run])
+    assert (dataset.runs[0].records, dataset.runs[0].skipped_lines) == (10, 1)
+    _, report = _report(tmp_path, run)
+    assert "1 unparsable line(s) in requests.jsonl skipped" in report
+
+
+def test_time_scale_turns_wall_clock_into_simulated_time(tmp_path):
+    # A simulator 10x faster than real time: 0.65 s measured is 6.5 s simulated.
+    records = closed_loop_level(4, 0, 1000.0, ttft=0.02, itl=0.005, tps=200.0, latency=0.65)
+    summary, report = _report(tmp_path, write_run(tmp_path / "r", "x", records, time_scale=10.0))
+    row = summary.iloc[0]
+    assert row["ttft_ms_mean"] == pytest.approx(200.0)
+    assert row["itl_ms_p50"] == pytest.approx(50.0)
+    assert row["tps_mean"] == pytest.approx(20.0)
+    assert row["latency_s_mean"] == pytest.approx(6.5)
+    assert row["system_rps"] == pytest.approx(4 / 6.5)
+    assert row["measured_rps"] == pytest.approx(40 / 65.0)  # wall time scaled as well
+    assert "Figures are in simulated time (time scale 10)" in report
+
+
+def test_runs_of_one_label_are_pooled(tmp_path):
+    first = closed_loop_level(1, 0, 1000.0, ttft=0.1, itl=0.05, tps=20, latency=6.0)
+    second = closed_loop_level(1, 0, 9000.0, ttft=0.3, itl=0.05, tps=20, latency=6.0)
+    a = write_run(tmp_path / "r", "x", first, stamp="20260101T000000Z")
+    b = write_run(tmp_path / "r", "x", second, stamp="20260102T000000Z")
+    summary, _ = _report(tmp_path, a, b)
+    row = summary.iloc[0]
+    assert (len(summary), row["n"], row["runs"]) == (1, 20, 2)
+    assert row["ttft_ms_mean"] == pytest.approx(200.0)
+    assert row["wall_s"] == pytest.approx(
+        120.0
+    )  # the two runs' wall times add, the gap between them does not
+
+
+def test_a_folder_of_runs_stands_for_all_of_them(tmp_path):
+    for label in ("a", "b"):
+        write_run(
+            tmp_path / "results",
+            label,
+            closed_loop_level(1, 0, 1000.0, ttft=0.1, itl=0.05, tps=20, latency=6.0),
+        )
+    assert [run.label for run in load([tmp_path / "results"]).runs] == ["a", "b"]
+
+
+def test_a_directory_without_records_is_an_input_error(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError):
+        load([tmp_path / "empty"])
+
+
+def test_single_token_responses_have_no_itl_unless_the_compatibility_switch_says_zero(tmp_path):
+    records = closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.05, tps=20, latency=6.4, per_user=3)
+    records.append(
+        make_record(
+            1, 0, ttft=0.2, itl=None, tps=5.0, latency=0.2, start_time=1100.0, output_tokens=1
+        )
+    )
+    run = write_run(tmp_path / "r", "x", records)
+    default, _ = _report(tmp_path, run)
+    assert (default.iloc[0]["itl_ms_mean"], default.iloc[0]["itl_n"]) == (pytest.approx(50.0), 3)
+    compat, report = _report(tmp_path, run, extra=["--itl-null-as-zero"])
+    assert compat.iloc[0]["itl_ms_mean"] == pytest.approx(37.5)  # (3 × 50 + 0) / 4
+    assert "`--itl-null-as-zero`" in report
+
+
+def test_cached_prompt_share_is_reported_per_level(tmp_path):
+    records = [
+        make_record(
+            1,
+            0,
+            ttft=0.2,
+            itl=0.05,
+            tps=20,
+            latency=6.4,
+            start_time=1000.0 + 7 * i,
+            prompt_tokens=100,
+            cached_tokens=80 if i else 0,
+        )
+        for i in range(5)
+    ]
+    summary, _ = _report(tmp_path, write_run(tmp_path / "r", "x", records))
+    assert summary.iloc[0]["cached_prompt_pct"] == pytest.approx(320 / 500 * 100)
+
+
+def test_a_file_that_is_not_a_locust_stats_csv_is_an_input_error(tmp_path):
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / "x_stats.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(InputError, match="not a Locust stats CSV"):
+        load([tmp_path / "odd"])

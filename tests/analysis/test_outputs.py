@@ -1,0 +1,69 @@
+"""The report folder: Appendix B layout, charts with the right series, index page."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from analysis_synthetic import REPORT_ORDER
+
+from analysis.charts import comparison_charts, label_charts
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+LABEL_CHARTS = ["ttft", "itl", "tps", "latency", "throughput"]
+
+
+@pytest.mark.parametrize("label", REPORT_ORDER)
+def test_each_label_folder_holds_five_png_five_html_and_a_csv(report_out, label):
+    folder = report_out / label
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [f"{c}.png" for c in LABEL_CHARTS] + [f"{c}.html" for c in LABEL_CHARTS] + [f"{label}.csv"]
+    )
+    for chart in LABEL_CHARTS:
+        assert (folder / f"{chart}.png").read_bytes()[:8] == PNG_MAGIC
+        page = (folder / f"{chart}.html").read_text()
+        assert 'src="../plotly.min.js"' in page and "Plotly.newPlot" in page
+    assert set(pd.read_csv(folder / f"{label}.csv")["label"]) == {label}
+
+
+def test_comparison_charts_and_shared_files_exist_and_are_not_empty(report_out):
+    names = ["ttft_all", "tps_all", "total_tps", "saturation"]
+    for name in names:
+        for ext in ("png", "html"):
+            assert (report_out / "comparison" / f"{name}.{ext}").stat().st_size > 1000
+    for name in ("report.md", "summary.csv", "index.html", "plotly.min.js"):
+        assert (report_out / name).stat().st_size > 1000
+
+
+def test_index_page_links_every_chart_and_table(report_out):
+    page = (report_out / "index.html").read_text()
+    for label in REPORT_ORDER:
+        for chart in LABEL_CHARTS:
+            assert f'href="{label}/{chart}.html"' in page and f'src="{label}/{chart}.png"' in page
+    assert 'href="tables/6_1_total_tps.csv"' in page
+
+
+def test_report_md_embeds_the_charts_it_describes(report_out):
+    report = (report_out / "report.md").read_text()
+    assert "![FP8 ttft](FP8/ttft.png)" in report
+    assert "![Saturation index](comparison/saturation.png)" in report
+
+
+def test_label_charts_plot_mean_p50_p90_of_the_summary(report_out):
+    summary = pd.read_csv(report_out / "summary.csv")
+    charts = {c.key: c for c in label_charts(summary, "FP8", "linear")}
+    assert list(charts) == LABEL_CHARTS
+    fp8 = summary[summary["label"] == "FP8"]
+    ttft = {s.name: s for s in charts["ttft"].series}
+    assert list(ttft) == ["mean", "p50", "p90"]
+    assert list(ttft["mean"].x) == [1, 2, 4, 8, 16]
+    assert list(ttft["p90"].y) == pytest.approx(list(fp8["ttft_ms_p90"]))
+    throughput = [s.name.split()[0] for s in charts["throughput"].series]
+    assert throughput == ["per-stream", "system", "measured"]
+
+
+def test_comparison_charts_have_one_series_per_label(report_out):
+    summary = pd.read_csv(report_out / "summary.csv")
+    charts = {c.key: c for c in comparison_charts(summary)}
+    assert [s.name for s in charts["total_tps"].series] == REPORT_ORDER
+    awq = next(s for s in charts["saturation"].series if s.name == "AWQ-MTP")
+    assert round(awq.y[-1]) == 59
