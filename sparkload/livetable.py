@@ -11,7 +11,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sparkload.records import PHASE_MEASURE, STATUS_OK
+from sparkload.records import PHASE_MEASURE, STATUS_OK, linear_percentile
 
 COLUMNS = (
     ("level", "C"), ("n", "n"), ("failures", "fail"),
@@ -22,13 +22,8 @@ COLUMNS = (
 )
 
 
-def _p(values: list[float], q: int) -> float | None:
-    """Linear-interpolation percentile q (1..99); None without data."""
-    if not values:
-        return None
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+def _p(values: list[float], q: float) -> float | None:
+    return linear_percentile(sorted(values), q) if values else None
 
 
 def _mean(values: list[float]) -> float | None:
@@ -77,11 +72,11 @@ class LevelTally:
             "n": self.measured - self.failures,
             "failures": self.failures,
             "ttft_ms_mean": _scaled(_mean(self.ttft), ms),
-            "ttft_ms_p50": _scaled(_p(self.ttft, 50), ms),
-            "ttft_ms_p90": _scaled(_p(self.ttft, 90), ms),
+            "ttft_ms_p50": _scaled(_p(self.ttft, 0.5), ms),
+            "ttft_ms_p90": _scaled(_p(self.ttft, 0.9), ms),
             "itl_ms_mean": _scaled(_mean(self.itl), ms),
-            "itl_ms_p50": _scaled(_p(self.itl, 50), ms),
-            "itl_ms_p90": _scaled(_p(self.itl, 90), ms),
+            "itl_ms_p50": _scaled(_p(self.itl, 0.5), ms),
+            "itl_ms_p90": _scaled(_p(self.itl, 0.9), ms),
             "tps_mean": mean_tps,
             "latency_s_mean": mean_latency,
             "system_rps": self.concurrency / mean_latency if mean_latency else None,

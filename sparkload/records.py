@@ -8,8 +8,7 @@ says how to turn them into simulated time (``scale_to_simulated_time``).
 
 from __future__ import annotations
 
-import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 SCHEMA_VERSION = 1
 REQUESTS_FILE = "requests.jsonl"
@@ -53,15 +52,23 @@ class GapSummary:
     max: float | None = None
 
 
+def linear_percentile(ordered: list[float], q: float) -> float:
+    """Percentile ``q`` (0..1) of sorted values, interpolating linearly (numpy's default)."""
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
 def summarize_gaps(gaps: list[float]) -> GapSummary:
-    """Linear-interpolation percentiles of one request's chunk gaps (computed once, off the loop)."""
+    """Mean, p50/p90/p99 and max of one request's chunk gaps: once per request, after the stream."""
     if not gaps:
         return GapSummary()
-    if len(gaps) == 1:
-        g = gaps[0]
-        return GapSummary(g, g, g, g, g)
-    cuts = statistics.quantiles(gaps, n=100, method="inclusive")
-    return GapSummary(statistics.fmean(gaps), cuts[49], cuts[89], cuts[98], max(gaps))
+    ordered = sorted(gaps)
+    return GapSummary(
+        sum(ordered) / len(ordered), linear_percentile(ordered, 0.5), linear_percentile(ordered, 0.9),
+        linear_percentile(ordered, 0.99), ordered[-1],
+    )
 
 
 @dataclass(slots=True)
@@ -94,6 +101,7 @@ class RequestRecord:
     prompt_tokens: int | None = None
     cached_tokens: int | None = None
     finish_reason: str | None = None
+    response_id: str | None = None  # the server's completion id ("chatcmpl-…"), to match its logs
     chunk_gap_mean: float | None = None
     chunk_gap_p50: float | None = None
     chunk_gap_p90: float | None = None
@@ -129,12 +137,15 @@ class RequestRecord:
         return self
 
     def to_dict(self) -> dict:
-        data = asdict(self)
+        data = {name: getattr(self, name) for name in _FIELD_NAMES}
         if data["chunk_gaps"] is None:
             del data["chunk_gaps"]
         if not data["extra"]:
             del data["extra"]
         return data
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(RequestRecord))
 
 
 def scale_to_simulated_time(record: dict, time_scale: float) -> dict:

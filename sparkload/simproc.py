@@ -18,10 +18,13 @@ READY_PREFIX = "sparkload-sim listening on "
 START_TIMEOUT = 30.0
 
 
-class SimulatorProcess:
-    def __init__(self, profile: str, tp: int, time_scale: float) -> None:
-        self.args = [sys.executable, "-m", "sparkload.sim", "--profile", profile, "--tp", str(tp),
-                     "--time-scale", f"{time_scale:g}", "--port", "0"]
+class ServerProcess:
+    """A child process serving HTTP on loopback that prints ``<ready_prefix><url>`` when ready."""
+
+    def __init__(self, args: list[str], ready_prefix: str = READY_PREFIX, name: str = "the built-in simulator"):
+        self.args = args
+        self.ready_prefix = ready_prefix
+        self.name = name
         self.process: subprocess.Popen | None = None
         self.url: str | None = None
         self._stderr = tempfile.TemporaryFile(mode="w+")
@@ -33,10 +36,10 @@ class SimulatorProcess:
         line = ""
         with gevent.Timeout(START_TIMEOUT, False):
             line = self.process.stdout.readline()
-        if not line.startswith(READY_PREFIX):
+        if not line.startswith(self.ready_prefix):
             self.stop()
-            raise ConfigError(f"the built-in simulator did not start: {self._last_error() or 'no ready line'}")
-        self.url = line[len(READY_PREFIX):].strip()
+            raise ConfigError(f"{self.name} did not start: {self._last_error() or 'no ready line'}")
+        self.url = line[len(self.ready_prefix):].strip()
         return self.url
 
     def stop(self) -> None:
@@ -53,3 +56,9 @@ class SimulatorProcess:
         self._stderr.seek(0)
         lines = [line.strip() for line in self._stderr.read().splitlines() if line.strip()]
         return lines[-1] if lines else ""
+
+
+class SimulatorProcess(ServerProcess):
+    def __init__(self, profile: str, tp: int, time_scale: float, extra_args: list[str] | None = None) -> None:
+        super().__init__([sys.executable, "-m", "sparkload.sim", "--profile", profile, "--tp", str(tp),
+                          "--time-scale", f"{time_scale:g}", "--port", "0", *(extra_args or [])])

@@ -6,11 +6,11 @@ time. Everything else (gap statistics, derived metrics) happens once per request
 
 from __future__ import annotations
 
-import json
+import orjson
 
 from sparkload.records import ERROR_MALFORMED_SSE, ERROR_SERVER_EVENT
 
-DONE = "[DONE]"
+DONE = b"[DONE]"
 _TOKEN_CHANNELS = ("reasoning", "reasoning_content", "tool_calls")
 
 
@@ -32,6 +32,7 @@ class ChatStream:
 
     __slots__ = (
         "t0", "ttft", "ttfc", "t_last_token", "chunks", "gaps", "usage", "finish_reason", "done",
+        "response_id",
     )
 
     def __init__(self, t0: float) -> None:
@@ -44,20 +45,23 @@ class ChatStream:
         self.usage: dict | None = None
         self.finish_reason: str | None = None
         self.done = False
+        self.response_id: str | None = None  # the server's completion id, to match its logs
 
-    def feed(self, data: str, now: float) -> bool:
+    def feed(self, data: bytes, now: float) -> bool:
         """Take one SSE ``data`` payload received at ``now``; True once ``[DONE]`` arrived."""
         if data == DONE:
             self.done = True
             return True
         try:
-            chunk = json.loads(data)
-        except ValueError:
+            chunk = orjson.loads(data)
+        except orjson.JSONDecodeError:
             raise StreamError(ERROR_MALFORMED_SSE, f"not JSON: {data[:80]!r}") from None
         if not isinstance(chunk, dict):
             raise StreamError(ERROR_MALFORMED_SSE, f"not a JSON object: {data[:80]!r}")
         if "error" in chunk or chunk.get("object") == "error":
             raise StreamError(ERROR_SERVER_EVENT, _error_message(chunk))
+        if self.response_id is None:
+            self.response_id = chunk.get("id")
         usage = chunk.get("usage")
         if usage:
             self.usage = usage

@@ -16,6 +16,7 @@ import sys
 import time
 from dataclasses import dataclass
 from importlib.metadata import version
+from urllib.parse import urlsplit
 
 import gevent
 import locust
@@ -38,7 +39,7 @@ from sparkload.prompts import PromptOrder, PromptSet, load_prompts
 from sparkload.records import SCHEMA_VERSION
 from sparkload.results import ResultsWriter, check_writable, utc_now
 from sparkload.simproc import SimulatorProcess
-from sparkload.target import chat_completions_url, resolve_model
+from sparkload.target import chat_completions_url, models_url, resolve_model
 
 logger = logging.getLogger("sparkload")
 PROGRESS_INTERVAL = 5.0  # seconds between progress lines
@@ -61,7 +62,8 @@ class Sparkload:
         self.prompts: PromptSet | None = None
         self.prompt_order: PromptOrder | None = None
         self.shipper: RecordShipper | None = None
-        self.request_url = ""
+        self.request_path = ""
+        self.models_path = ""
         self.headers: dict[str, str] = {}
         self.model = ""
         self.time_scale = 1.0
@@ -205,7 +207,7 @@ class Sparkload:
             "simulator": simulator,
             "time_scale": self.time_scale,
             "versions": {"sparkload": sparkload.__version__, "locust": locust.__version__,
-                         "python": platform.python_version(), "requests": version("requests")},
+                         "python": platform.python_version(), "geventhttpclient": version("geventhttpclient")},
             "host_info": {"hostname": socket.gethostname(), "platform": platform.platform(),
                           "cpus": os.cpu_count()},
             "client": {"runner": "master" if self.distributed else "local",
@@ -258,7 +260,8 @@ class Sparkload:
             self.prompts = load_prompts(self.options.prompts)
         self.model = parsed.model
         self.time_scale = float(getattr(parsed, "sparkload_time_scale", 1.0))
-        self.request_url = chat_completions_url(self.environment.host)
+        self.request_path = urlsplit(chat_completions_url(self.environment.host)).path
+        self.models_path = urlsplit(models_url(self.environment.host)).path
         self.headers = build_headers(self.options.api_key)
         stream = self.runner.worker_index if self.is_worker else 0
         self.prompt_order = PromptOrder(len(self.prompts.prompts), self.options.seed, stream)

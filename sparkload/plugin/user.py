@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import time
 
-import requests
 from locust import User, constant, task
 
-from sparkload.client import ChatRequest, build_body, measure
+from sparkload.client import ChatRequest, Connection, build_body, measure
 from sparkload.plugin import core
 from sparkload.plugin.signal import ARRIVAL, MEASURE, RUN, WARMUP
 from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, STATUS_OK, RequestRecord
@@ -23,11 +22,12 @@ class ChatUser(User):
     def on_start(self) -> None:
         self.sparkload = core.get(self.environment)
         self.ordinal = self.sparkload.next_user_ordinal()
-        self.session = requests.Session()
+        self.connection = Connection(self.environment.host, self.sparkload.options.request_timeout)
+        self.connection.warm(self.sparkload.models_path, self.sparkload.headers)
         self.sent_in_level: dict[int, int] = {}
 
     def on_stop(self) -> None:
-        self.session.close()
+        self.connection.close()
 
     @task
     def next_request(self) -> None:
@@ -77,9 +77,9 @@ class ChatUser(User):
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
         body = build_body(plugin.model, plugin.prompts.prompts[prompt_index], opts.max_tokens)
-        request = ChatRequest(plugin.request_url, body, plugin.headers, opts.request_timeout,
+        request = ChatRequest(plugin.request_path, body, plugin.headers, opts.request_timeout,
                               opts.keep_chunk_gaps)
-        measure(self.session, request, record)
+        measure(self.connection, request, record)
         fire_events(self.environment, record, plugin.time_scale)
         plugin.shipper.ship(record.to_dict())
 

@@ -1,0 +1,86 @@
+"""How exact are sparkload's TTFT and ITL? Compare each record with the server's own timing.
+
+Starts the reference server (benchmarks/reference_server.py) on 127.0.0.1 — TTFT 100 ms, 10 ms
+between tokens, one token per event, 128 tokens — with its per-request timing log, runs the real
+main job
+(``locust -f locustfiles/chat.py --headless``) against it at several concurrencies, joins each
+record to the server's line by completion id, and prints the error (client − server) per level.
+
+    .venv/bin/python benchmarks/client_accuracy.py [--levels 1,4,16,64] [--requests-per-user 3]
+
+Client and server share this machine: the error includes loopback transfer, HTTP parsing on both
+sides and scheduling noise, which is what a user of the numbers gets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sparkload.simproc import ServerProcess  # noqa: E402
+
+LOCUST = str(Path(sys.executable).with_name("locust"))
+
+
+def run(levels: str, requests_per_user: int, workdir: Path) -> tuple[list[dict], dict[str, dict]]:
+    timing_log = workdir / "server_timing.jsonl"
+    server = ServerProcess([sys.executable, str(ROOT / "benchmarks" / "reference_server.py"), "--ttft-ms", "100",
+                            "--itl-ms", "10", "--log", str(timing_log)],
+                           ready_prefix="reference-server listening on ", name="the reference server")
+    host = server.start()
+    try:
+        subprocess.run(
+            [LOCUST, "-f", str(ROOT / "locustfiles" / "chat.py"), "--headless", "-H", host,
+             "--ladder", levels, "--requests-per-user", str(requests_per_user), "--max-tokens", "128",
+             "--results-dir", str(workdir / "results")],
+            check=True, capture_output=True, text=True, timeout=600,
+        )
+    finally:
+        server.stop()  # flushes the timing log
+    run_dir = next((workdir / "results").iterdir())
+    records = [json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()]
+    server = {}
+    for line in timing_log.read_text().splitlines():
+        entry = json.loads(line)
+        server[entry["request_id"]] = entry
+    return records, server
+
+
+def quantile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=1000, method="inclusive")[round(q * 1000) - 1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", default="1,4,16,64")
+    parser.add_argument("--requests-per-user", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        records, server = run(args.levels, args.requests_per_user, Path(tmp))
+    print(f"{'C':>3} {'n':>4}  {'TTFT err ms p50':>15} {'p99':>6} {'max':>6}   "
+          f"{'ITL err ms p50':>14} {'p99':>6} {'max':>6}  within 1 ms")
+    worst_ok = True
+    for level in sorted({r["level"] for r in records}):
+        pairs = [(r, server[r["response_id"]]) for r in records
+                 if r["level"] == level and r["phase"] == "measure" and r["status"] == "ok"]
+        ttft = [1000 * (r["ttft"] - s["server_ttft_s"]) for r, s in pairs]
+        itl = [1000 * (r["itl"] - s["mean_itl_s"]) for r, s in pairs]
+        ok = max(map(abs, ttft)) <= 1 and max(map(abs, itl)) <= 1
+        worst_ok &= ok
+        print(f"{level:>3} {len(pairs):>4}  {statistics.median(ttft):>15.3f} {quantile(ttft, .99):>6.3f} "
+              f"{max(ttft, key=abs):>6.3f}   {statistics.median(itl):>14.4f} {quantile(itl, .99):>6.4f} "
+              f"{max(itl, key=abs):>6.4f}  {'yes' if ok else 'NO'}")
+    print("all levels within 1 ms:", "yes" if worst_ok else "NO")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""The ``sparkload`` command: one entry point for the simulator and the report.
+
+The load itself runs through Locust (``locust -f locustfiles/chat.py``); this command gathers
+what is not Locust. Each subcommand owns its options (``sparkload SUBCOMMAND --help``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+USAGE = """usage: sparkload COMMAND [options]
+
+commands:
+  sim      serve the built-in DGX Spark simulator (an OpenAI-compatible vLLM look-alike)
+  report   turn results directories into tables, charts and report.md
+
+The load test itself: locust -f locustfiles/chat.py --headless   (see README.md)
+"""
+
+
+def _sim(argv: list[str]) -> int:
+    from sparkload.sim.__main__ import main
+
+    return main(argv)
+
+
+def _report(argv: list[str]) -> int:
+    from analysis.cli import main
+
+    return main(argv, prog="sparkload report")
+
+
+COMMANDS: dict[str, Callable[[list[str]], int]] = {"sim": _sim, "report": _report}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help"):
+        sys.stdout.write(USAGE)
+        return 0 if args else 2
+    command = COMMANDS.get(args[0])
+    if command is None:
+        sys.stderr.write(f"sparkload: error: unknown command {args[0]!r} (choose from {', '.join(COMMANDS)})\n")
+        return 2
+    return command(args[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""Shared fixtures: a simulator on 127.0.0.1 and a way to run Locust on it as a user would."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from sparkload.simproc import SimulatorProcess
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCUSTFILE = ROOT / "locustfiles" / "chat.py"
+LOCUST = str(Path(sys.executable).with_name("locust"))
+
+
+@dataclass
+class LocustRun:
+    returncode: int
+    output: str
+    run_dir: Path | None
+
+    @property
+    def records(self) -> list[dict]:
+        return [json.loads(line) for line in (self.run_dir / "requests.jsonl").read_text().splitlines()]
+
+    @property
+    def manifest(self) -> dict:
+        return json.loads((self.run_dir / "manifest.json").read_text())
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def simulator():
+    """Start simulators on demand: ``simulator(profile, time_scale, *extra_args) -> url``."""
+    started: list[SimulatorProcess] = []
+
+    def start(profile: str = "fixed", time_scale: float = 1.0, *extra: str) -> str:
+        sim = SimulatorProcess(profile, 1, time_scale, extra_args=list(extra))
+        started.append(sim)
+        return sim.start()
+
+    yield start
+    for sim in started:
+        sim.stop()
+
+
+def locust_command(*args: str) -> list[str]:
+    return [LOCUST, "-f", str(LOCUSTFILE), *args]
+
+
+def run_locust(args: list[str], results_dir: Path, timeout: float = 120, env: dict | None = None,
+               cwd: Path | None = None) -> LocustRun:
+    """Run ``locust -f locustfiles/chat.py ARGS`` to completion; find the run directory it wrote."""
+    proc = subprocess.run(
+        locust_command(*args, "--results-dir", str(results_dir)),
+        capture_output=True, text=True, timeout=timeout, cwd=cwd or ROOT,
+        env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
+    )
+    runs = sorted(results_dir.glob("*/manifest.json")) if results_dir.exists() else []
+    return LocustRun(proc.returncode, proc.stdout + proc.stderr, runs[-1].parent if runs else None)

@@ -1,0 +1,39 @@
+"""The live per-level table: exact figures from records, warm-ups and failures kept apart."""
+
+import pytest
+
+from sparkload.livetable import LevelTally, format_table
+
+
+def add(tally, **fields):
+    tally.add({"phase": "measure", "status": "ok", **fields})
+
+
+def test_row_holds_means_linear_percentiles_and_the_reports_system_figures():
+    tally = LevelTally(0, concurrency=4, expected=None)
+    for i in range(1, 11):
+        add(tally, ttft=i / 10, itl=0.05, tps=20.0, latency=6.0)
+    row = tally.row()
+    assert row["ttft_ms_mean"] == pytest.approx(550)
+    assert row["ttft_ms_p50"] == pytest.approx(550)
+    assert row["ttft_ms_p90"] == pytest.approx(910)
+    assert row["system_rps"] == pytest.approx(4 / 6.0)
+    assert row["total_tps"] == pytest.approx(80.0)
+
+
+def test_warmups_and_failures_are_counted_but_not_measured():
+    tally = LevelTally(0, concurrency=1, expected=2)
+    tally.add({"phase": "warmup", "status": "ok", "ttft": 9.0})
+    add(tally, ttft=0.1, tps=10.0, latency=1.0)
+    tally.add({"phase": "measure", "status": "error", "error_kind": "http_500"})
+    row = tally.row()
+    assert (row["n"], row["failures"], tally.warmups) == (1, 1, 1)
+    assert row["ttft_ms_mean"] == pytest.approx(100)
+    assert tally.complete
+    assert tally.error_kinds == {"http_500": 1}
+
+
+def test_format_table_shows_a_dash_for_missing_values():
+    text = format_table([LevelTally(0, 2, 20).row()])
+    assert text.splitlines()[1].split()[:3] == ["2", "0", "0"]
+    assert "-" in text.splitlines()[1]

@@ -1,0 +1,116 @@
+"""Load profiles, driven tick by tick against a fake conductor (no Locust, no network)."""
+
+import random
+
+from sparkload.livetable import LevelTally
+from sparkload.plugin.signal import ARRIVAL, IDLE, MEASURE, RUN, SPAWN, WARMUP
+from sparkload.profiles.arrival import ArrivalProfile, poisson_offsets
+from sparkload.profiles.ladder import LadderProfile
+from sparkload.profiles.steps import StepsProfile
+
+
+class FakeConductor:
+    distributed = False
+
+    def __init__(self):
+        self.stages = []
+        self.users = 0
+        self.tallies = {}
+        self.ended = []
+        self.outstanding = 0
+
+    def broadcast(self, stage):
+        self.stages.append(stage)
+
+    def users_ready(self, count):
+        return self.users == count
+
+    def busy_node(self):
+        return "local"
+
+    def begin_level(self, index, concurrency, expected):
+        self.tallies[index] = LevelTally(index, concurrency, expected)
+        return self.tallies[index]
+
+    def end_level(self, index):
+        self.ended.append(index)
+
+    def in_flight(self):
+        return self.outstanding
+
+    def deliver(self, index, phase, count):
+        for _ in range(count):
+            self.tallies[index].add({"phase": phase, "status": "ok", "ttft": 0.1, "itl": 0.01,
+                                     "tps": 10.0, "latency": 1.0})
+
+
+def test_ladder_spawns_then_warms_up_then_measures_each_level():
+    ladder, conductor = LadderProfile((1, 2), requests_per_user=3), FakeConductor()
+    assert ladder.tick(conductor, 0) == (1, 100.0)
+    assert conductor.stages[-1].kind == SPAWN
+    conductor.users = 1
+    ladder.tick(conductor, 1)
+    assert conductor.stages[-1].kind == WARMUP and conductor.stages[-1].warmup_node == "local"
+    conductor.deliver(0, "warmup", 1)
+    ladder.tick(conductor, 2)
+    assert conductor.stages[-1].kind == MEASURE
+    assert conductor.tallies[0].expected == 3
+
+
+def test_ladder_moves_on_only_when_every_measured_record_of_the_level_is_in():
+    ladder, conductor = LadderProfile((1, 2), requests_per_user=3), FakeConductor()
+    ladder.tick(conductor, 0)
+    conductor.users = 1
+    ladder.tick(conductor, 1)
+    conductor.deliver(0, "warmup", 1)
+    conductor.deliver(0, "measure", 2)
+    assert ladder.tick(conductor, 2) == (1, 100.0)
+    conductor.deliver(0, "measure", 1)
+    assert ladder.tick(conductor, 3) == (2, 100.0)
+    assert conductor.ended == [0]
+    assert conductor.tallies[1].expected == 6
+
+
+def test_ladder_returns_none_after_the_last_level():
+    ladder, conductor = LadderProfile((1,), requests_per_user=1), FakeConductor()
+    ladder.tick(conductor, 0)
+    conductor.users = 1
+    ladder.tick(conductor, 1)
+    conductor.deliver(0, "warmup", 1)
+    conductor.deliver(0, "measure", 1)
+    assert ladder.tick(conductor, 2) is None
+    assert ladder.finished
+    assert conductor.stages[-1].kind == IDLE
+
+
+def test_steps_hold_each_level_for_its_duration_then_drain():
+    steps, conductor = StepsProfile((1, 4), step_duration=10, request_timeout=60), FakeConductor()
+    assert steps.tick(conductor, 0) == (1, 100.0)
+    assert conductor.stages[-1].kind == RUN
+    assert steps.tick(conductor, 9) == (1, 100.0)
+    assert steps.tick(conductor, 10) == (4, 100.0)
+    conductor.outstanding = 2
+    assert steps.tick(conductor, 20) == (4, 100.0)  # requests still in flight
+    conductor.outstanding = 0
+    assert steps.tick(conductor, 21) is None
+
+
+def test_arrival_starts_the_schedule_once_the_pool_is_up_and_ends_after_its_duration():
+    arrival, conductor = ArrivalProfile(rate=5, users=8, duration=30, request_timeout=60), FakeConductor()
+    assert arrival.tick(conductor, 0) == (8, 100.0)
+    assert not conductor.stages
+    conductor.users = 8
+    arrival.tick(conductor, 1)
+    stage = conductor.stages[-1]
+    assert (stage.kind, stage.arrival_rate, stage.arrival_duration) == (ARRIVAL, 5, 30)
+    assert arrival.tick(conductor, 31) is None
+
+
+def test_poisson_offsets_have_the_asked_rate_and_stay_inside_the_duration():
+    offsets = poisson_offsets(rate=50, duration=200, rng=random.Random(3))
+    assert 0.95 * 10_000 < len(offsets) < 1.05 * 10_000
+    assert offsets == sorted(offsets) and offsets[-1] < 200
+
+
+def test_poisson_offsets_are_reproducible_from_the_seed():
+    assert poisson_offsets(2, 60, random.Random("s")) == poisson_offsets(2, 60, random.Random("s"))

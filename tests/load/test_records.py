@@ -1,0 +1,56 @@
+"""Per-request derived metrics: the reports' definitions, in one place."""
+
+import pytest
+
+from sparkload.records import RequestRecord, scale_to_simulated_time, summarize_gaps
+
+
+def record(**fields) -> RequestRecord:
+    base = dict(request_id="r", level=1, level_index=0, phase="measure", worker="local", user=0,
+                endpoint="http://127.0.0.1:1", model="m", prompt_index=0, max_tokens=128, start_time=0.0)
+    return RequestRecord(**{**base, **fields})
+
+
+def test_itl_divides_decode_time_by_output_tokens_minus_one_not_by_chunks():
+    r = record(ttft=0.3, t_last_token=0.3 + 127 * 0.04, latency=5.5, output_tokens=128, chunks=50).derive()
+    assert r.itl == pytest.approx(0.04)
+
+
+def test_tps_is_output_tokens_over_end_to_end_latency():
+    r = record(ttft=0.3, t_last_token=5.0, latency=6.4, output_tokens=128).derive()
+    assert r.tps == pytest.approx(20.0)
+    assert r.decode_tps == pytest.approx(127 / 4.7)
+
+
+def test_itl_is_undefined_for_a_single_token_never_zero():
+    r = record(ttft=0.3, t_last_token=0.3, latency=0.35, output_tokens=1).derive()
+    assert r.itl is None
+    assert r.tps == pytest.approx(1 / 0.35)
+
+
+def test_failed_requests_get_no_derived_metrics():
+    r = record(status="error", error_kind="http_500", latency=0.01, output_tokens=0).derive()
+    assert (r.itl, r.tps, r.decode_tps) == (None, None, None)
+
+
+def test_gap_summary_interpolates_percentiles_linearly():
+    gaps = summarize_gaps([0.01 * i for i in range(1, 11)])  # 0.01 .. 0.10
+    assert gaps.mean == pytest.approx(0.055)
+    assert gaps.p50 == pytest.approx(0.055)
+    assert gaps.p90 == pytest.approx(0.091)
+    assert gaps.max == pytest.approx(0.10)
+
+
+def test_gap_summary_of_no_gaps_is_empty():
+    assert summarize_gaps([]).mean is None
+
+
+def test_to_dict_leaves_out_the_full_gap_list_unless_kept():
+    assert "chunk_gaps" not in record().to_dict()
+    assert record(chunk_gaps=[0.1]).to_dict()["chunk_gaps"] == [0.1]
+
+
+def test_simulated_time_multiplies_durations_and_divides_rates():
+    scaled = scale_to_simulated_time({"ttft": 0.1, "latency": 2.0, "tps": 50.0, "level": 4}, 10)
+    assert scaled == {"ttft": pytest.approx(1.0), "latency": pytest.approx(20.0), "tps": pytest.approx(5.0),
+                      "level": 4}

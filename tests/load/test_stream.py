@@ -1,0 +1,121 @@
+"""The chat stream interpreter: which chunks count, when, and how failures are classified."""
+
+import json
+
+import pytest
+
+from sparkload.stream import ChatStream, StreamError
+
+
+def chunk(delta=None, finish_reason=None, usage=None, choices=True) -> str:
+    body = {"id": "chatcmpl-1", "object": "chat.completion.chunk"}
+    body["choices"] = [{"index": 0, "delta": delta or {}, "finish_reason": finish_reason}] if choices else []
+    if usage is not None:
+        body["usage"] = usage
+    return json.dumps(body)
+
+
+def feed_all(events: list[tuple[float, str]]) -> ChatStream:
+    stream = ChatStream(t0=10.0)
+    for at, data in events:
+        if stream.feed(data.encode(), 10.0 + at):
+            break
+    return stream
+
+
+def test_role_only_and_empty_chunks_do_not_count_as_tokens():
+    stream = feed_all([
+        (0.1, chunk({"role": "assistant", "content": ""})),
+        (0.2, chunk({"content": ""})),
+        (0.3, chunk({"content": "Hi"})),
+    ])
+    assert stream.ttft == pytest.approx(0.3)
+    assert stream.chunks == 1
+
+
+def test_role_chunk_carrying_the_first_token_counts():
+    stream = feed_all([(0.25, chunk({"role": "assistant", "content": "Hello"}))])
+    assert stream.ttft == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("field", ["reasoning", "reasoning_content"])
+def test_reasoning_delta_sets_ttft_but_not_ttfc(field):
+    stream = feed_all([
+        (0.2, chunk({field: "thinking"})),
+        (0.5, chunk({"content": "answer"})),
+    ])
+    assert stream.ttft == pytest.approx(0.2)
+    assert stream.ttfc == pytest.approx(0.5)
+
+
+def test_tool_call_delta_counts_as_a_token():
+    stream = feed_all([(0.4, chunk({"tool_calls": [{"index": 0, "function": {"name": "f"}}]}))])
+    assert stream.ttft == pytest.approx(0.4)
+
+
+def test_gaps_are_measured_between_token_chunks_only():
+    stream = feed_all([
+        (0.1, chunk({"content": "a"})),
+        (0.2, chunk({}, finish_reason=None)),
+        (0.3, chunk({"content": "b"})),
+        (0.6, chunk({"content": "c"})),
+    ])
+    assert stream.gaps == pytest.approx([0.2, 0.3])
+    assert stream.t_last_token == pytest.approx(0.6)
+
+
+def test_usage_chunk_gives_output_tokens_even_when_chunks_carry_several():
+    stream = feed_all([
+        (0.1, chunk({"content": "a b c"})),
+        (0.2, chunk({"content": "d e"})),
+        (0.3, chunk(choices=False, usage={"prompt_tokens": 128, "completion_tokens": 5,
+                                          "prompt_tokens_details": {"cached_tokens": 96}})),
+        (0.31, "[DONE]"),
+    ])
+    assert stream.output_tokens == (5, "usage")
+    assert stream.chunks == 2
+    assert stream.prompt_tokens == 128
+    assert stream.cached_tokens == 96
+    assert stream.done
+
+
+def test_without_usage_output_tokens_fall_back_to_chunk_count():
+    stream = feed_all([(0.1, chunk({"content": "a"})), (0.2, chunk({"content": "b"})), (0.3, "[DONE]")])
+    assert stream.output_tokens == (2, "chunks")
+
+
+def test_finish_reason_is_kept():
+    stream = feed_all([(0.1, chunk({"content": "a"})), (0.2, chunk({}, finish_reason="length"))])
+    assert stream.finish_reason == "length"
+
+
+def test_done_marker_ends_the_stream():
+    stream = ChatStream(t0=0.0)
+    assert stream.feed(b"[DONE]", 1.0) is True
+
+
+def test_invalid_json_is_a_malformed_sse_failure():
+    with pytest.raises(StreamError) as caught:
+        ChatStream(0.0).feed(b'{"choices": [', 1.0)
+    assert caught.value.kind == "malformed_sse"
+
+
+def test_json_that_is_not_an_object_is_malformed():
+    with pytest.raises(StreamError) as caught:
+        ChatStream(0.0).feed(b"[1, 2]", 1.0)
+    assert caught.value.kind == "malformed_sse"
+
+
+def test_error_object_inside_a_200_stream_is_a_server_error_event():
+    error = json.dumps({"error": {"message": "Internal server error", "type": "InternalServerError",
+                                  "param": None, "code": 500}})
+    with pytest.raises(StreamError) as caught:
+        ChatStream(0.0).feed(error.encode(), 1.0)
+    assert caught.value.kind == "server_error_event"
+    assert "Internal server error" in str(caught.value)
+
+
+def test_old_style_flat_error_object_is_a_server_error_event():
+    with pytest.raises(StreamError) as caught:
+        ChatStream(0.0).feed(json.dumps({"object": "error", "message": "boom"}).encode(), 1.0)
+    assert caught.value.kind == "server_error_event"
