@@ -265,13 +265,14 @@ class Sparkload:
         self.headers = build_headers(self.options.api_key)
         stream = self.runner.worker_index if self.is_worker else 0
         self.prompt_order = PromptOrder(len(self.prompts.prompts), self.options.seed, stream)
-        self.signal.reset()
         if self.shipper is None:
             self.shipper = RecordShipper(self.runner, self.node_id)
         else:
             self.shipper.reset()
 
     def stop_test(self) -> None:
+        """Back to idle (the master's first stage message of the next test may precede its
+        test_start here, so the signal is reset at the end of a test, not at the start)."""
         if self.shipper is not None:
             self.shipper.flush()
         self.signal.reset()

@@ -12,6 +12,7 @@ class StepsProfile:
         self.levels = levels
         self.step_duration = step_duration
         self.index = 0
+        self.level_begun = False
         self.step_started: float | None = None
         self.drain = Drain(timeout=request_timeout + 5.0)
         self.finished = False
@@ -21,13 +22,17 @@ class StepsProfile:
             self.finished = self.drain.done(conductor, now)
             return None if self.finished else (self.levels[-1], SPAWN_RATE)
         c = self.levels[self.index]
-        if self.step_started is None:
+        if not self.level_begun:
             conductor.begin_level(self.index, c, None)
-            conductor.broadcast(Stage(RUN, self.index, c))
-            self.step_started = now
+            self.level_begun = True
+        if self.step_started is None:
+            if conductor.users_ready(c):  # the step's time starts once all its users run
+                conductor.broadcast(Stage(RUN, self.index, c))
+                self.step_started = now
         elif now - self.step_started >= self.step_duration:
             conductor.end_level(self.index)
             self.index += 1
+            self.level_begun = False
             self.step_started = None
             if self.index >= len(self.levels):
                 conductor.broadcast(Stage())  # stop sending; in-flight requests still finish

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from analysis_synthetic import write_report_runs
+from tests.analysis.analysis_synthetic import write_report_runs
 
 from analysis.cli import main
 

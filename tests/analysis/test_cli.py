@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from analysis_synthetic import closed_loop_level, write_run
+from tests.analysis.analysis_synthetic import closed_loop_level, write_run
 
 from analysis.cli import build_parser, main
 

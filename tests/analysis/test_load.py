@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from analysis_synthetic import closed_loop_level, make_record, write_run
+from tests.analysis.analysis_synthetic import closed_loop_level, make_record, write_run
 
 from analysis.cli import main
 from analysis.errors import InputError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from analysis_synthetic import REPORT_ORDER
+from tests.analysis.analysis_synthetic import REPORT_ORDER
 
 from analysis.charts import comparison_charts, label_charts
 

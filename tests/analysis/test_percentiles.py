@@ -7,7 +7,7 @@ import statistics
 import numpy as np
 import pandas as pd
 import pytest
-from analysis_synthetic import make_record, write_run
+from tests.analysis.analysis_synthetic import make_record, write_run
 
 from analysis import percentiles
 from analysis.cli import main

@@ -12,7 +12,7 @@ import csv
 
 import pandas as pd
 import pytest
-from analysis_synthetic import DATA, REPORT_ORDER, make_record, markdown_table, write_run
+from tests.analysis.analysis_synthetic import DATA, REPORT_ORDER, make_record, markdown_table, write_run
 
 from analysis.cli import main
 

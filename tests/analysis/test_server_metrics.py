@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from analysis_synthetic import closed_loop_level, write_run
+from tests.analysis.analysis_synthetic import closed_loop_level, write_run
 
 from analysis import server_metrics
 from analysis.cli import main

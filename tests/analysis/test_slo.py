@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from analysis_synthetic import closed_loop_level, make_record, write_run
+from tests.analysis.analysis_synthetic import closed_loop_level, make_record, write_run
 
 from analysis import slo
 from analysis.cli import main

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from analysis_synthetic import closed_loop_level, markdown_table, write_run
+from tests.analysis.analysis_synthetic import closed_loop_level, markdown_table, write_run
 
 from analysis import tables
 from analysis.cli import main

@@ -86,13 +86,20 @@ def test_ladder_returns_none_after_the_last_level():
 def test_steps_hold_each_level_for_its_duration_then_drain():
     steps, conductor = StepsProfile((1, 4), step_duration=10, request_timeout=60), FakeConductor()
     assert steps.tick(conductor, 0) == (1, 100.0)
+    assert not conductor.stages  # users first
+    conductor.users = 1
+    steps.tick(conductor, 1)
     assert conductor.stages[-1].kind == RUN
-    assert steps.tick(conductor, 9) == (1, 100.0)
-    assert steps.tick(conductor, 10) == (4, 100.0)
+    assert steps.tick(conductor, 10) == (1, 100.0)
+    assert steps.tick(conductor, 11) == (4, 100.0)
+    conductor.users = 4
+    steps.tick(conductor, 12)
+    assert conductor.stages[-1].index == 1
     conductor.outstanding = 2
-    assert steps.tick(conductor, 20) == (4, 100.0)  # requests still in flight
+    assert steps.tick(conductor, 22) == (4, 100.0)  # step over, requests still in flight
+    assert conductor.stages[-1].kind == IDLE
     conductor.outstanding = 0
-    assert steps.tick(conductor, 21) is None
+    assert steps.tick(conductor, 24) is None
 
 
 def test_arrival_starts_the_schedule_once_the_pool_is_up_and_ends_after_its_duration():
