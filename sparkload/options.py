@@ -27,6 +27,8 @@ _OPTIONS: list[tuple[str, object, str, dict]] = [
     ("--requests-per-user", 10, "Measured requests per user per ladder level (10 x C per level)", {}),
     ("--max-tokens", 128, "max_tokens of every request", {}),
     ("--prompts", str(DEFAULT_PROMPTS), "Prompt file: one prompt per line", {}),
+    ("--endpoints", "", "Several target URLs, comma-separated (e.g. one replica per Spark): users "
+     "are spread over them and each record names its endpoint (default: --host)", {}),
     ("--model", "", "Model name (default: the first model of /v1/models)", {}),
     ("--label", "", "Run label (default: variant-tpN, or the simulator profile)", {}),
     ("--variant", "", "Deployment variant, e.g. fp8, nvfp4-mtp (drives report comparisons)", {}),
@@ -69,6 +71,7 @@ class RunOptions:
     requests_per_user: int
     max_tokens: int
     prompts: Path
+    endpoints: tuple[str, ...]
     model: str
     label: str
     variant: str
@@ -143,6 +146,7 @@ def from_namespace(ns: argparse.Namespace) -> RunOptions:
         requests_per_user=_positive_int("--requests-per-user", ns.requests_per_user),
         max_tokens=_positive_int("--max-tokens", ns.max_tokens),
         prompts=Path(os.path.expanduser(str(ns.prompts))),
+        endpoints=tuple(url.strip() for url in str(ns.endpoints or "").split(",") if url.strip()),
         model=str(ns.model or "").strip(),
         label=str(ns.label or "").strip(),
         variant=str(ns.variant or "").strip(),

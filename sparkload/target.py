@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
 import requests
 
 from sparkload.options import ConfigError
@@ -16,6 +19,24 @@ def chat_completions_url(host: str) -> str:
 
 def models_url(host: str) -> str:
     return chat_completions_url(host).removesuffix("/chat/completions") + "/models"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One OpenAI-compatible server: where to connect and the paths of its two routes."""
+
+    url: str  # as the user gave it, e.g. http://spark-1:8000 or http://gw/openai/v1
+    base: str  # scheme://host:port, what a connection opens
+    chat_path: str
+    models_path: str
+
+    @classmethod
+    def parse(cls, url: str) -> Endpoint:
+        parts = urlsplit(chat_completions_url(url))
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"not an http(s) URL: {url!r}")
+        base = f"{parts.scheme}://{parts.netloc}"
+        return cls(url, base, parts.path, parts.path.removesuffix("/chat/completions") + "/models")
 
 
 def served_models(host: str, api_key: str, timeout: float = 10.0) -> list[str]:

@@ -16,7 +16,6 @@ import sys
 import time
 from dataclasses import dataclass
 from importlib.metadata import version
-from urllib.parse import urlsplit
 
 import gevent
 import locust
@@ -39,7 +38,7 @@ from sparkload.prompts import PromptOrder, PromptSet, load_prompts
 from sparkload.records import SCHEMA_VERSION
 from sparkload.results import ResultsWriter, check_writable, utc_now
 from sparkload.simproc import SimulatorProcess
-from sparkload.target import chat_completions_url, models_url, resolve_model
+from sparkload.target import Endpoint, resolve_model
 
 logger = logging.getLogger("sparkload")
 PROGRESS_INTERVAL = 5.0  # seconds between progress lines
@@ -62,8 +61,7 @@ class Sparkload:
         self.prompts: PromptSet | None = None
         self.prompt_order: PromptOrder | None = None
         self.shipper: RecordShipper | None = None
-        self.request_path = ""
-        self.models_path = ""
+        self.endpoints: list[Endpoint] = []
         self.headers: dict[str, str] = {}
         self.model = ""
         self.time_scale = 1.0
@@ -99,6 +97,8 @@ class Sparkload:
         self.prompts = load_prompts(opts.prompts)
         check_writable(opts.results_dir)
         self.options = opts
+        if opts.endpoints and not self.environment.host:
+            self.environment.host = opts.endpoints[0]
         if not self.environment.host:
             self.simulator = SimulatorProcess(opts.sim_profile, opts.tp, opts.sim_time_scale)
             self.environment.host = self.simulator.start()
@@ -108,11 +108,23 @@ class Sparkload:
             )
 
     def resolve_target(self) -> None:
+        """Check every endpoint answers (one clear line if not) and settle the model name."""
         opts = self.options
-        self.model = resolve_model(self.environment.host, opts.api_key, opts.model)
+        self.endpoints = self._parse_endpoints()
+        models = [resolve_model(e.url, opts.api_key, opts.model) for e in self.endpoints]
+        self.model = models[0]
         self.environment.parsed_options.model = self.model  # reaches workers with the spawn message
         self.time_scale = self._simulator_time_scale()
         self.environment.parsed_options.sparkload_time_scale = self.time_scale
+
+    def _parse_endpoints(self) -> list[Endpoint]:
+        urls = self.options.endpoints or (self.environment.host,)
+        return [Endpoint.parse(url) for url in urls]
+
+    def endpoint_for(self, user_ordinal: int) -> Endpoint:
+        """Users are dealt to endpoints in turn (offset per worker, so workers share them)."""
+        offset = self.runner.worker_index if self.is_worker else 0
+        return self.endpoints[(user_ordinal + offset) % len(self.endpoints)]
 
     def _simulator_time_scale(self) -> float:
         if self.simulator is not None and self.simulator.url == self.environment.host:
@@ -190,7 +202,7 @@ class Sparkload:
             "variant": self._variant() or None,
             "tp": opts.tp,
             "nodes": opts.nodes,
-            "endpoints": [self.environment.host],
+            "endpoints": [e.url for e in self.endpoints],
             "model": self.model,
             "mode": opts.mode,
             "ladder": list(opts.ladder),
@@ -260,8 +272,7 @@ class Sparkload:
             self.prompts = load_prompts(self.options.prompts)
         self.model = parsed.model
         self.time_scale = float(getattr(parsed, "sparkload_time_scale", 1.0))
-        self.request_path = urlsplit(chat_completions_url(self.environment.host)).path
-        self.models_path = urlsplit(models_url(self.environment.host)).path
+        self.endpoints = self._parse_endpoints()
         self.headers = build_headers(self.options.api_key)
         stream = self.runner.worker_index if self.is_worker else 0
         self.prompt_order = PromptOrder(len(self.prompts.prompts), self.options.seed, stream)

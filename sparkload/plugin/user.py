@@ -22,8 +22,9 @@ class ChatUser(User):
     def on_start(self) -> None:
         self.sparkload = core.get(self.environment)
         self.ordinal = self.sparkload.next_user_ordinal()
-        self.connection = Connection(self.environment.host, self.sparkload.options.request_timeout)
-        self.connection.warm(self.sparkload.models_path, self.sparkload.headers)
+        self.endpoint = self.sparkload.endpoint_for(self.ordinal)
+        self.connection = Connection(self.endpoint.base, self.sparkload.options.request_timeout)
+        self.connection.warm(self.endpoint.models_path, self.sparkload.headers)
         self.sent_in_level: dict[int, int] = {}
 
     def on_stop(self) -> None:
@@ -65,7 +66,7 @@ class ChatUser(User):
             phase=assignment.phase,
             worker=plugin.worker_label,
             user=self.ordinal,
-            endpoint=self.environment.host,
+            endpoint=self.endpoint.url,
             model=plugin.model,
             prompt_index=prompt_index,
             max_tokens=opts.max_tokens,
@@ -77,7 +78,7 @@ class ChatUser(User):
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
         body = build_body(plugin.model, plugin.prompts.prompts[prompt_index], opts.max_tokens)
-        request = ChatRequest(plugin.request_path, body, plugin.headers, opts.request_timeout,
+        request = ChatRequest(self.endpoint.chat_path, body, plugin.headers, opts.request_timeout,
                               opts.keep_chunk_gaps)
         measure(self.connection, request, record)
         fire_events(self.environment, record, plugin.time_scale)
