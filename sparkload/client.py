@@ -11,6 +11,7 @@ ends as a classified record, never an exception: the caller always gets a record
 from __future__ import annotations
 
 import json
+import ssl
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -60,6 +61,8 @@ class Connection:
             host=url.hostname, port=url.port, ssl=url.scheme == "https", insecure=not verify_tls,
             connection_timeout=min(CONNECT_TIMEOUT, timeout), network_timeout=timeout, concurrency=1,
         )
+        if not verify_tls:  # geventhttpclient's own "insecure" skips only the hostname check
+            self._options["ssl_context_factory"] = _unverified_tls_context
         self._client: HTTPClient | None = None
 
     def post(self, path: str, body: bytes, headers: dict[str, str]):
@@ -84,6 +87,13 @@ class Connection:
         if self._client is not None:
             self._client.close()
             self._client = None
+
+
+def _unverified_tls_context(**kwargs) -> ssl.SSLContext:
+    context = ssl.create_default_context(**kwargs)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 class _Deadline(Exception):
@@ -139,7 +149,8 @@ def measure(connection: Connection, request: ChatRequest, record: RequestRecord)
         _fail(record, ERROR_TIMEOUT, f"no complete response within {request.timeout:g} s"
               if isinstance(exc, _Deadline) else f"no data for {request.timeout:g} s")
     except (HTTPParseError, OSError) as exc:
-        kind = ERROR_CONNECT if response is None and isinstance(exc, ConnectionRefusedError) else ERROR_DISCONNECT
+        before_response = response is None and isinstance(exc, (ConnectionRefusedError, ssl.SSLError))
+        kind = ERROR_CONNECT if before_response else ERROR_DISCONNECT
         _fail(record, kind, _describe(exc))
     except Exception as exc:  # noqa: BLE001 - a record must come out of every request
         _fail(record, ERROR_CLIENT, _describe(exc))

@@ -30,8 +30,9 @@ class ServerProcess:
         self._stderr = tempfile.TemporaryFile(mode="w+")
 
     def start(self) -> str:
+        # stdin stays an open pipe: a child started with --exit-with-parent ends when it closes
         self.process = subprocess.Popen(
-            self.args, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL, text=True
+            self.args, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.PIPE, text=True
         )
         line = ""
         with gevent.Timeout(START_TIMEOUT, False):
@@ -45,6 +46,7 @@ class ServerProcess:
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
+        self.process.stdin.close()
         self.process.terminate()
         try:
             self.process.wait(timeout=5)
@@ -61,4 +63,5 @@ class ServerProcess:
 class SimulatorProcess(ServerProcess):
     def __init__(self, profile: str, tp: int, time_scale: float, extra_args: list[str] | None = None) -> None:
         super().__init__([sys.executable, "-m", "sparkload.sim", "--profile", profile, "--tp", str(tp),
-                          "--time-scale", f"{time_scale:g}", "--port", "0", *(extra_args or [])])
+                          "--time-scale", f"{time_scale:g}", "--port", "0", "--exit-with-parent",
+                          *(extra_args or [])])

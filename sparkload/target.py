@@ -39,12 +39,14 @@ class Endpoint:
         return cls(url, base, parts.path, parts.path.removesuffix("/chat/completions") + "/models")
 
 
-def served_models(host: str, api_key: str, timeout: float = 10.0) -> list[str]:
+def served_models(host: str, api_key: str, verify_tls: bool = True, timeout: float = 10.0) -> list[str]:
     """Model ids the server lists; a ConfigError with one clear line when it cannot be asked."""
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     url = models_url(host)
     try:
-        response = requests.get(url, headers=headers, timeout=timeout)
+        response = requests.get(url, headers=headers, timeout=timeout, verify=verify_tls)
+    except requests.exceptions.SSLError:
+        raise ConfigError(f"cannot reach {host}: TLS certificate not trusted (--insecure skips the check)") from None
     except requests.exceptions.ConnectionError:
         raise ConfigError(f"cannot reach {host}: connection failed (is the server running?)") from None
     except requests.exceptions.Timeout:
@@ -61,9 +63,9 @@ def served_models(host: str, api_key: str, timeout: float = 10.0) -> list[str]:
         raise ConfigError(f"{url} did not return an OpenAI model list") from None
 
 
-def resolve_model(host: str, api_key: str, requested: str) -> str:
+def resolve_model(host: str, api_key: str, requested: str, verify_tls: bool = True) -> str:
     """The requested model, or the first one served; checks the server answers either way."""
-    models = served_models(host, api_key)
+    models = served_models(host, api_key, verify_tls)
     if requested:
         return requested
     if not models:

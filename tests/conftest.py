@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import locust  # noqa: F401,I001 - gevent-patches the process first, as in every Locust process
+
 import json
 import os
 import socket

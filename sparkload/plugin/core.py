@@ -20,7 +20,7 @@ from importlib.metadata import version
 import gevent
 import locust
 from locust.env import Environment
-from locust.runners import STATE_RUNNING, LocalRunner, MasterRunner, WorkerRunner
+from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner, WorkerRunner
 
 import sparkload
 from sparkload import options as options_module
@@ -34,14 +34,17 @@ from sparkload.profiles import Profile, Tick
 from sparkload.profiles.arrival import ArrivalProfile, start_schedule
 from sparkload.profiles.ladder import LadderProfile
 from sparkload.profiles.steps import StepsProfile
-from sparkload.prompts import PromptOrder, PromptSet, load_prompts
+from sparkload import workloads
+from sparkload.prompts import PromptOrder
 from sparkload.records import SCHEMA_VERSION
 from sparkload.results import ResultsWriter, check_writable, utc_now
+from sparkload.scrape import MetricsScraper
 from sparkload.simproc import SimulatorProcess
 from sparkload.target import Endpoint, resolve_model
 
 logger = logging.getLogger("sparkload")
 PROGRESS_INTERVAL = 5.0  # seconds between progress lines
+EXIT_ABORTED = 3  # process exit code of a run that had to stop early (e.g. a worker was lost)
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class Sparkload:
         self.signal = LevelSignal()
         self.is_worker = isinstance(self.runner, WorkerRunner)
         self.options: RunOptions | None = None
-        self.prompts: PromptSet | None = None
+        self.prompts: workloads.Workload | None = None  # the workload (its prompts and requests)
         self.prompt_order: PromptOrder | None = None
         self.shipper: RecordShipper | None = None
         self.endpoints: list[Endpoint] = []
@@ -71,6 +74,8 @@ class Sparkload:
         self.final_summary = ""  # printed after Locust's own summary in headless runs
         self.profile: Profile | None = None
         self._progress: gevent.Greenlet | None = None
+        self.abort_reason = ""
+        self._workers_with_users: set[str] = set()
         self._user_count = 0
         self._request_count = 0
         self.runner.register_message(MSG_STAGE, self._on_stage)
@@ -94,7 +99,7 @@ class Sparkload:
     def prepare(self) -> None:
         """Check options, prompts and results dir; start the simulator when no host is given."""
         opts = options_module.from_namespace(self.environment.parsed_options)
-        self.prompts = load_prompts(opts.prompts)
+        self.prompts = workloads.load(opts)
         check_writable(opts.results_dir)
         self.options = opts
         if opts.endpoints and not self.environment.host:
@@ -111,7 +116,7 @@ class Sparkload:
         """Check every endpoint answers (one clear line if not) and settle the model name."""
         opts = self.options
         self.endpoints = self._parse_endpoints()
-        models = [resolve_model(e.url, opts.api_key, opts.model) for e in self.endpoints]
+        models = [resolve_model(e.url, opts.api_key, opts.model, not opts.insecure) for e in self.endpoints]
         self.model = models[0]
         self.environment.parsed_options.model = self.model  # reaches workers with the spawn message
         self.time_scale = self._simulator_time_scale()
@@ -140,15 +145,41 @@ class Sparkload:
                 logger.error("sparkload: %s", exc)
                 self.environment.process_exit_code = 2
                 return None
+        lost = self._lost_workers()
+        if lost:
+            return self._abort(
+                f"worker {', '.join(lost)} stopped responding; the level cannot reach its exact count, "
+                f"so the run stops here. The {self.collector.received} records received are kept in "
+                f"{self.collector.writer.path}"
+            )
         return self.profile.tick(self, time.monotonic())
+
+    def _lost_workers(self) -> list[str]:
+        """Workers that ran users in this run and are now missing or gone (heartbeats stopped)."""
+        if not self.distributed:
+            return []
+        clients = self.runner.clients
+        for client in clients.values():
+            if client.user_count > 0 and client.state != STATE_MISSING:
+                self._workers_with_users.add(client.id)
+        return [f"{self.runner.get_worker_index(node)} ({node})" for node in sorted(self._workers_with_users)
+                if node not in clients or clients[node].state == STATE_MISSING]
+
+    def _abort(self, reason: str) -> None:
+        logger.error("sparkload: %s", reason)
+        self.abort_reason = reason
+        self.environment.process_exit_code = EXIT_ABORTED
+        return None
 
     def _start_run(self) -> None:
         self.options = options_module.from_namespace(self.environment.parsed_options)
-        self.prompts = load_prompts(self.options.prompts)
+        self.prompts = workloads.load(self.options)
         self.resolve_target()
         opts = self.options
         writer = ResultsWriter(opts.results_dir, self._label(), self._manifest())
-        self.collector = RunCollector(writer, self.time_scale)
+        scraper = (MetricsScraper([e.url for e in self.endpoints], opts.api_key, verify_tls=not opts.insecure)
+                   if opts.server_metrics else None)
+        self.collector = RunCollector(writer, self.time_scale, scraper, opts.metrics_interval)
         self.profile = self._make_profile()
         logger.info("sparkload run %s: %s mode, results in %s", writer.path.name, opts.mode, writer.path)
         self._progress = gevent.spawn(self._report_progress)
@@ -166,7 +197,9 @@ class Sparkload:
             return
         if self._progress is not None:
             self._progress.kill(block=False)
-        status = "complete" if self.profile.finished else "stopped"
+        status = "complete" if self.profile.finished else "aborted" if self.abort_reason else "stopped"
+        if self.abort_reason:
+            self.collector.manifest["abort_reason"] = self.abort_reason
         self.collector.close(status)
         self.last_rows = self.collector.rows()
         if status != "complete":
@@ -178,6 +211,8 @@ class Sparkload:
     def reset_run(self) -> None:
         self.collector = None
         self.profile = None
+        self.abort_reason = ""
+        self._workers_with_users.clear()
 
     def _label(self) -> str:
         opts = self.options
@@ -211,9 +246,9 @@ class Sparkload:
             "step_duration": opts.step_duration if opts.mode == "steps" else None,
             "arrival": {"rate": opts.arrival_rate, "users": opts.arrival_users,
                         "duration": opts.arrival_duration} if opts.mode == "arrival" else None,
-            "workload": "chat",
+            "workload": self.prompts.manifest(),
             "prompts": self.prompts.describe(),
-            "sampling": {"max_tokens": opts.max_tokens},
+            "sampling": {"max_tokens": opts.max_tokens, **self.prompts.sampling},
             "seed": opts.seed,
             "request_timeout": opts.request_timeout,
             "simulator": simulator,
@@ -269,7 +304,7 @@ class Sparkload:
         parsed = self.environment.parsed_options
         if self.options is None or self.is_worker:
             self.options = options_module.from_namespace(parsed)
-            self.prompts = load_prompts(self.options.prompts)
+            self.prompts = workloads.load(self.options)
         self.model = parsed.model
         self.time_scale = float(getattr(parsed, "sparkload_time_scale", 1.0))
         self.endpoints = self._parse_endpoints()

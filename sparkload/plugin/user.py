@@ -23,7 +23,8 @@ class ChatUser(User):
         self.sparkload = core.get(self.environment)
         self.ordinal = self.sparkload.next_user_ordinal()
         self.endpoint = self.sparkload.endpoint_for(self.ordinal)
-        self.connection = Connection(self.endpoint.base, self.sparkload.options.request_timeout)
+        opts = self.sparkload.options
+        self.connection = Connection(self.endpoint.base, opts.request_timeout, verify_tls=not opts.insecure)
         self.connection.warm(self.endpoint.models_path, self.sparkload.headers)
         self.sent_in_level: dict[int, int] = {}
 
@@ -59,6 +60,7 @@ class ChatUser(User):
         plugin = self.sparkload
         opts = plugin.options
         prompt_index = plugin.prompt_order.next()
+        prompt = plugin.prompts.request(prompt_index, self.ordinal, assignment.stage.index)
         record = RequestRecord(
             request_id=plugin.next_request_id(),
             level=assignment.stage.concurrency,
@@ -68,19 +70,21 @@ class ChatUser(User):
             user=self.ordinal,
             endpoint=self.endpoint.url,
             model=plugin.model,
-            prompt_index=prompt_index,
+            prompt_index=prompt.index,
             max_tokens=opts.max_tokens,
             start_time=0.0,
+            extra=prompt.extra,
         )
         if assignment.arrival is None:
             plugin.shipper.issue()
         else:
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
-        body = build_body(plugin.model, plugin.prompts.prompts[prompt_index], opts.max_tokens)
+        body = build_body(plugin.model, prompt.text, opts.max_tokens, plugin.prompts.sampling)
         request = ChatRequest(self.endpoint.chat_path, body, plugin.headers, opts.request_timeout,
                               opts.keep_chunk_gaps)
         measure(self.connection, request, record)
+        plugin.prompts.after(record)
         fire_events(self.environment, record, plugin.time_scale)
         plugin.shipper.ship(record.to_dict())
 

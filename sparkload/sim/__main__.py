@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+import ssl
 import sys
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from sparkload.sim.profiles import PROFILES, SUPPORTED_TP, get_profile
 from sparkload.sim.server import Backend, ServerConfig, SimServer
 
 FIXED = "fixed"
-READY_LINE = "sparkload-sim listening on http://{host}:{port}"
+READY_LINE = "sparkload-sim listening on {scheme}://{host}:{port}"
 
 
 class UsageError(Exception):
@@ -57,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fixed-tokens-per-chunk", type=int, default=1)
     parser.add_argument("--timing-log", type=Path, default=None,
                         help="append one JSON line of server-side timing per request")
+    parser.add_argument("--tls-cert", type=Path, default=None, help="serve HTTPS with this PEM certificate")
+    parser.add_argument("--tls-key", type=Path, default=None, help="the certificate's PEM private key")
+    parser.add_argument("--exit-with-parent", action="store_true",
+                        help="exit when stdin closes (a parent that starts the simulator passes a pipe)")
     return parser
 
 
@@ -91,17 +96,40 @@ def build_server(args: argparse.Namespace) -> SimServer:
     return SimServer(backend, config)
 
 
-async def serve(server: SimServer, host: str, port: int) -> None:
-    """Serve until SIGTERM/SIGINT, announcing the bound port on stdout."""
+def tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
+    """Serve HTTPS with the given certificate (to test clients' TLS verification)."""
+    if not args.tls_cert:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(args.tls_cert, args.tls_key)
+    return context
+
+
+def stop_when_stdin_closes(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+    """End with the parent: its end of our stdin pipe closes when it exits, even on SIGKILL."""
+    def on_readable() -> None:
+        if not sys.stdin.buffer.raw.read(4096):
+            loop.remove_reader(sys.stdin.fileno())
+            stop.set()
+
+    loop.add_reader(sys.stdin.fileno(), on_readable)
+
+
+async def serve(server: SimServer, host: str, port: int, exit_with_parent: bool = False,
+                tls: ssl.SSLContext | None = None) -> None:
+    """Serve until SIGTERM/SIGINT (or the parent's exit), announcing the bound port on stdout."""
     runner = web.AppRunner(server.app(), access_log=None, handle_signals=False)
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    site = web.TCPSite(runner, host, port, ssl_context=tls)
     await site.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    print(READY_LINE.format(host=host, port=runner.addresses[0][1]), flush=True)
+    if exit_with_parent:
+        stop_when_stdin_closes(loop, stop)
+    scheme = "https" if tls else "http"
+    print(READY_LINE.format(scheme=scheme, host=host, port=runner.addresses[0][1]), flush=True)
     try:
         await stop.wait()
     finally:
@@ -116,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sparkload sim: error: {err}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(serve(server, args.host, args.port))
+        asyncio.run(serve(server, args.host, args.port, args.exit_with_parent, tls_context(args)))
     except OSError as err:  # e.g. the port is taken
         print(f"sparkload sim: error: {err}", file=sys.stderr)
         return 1
