@@ -18,7 +18,7 @@ COLUMNS = (
     ("ttft_ms_mean", "TTFT ms mean"), ("ttft_ms_p50", "p50"), ("ttft_ms_p90", "p90"),
     ("itl_ms_mean", "ITL ms mean"), ("itl_ms_p50", "p50"), ("itl_ms_p90", "p90"),
     ("tps_mean", "TPS mean"), ("latency_s_mean", "latency s mean"),
-    ("system_rps", "system RPS"), ("total_tps", "total tok/s"),
+    ("system_rps", "system RPS"), ("total_tps", "total tok/s"), ("client", "client check"),
 )
 
 

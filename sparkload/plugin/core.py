@@ -29,7 +29,10 @@ from sparkload.options import ConfigError, RunOptions
 from sparkload.plugin.collector import RunCollector
 from sparkload.plugin.progress import progress_line
 from sparkload.plugin.shipper import RecordShipper
-from sparkload.plugin.signal import ARRIVAL, MSG_RECORDS, MSG_STAGE, Arrival, LevelSignal, Stage
+from sparkload.plugin.selfmon import ClientMonitor
+from sparkload.plugin.signal import (
+    ARRIVAL, MEASURE, MSG_RECORDS, MSG_STAGE, RUN, WARMUP, Arrival, LevelSignal, Stage,
+)
 from sparkload.profiles import Profile, Tick
 from sparkload.profiles.arrival import ArrivalProfile, start_schedule
 from sparkload.profiles.ladder import LadderProfile
@@ -312,7 +315,8 @@ class Sparkload:
         stream = self.runner.worker_index if self.is_worker else 0
         self.prompt_order = PromptOrder(len(self.prompts.prompts), self.options.seed, stream)
         if self.shipper is None:
-            self.shipper = RecordShipper(self.runner, self.node_id)
+            monitor = None if self.distributed else ClientMonitor(self._active_level)
+            self.shipper = RecordShipper(self.runner, self.node_id, monitor)
         else:
             self.shipper.reset()
 
@@ -322,6 +326,11 @@ class Sparkload:
         if self.shipper is not None:
             self.shipper.flush()
         self.signal.reset()
+
+    def _active_level(self) -> int:
+        """The level this process is sending for, or -1 while it idles (not measured then)."""
+        stage = self.signal.current
+        return stage.index if stage.kind in (WARMUP, MEASURE, RUN, ARRIVAL) else -1
 
     def next_user_ordinal(self) -> int:
         self._user_count += 1

@@ -11,6 +11,7 @@ import logging
 
 import gevent
 
+from sparkload.plugin.selfmon import ClientMonitor
 from sparkload.plugin.signal import MSG_RECORDS
 
 FLUSH_INTERVAL = 0.25  # seconds
@@ -20,9 +21,10 @@ logger = logging.getLogger(__name__)
 
 
 class RecordShipper:
-    def __init__(self, runner, node_id: str) -> None:
+    def __init__(self, runner, node_id: str, monitor: ClientMonitor | None = None) -> None:
         self.runner = runner
         self.node_id = node_id
+        self.monitor = monitor  # its self-measurements ride along with every batch
         self.issued = 0  # requests this process committed to (sent, or due in open loop)
         self._buffer: list[dict] = []
         self._reported_issued = 0
@@ -42,7 +44,10 @@ class RecordShipper:
         batch, self._buffer = self._buffer, []
         issued = self.issued
         try:
-            self.runner.send_message(MSG_RECORDS, {"node": self.node_id, "issued": issued, "records": batch})
+            self.runner.send_message(MSG_RECORDS, {
+                "node": self.node_id, "issued": issued, "records": batch,
+                "monitor": self.monitor.snapshot() if self.monitor else None,
+            })
         except Exception:
             self._buffer = batch + self._buffer  # nothing is lost: resent with the next flush
             raise
@@ -51,6 +56,8 @@ class RecordShipper:
     def reset(self) -> None:
         self.flush()
         self.issued = self._reported_issued = 0
+        if self.monitor:
+            self.monitor.reset()
 
     def close(self) -> None:
         self.flush()
