@@ -65,6 +65,7 @@ SUMMARY_COLUMNS = [
     "saturation_pct",
 ]
 EXTRA_COLUMNS = [
+    "client_flags",
     "percentile_method",
     "source",
     "p90_few_samples",
@@ -225,6 +226,16 @@ def add_rates(levels: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def client_flags(dataset: Dataset) -> dict[tuple[str, int], list[str]]:
+    """(label, concurrency) -> what the load generator's self-monitor flagged for that level."""
+    flags: dict[tuple[str, int], list[str]] = {}
+    for run in dataset.runs:
+        for level in run.manifest.get("levels") or []:
+            if isinstance(level, dict) and level.get("client_flags") and level.get("concurrency") is not None:
+                flags.setdefault((run.label, int(level["concurrency"])), []).extend(level["client_flags"])
+    return flags
+
+
 def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
     """summary.csv: one row per (label, concurrency), the contract columns first."""
     parts = [
@@ -258,6 +269,10 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
             for label, info in meta.items()
         }
     )
+    flagged = client_flags(dataset)
+    levels["client_flags"] = [
+        "; ".join(flagged.get((label, int(c)), [])) for label, c in zip(levels["label"], levels["concurrency"])
+    ]
     levels["tp"] = levels["tp"].astype("Int64")
     levels["nodes"] = levels["nodes"].astype("Int64")
     levels = add_rates(levels)

@@ -61,8 +61,8 @@ class Stream:
         self.first_write: float | None = None
         self.prefix = b'data: {"id":"' + request_id.encode() + b'",'
 
-    def start(self, loop: asyncio.AbstractEventLoop, ttft: float, itl: float) -> None:
-        self.loop, self.itl = loop, itl
+    def start(self, loop: asyncio.AbstractEventLoop, ttft: float, itl: float, burst: int) -> None:
+        self.loop, self.itl, self.burst = loop, itl, burst
         self.due = self.arrival + ttft
         loop.call_at(self._loop_time(self.due), self.write_next)
 
@@ -73,12 +73,15 @@ class Stream:
         transport = self.protocol.transport
         if transport is None or transport.is_closing():
             return
-        body = TOKEN_FIRST if self.sent == 0 else TOKEN_NEXT
-        transport.write(b"%x\r\n" % (len(self.prefix) + len(body)) + self.prefix + body + b"\r\n")
+        frames = []
+        for _ in range(min(self.burst, self.tokens - self.sent)):  # several events per write: --burst
+            body = TOKEN_FIRST if self.sent == 0 else TOKEN_NEXT
+            frames.append(b"%x\r\n" % (len(self.prefix) + len(body)) + self.prefix + body + b"\r\n")
+            self.sent += 1
+        transport.write(b"".join(frames))
         now = time.perf_counter()
         if self.first_write is None:
             self.first_write = now
-        self.sent += 1
         if self.sent < self.tokens:
             self.due += self.itl
             self.loop.call_at(self._loop_time(self.due), self.write_next)
@@ -106,8 +109,8 @@ STREAM_HEADERS = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-
 class HttpProtocol(asyncio.Protocol):
     counter = 0
 
-    def __init__(self, ttft: float, itl: float) -> None:
-        self.ttft, self.itl = ttft, itl
+    def __init__(self, ttft: float, itl: float, burst: int) -> None:
+        self.ttft, self.itl, self.burst = ttft, itl, burst
         self.buffer = b""
         self.arrival: float | None = None
         self.transport: asyncio.Transport | None = None
@@ -152,12 +155,12 @@ class HttpProtocol(asyncio.Protocol):
         HttpProtocol.counter += 1
         self.transport.write(STREAM_HEADERS)
         Stream(self, f"chatcmpl-ref-{HttpProtocol.counter}", tokens, arrival).start(
-            asyncio.get_running_loop(), self.ttft, self.itl)
+            asyncio.get_running_loop(), self.ttft, self.itl, self.burst)
 
 
-async def serve(port: int, ttft: float, itl: float) -> None:
+async def serve(port: int, ttft: float, itl: float, burst: int) -> None:
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: HttpProtocol(ttft, itl), "127.0.0.1", port, backlog=1024)
+    server = await loop.create_server(lambda: HttpProtocol(ttft, itl, burst), "127.0.0.1", port, backlog=4096)
     print(f"reference-server listening on http://127.0.0.1:{server.sockets[0].getsockname()[1]}", flush=True)
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -181,10 +184,12 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--ttft-ms", type=float, default=100.0)
     parser.add_argument("--itl-ms", type=float, default=10.0)
+    parser.add_argument("--burst", type=int, default=1,
+                        help="token events per write (a server sending as fast as it can: --itl-ms 0 --burst 32)")
     parser.add_argument("--log", default=None, help="timing log (JSON lines), one per request")
     args = parser.parse_args()
     LOG = TimingLog(args.log)
-    asyncio.run(serve(args.port, args.ttft_ms / 1000, args.itl_ms / 1000))
+    asyncio.run(serve(args.port, args.ttft_ms / 1000, args.itl_ms / 1000, max(1, args.burst)))
     return 0
 
 

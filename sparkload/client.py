@@ -57,9 +57,11 @@ class Connection:
 
     def __init__(self, base_url: str, timeout: float, verify_tls: bool = True) -> None:
         url = urlsplit(base_url)
+        # No per-read socket timeout: the request's own deadline (gevent.Timeout in ``measure``)
+        # bounds a stalled stream, and a socket timeout would cost a timer on every read.
         self._options = dict(
             host=url.hostname, port=url.port, ssl=url.scheme == "https", insecure=not verify_tls,
-            connection_timeout=min(CONNECT_TIMEOUT, timeout), network_timeout=timeout, concurrency=1,
+            connection_timeout=min(CONNECT_TIMEOUT, timeout), network_timeout=None, concurrency=1,
         )
         if not verify_tls:  # geventhttpclient's own "insecure" skips only the hostname check
             self._options["ssl_context_factory"] = _unverified_tls_context
@@ -70,7 +72,7 @@ class Connection:
 
     def warm(self, path: str, headers: dict[str, str]) -> None:
         """Open the connection with a cheap GET, so a user's first measured request does not
-        carry the TCP (and TLS) handshake in its TTFT. Best effort: a failure shows later."""
+        carry the TCP (and TLS) handshake in its TTFT. Best effort (bounded): a failure shows later."""
         try:
             with gevent.Timeout(CONNECT_TIMEOUT):
                 self._http().request("GET", path, headers=headers).read()

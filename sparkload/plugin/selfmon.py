@@ -90,6 +90,7 @@ def level_verdict(loads: list[dict]) -> tuple[dict, list[str]]:
     summary = {"processes": len(loads), "samples": samples,
                "lagging_share": round(lagging / samples, 4) if samples else None,
                "lag_max_ms": round(lag_max, 1), "cpu_pct_max": round(cpu_pct, 1),
+               "cpu_s": round(sum(load["cpu_s"] for load in loads), 3),
                "runqueue_pct_max": round(waiting_pct, 1)}
     flags = []
     if samples and (lagging / samples > LAG_SHARE_FLAG or lag_max >= LAG_MAX_FLAG_MS):

@@ -1,4 +1,4 @@
-"""The load generator knows its limits: a level distorted by a CPU hog beside it is flagged."""
+"""The load generator knows its limits: a level run beside a CPU hog is flagged, here and in the report."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+from sparkload.cli import main as sparkload_main
 from tests.conftest import locust_command
 
 HOG = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end: pass"
@@ -22,7 +23,7 @@ def level_of_last_record(run_dirs) -> int:
 
 def test_levels_run_beside_a_cpu_hog_are_flagged_and_the_quiet_level_is_not(simulator, tmp_path):
     host = simulator("fixed", 1.0, "--fixed-ttft-ms", "20", "--fixed-itl-ms", "1")
-    run = subprocess.Popen(locust_command("--headless", "-H", host, "--ladder", "32,32", "--requests-per-user", "4",
+    run = subprocess.Popen(locust_command("--headless", "-H", host, "--ladder", "16,32", "--requests-per-user", "4",
                                           "--max-tokens", "500", "--results-dir", str(tmp_path)),
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
     hogs: list[subprocess.Popen] = []
@@ -36,8 +37,13 @@ def test_levels_run_beside_a_cpu_hog_are_flagged_and_the_quiet_level_is_not(simu
         for process in (run, *hogs):
             process.kill()
             process.wait()
-    manifest = json.loads(next(tmp_path.glob("*/manifest.json")).read_text())
+    manifest_path = next(tmp_path.glob("*/manifest.json"))
+    manifest = json.loads(manifest_path.read_text())
     quiet, hogged = manifest["levels"]
     assert quiet["client_flags"] == [], quiet
     assert any("starved of CPU" in flag for flag in hogged["client_flags"]), hogged
     assert "is shaped by the load generator" in output
+    assert sparkload_main(["report", str(manifest_path.parent), "--no-charts", "--quiet"]) == 0
+    means = [line for line in (manifest_path.parent / "report" / "report.md").read_text().splitlines()
+             if line.startswith(("| 16 |", "| 32 |"))]
+    assert means[0].endswith("| ok |") and "FLAGGED:" in means[1] and "client starved of CPU" in means[1]

@@ -1,0 +1,139 @@
+"""What does the load generator cost? CPU per token, the most events one process reads, memory.
+
+Every figure comes from a real run of the main job (``locust -f locustfiles/chat.py --headless``)
+with its full feature set on (records, events, messages to the master) against the reference
+server (benchmarks/reference_server.py) on 127.0.0.1, client and server sharing this machine:
+
+1. CPU per 1,000 streamed tokens at concurrency 256 (TTFT 100 ms, 10 ms between tokens, 128
+   tokens, one token per event): the worker's own CPU time per level, from its self-monitor;
+2. the most SSE events one process reads per second, the server sending as fast as it can
+   (32 events per write), and the same with ``--processes 2``;
+3. resident memory at 1 and at 1,024 concurrent streams, sampled from outside the process.
+
+    .venv/bin/python benchmarks/client_cost.py [--only cpu|rate|memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sparkload.simproc import ServerProcess  # noqa: E402
+
+LOCUST = str(Path(sys.executable).with_name("locust"))
+
+
+def reference_server(*args: str) -> ServerProcess:
+    return ServerProcess([sys.executable, str(ROOT / "benchmarks" / "reference_server.py"), *args],
+                         ready_prefix="reference-server listening on ", name="the reference server")
+
+
+def run_main_job(host: str, workdir: Path, *args: str, watch=None) -> tuple[dict, list[dict]]:
+    """Run the ladder; ``watch(process)`` is called every 0.2 s while it runs. Returns manifest, records."""
+    results = workdir / "results"
+    process = subprocess.Popen([LOCUST, "-f", str(ROOT / "locustfiles" / "chat.py"), "--headless", "-H", host,
+                                "--results-dir", str(results), *args],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 600
+    while process.poll() is None and time.monotonic() < deadline:
+        if watch:
+            watch(process)
+        time.sleep(0.2)
+    if process.poll() is None:
+        process.kill()
+        raise SystemExit("the run did not finish within 600 s")
+    run_dir = next(results.iterdir())
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    records = [json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()]
+    return manifest, records
+
+
+def level_window(records: list[dict], index: int) -> tuple[float, float]:
+    level = [r for r in records if r["level_index"] == index]
+    return min(r["start_time"] for r in level), max(r["start_time"] + r["latency"] for r in level)
+
+
+def cpu_per_token(workdir: Path) -> None:
+    server = reference_server("--ttft-ms", "100", "--itl-ms", "10")
+    try:
+        manifest, records = run_main_job(server.start(), workdir, "--ladder", "256", "--requests-per-user", "3",
+                                         "--max-tokens", "128")
+    finally:
+        server.stop()
+    level = manifest["levels"][0]
+    tokens = sum(r["output_tokens"] or 0 for r in records)
+    cpu_s = level["client"]["cpu_s"]
+    print(f"CPU per 1,000 tokens at C=256: {1000 * cpu_s / tokens:.4f} CPU-s "
+          f"({cpu_s:.2f} CPU-s for {tokens:,} tokens in {len(records)} requests, "
+          f"{1e6 * cpu_s / tokens:.1f} us per token event); flags: {level['client_flags'] or 'none'}")
+
+
+def max_event_rate(workdir: Path, processes: int) -> float:
+    server = reference_server("--ttft-ms", "0", "--itl-ms", "0", "--burst", "32")
+    extra = ["--processes", str(processes)] if processes > 1 else []
+    try:
+        _, records = run_main_job(server.start(), workdir, "--ladder", "32", "--requests-per-user", "2",
+                                  "--max-tokens", "20000", *extra)
+    finally:
+        server.stop()
+    start, end = level_window(records, 0)
+    events = sum(r["chunks"] for r in records if r["level_index"] == 0)
+    return events / (end - start)
+
+
+def memory_per_stream(workdir: Path) -> None:
+    samples: list[tuple[float, int]] = []
+
+    def watch(process: subprocess.Popen) -> None:
+        try:
+            samples.append((time.time(), psutil.Process(process.pid).memory_info().rss))
+        except psutil.NoSuchProcess:
+            pass
+
+    server = reference_server("--ttft-ms", "100", "--itl-ms", "100")
+    try:
+        _, records = run_main_job(server.start(), workdir, "--ladder", "1,1024", "--requests-per-user", "1",
+                                  "--max-tokens", "100", "--request-timeout", "120", watch=watch)
+    finally:
+        server.stop()
+    rss = []
+    for index in (0, 1):
+        start, end = level_window([r for r in records if r["phase"] == "measure"], index)
+        inside = [value for at, value in samples if start + 1 <= at <= end - 1]
+        rss.append(statistics.median(inside))
+    per_stream = (rss[1] - rss[0]) / 1023
+    print(f"resident memory: {rss[0] / 2**20:.1f} MiB at 1 stream, {rss[1] / 2**20:.1f} MiB at 1,024 streams "
+          f"-> {per_stream / 1024:.1f} KiB per concurrent stream")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["cpu", "rate", "memory"])
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        if args.only in (None, "cpu"):
+            cpu_per_token(workdir / "cpu")
+        if args.only in (None, "rate"):
+            one = max_event_rate(workdir / "rate1", 1)
+            two = max_event_rate(workdir / "rate2", 2)
+            print(f"most SSE events read per second: {one:,.0f} by one process; {two:,.0f} with --processes 2 "
+                  f"({two / one:.2f}x)")
+        if args.only in (None, "memory"):
+            memory_per_stream(workdir / "memory")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
