@@ -67,6 +67,7 @@ class EngineBackend:
         self.engine = Engine(profile, seed)
         self.counters: Counters = self.engine.counters
         self.hidden_first_tokens = profile.hidden_first_tokens
+        self.block_tokens = profile.block_size
         self._profile = profile
         self._scale = time_scale
         self._frontend_rng = random.Random(seed + 1)
@@ -140,6 +141,7 @@ class FixedBackend:
     """Independent requests with constant TTFT and constant gaps; no engine, no batching."""
 
     hidden_first_tokens = 0
+    block_tokens = 16
     num_waiting = 0
 
     def __init__(self, timing: FixedTiming, time_scale: float) -> None:

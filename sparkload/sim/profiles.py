@@ -192,7 +192,10 @@ class Profile:
     frontend_mean_s: float = 0.012
     hidden_first_tokens: int = 1  # the <think> tag the reasoning parser swallows
     step_jitter: float = 0.03
-    block_size: int = 16
+    # KV page and prefix-cache granularity. vLLM aligns a hybrid model's attention page with its
+    # Gated-DeltaNet state page, hundreds of tokens (assumed 512 here), so the report's ~128-token
+    # prompts can never be served from the prefix cache even when the tool reuses them.
+    block_size: int = 512
     shape: ModelShape = ModelShape()
     cluster: Cluster = Cluster()
 

@@ -10,7 +10,7 @@ writes, and it runs the one engine loop and every stream on one asyncio thread.
 ``benchmarks/sim_capacity.py`` measures it: 256 streams x 100 events/s on one core.
 
 Prompt tokens are estimated as ceil(characters / 4) over the messages' text (English averages
-~4 characters per token); the prefix cache hashes the text in 64-character blocks (16 tokens),
+~4 characters per token); the prefix cache hashes the text in blocks of the backend's block size (4 characters a token),
 each hash covering everything before it.
 """
 
@@ -45,6 +45,7 @@ DEFAULT_THINKING_TOKENS = 32  # reasoning tokens when a request enables thinking
 class Backend(Protocol):
     counters: Counters
     hidden_first_tokens: int
+    block_tokens: int  # prefix-cache granularity: only whole blocks of a prompt can be reused
     num_running: int
     num_waiting: int
 
@@ -89,8 +90,8 @@ def estimate_tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / CHARS_PER_TOKEN))
 
 
-def block_hashes(text: str, block_tokens: int = 16) -> tuple[int, ...]:
-    """Chained hashes of the prompt's full 16-token (64-character) blocks."""
+def block_hashes(text: str, block_tokens: int) -> tuple[int, ...]:
+    """Chained hashes of the prompt's full blocks (``block_tokens`` x 4 characters each)."""
     size = block_tokens * CHARS_PER_TOKEN
     hashes, previous = [], 0
     for start in range(0, len(text) - size + 1, size):
@@ -297,7 +298,7 @@ class SimServer:
                              self.config.reasoning_field, chat.continuous_usage)
         max_tokens = f.HUGE_TOKENS if fault == "huge" else chat.max_tokens
         gen = Generation(request_id, writer.prompt_tokens, max_tokens,
-                         block_hashes(chat.prompt_text))
+                         block_hashes(chat.prompt_text, self.backend.block_tokens))
         times = RequestTimes(received)
         try:
             if chat.stream:

@@ -134,7 +134,7 @@ def test_same_seed_gives_the_same_steps():
 
 
 def test_repeated_prompt_hits_the_prefix_cache_in_whole_blocks():
-    engine = Engine(get_profile("fp8"))
+    engine = Engine(replace(get_profile("fp8"), block_size=16))
     blocks = tuple(range(8))  # a 128-token prompt: 8 blocks of 16
     engine.add("first", 128, 4, blocks)
     run_to_completion(engine)
@@ -144,6 +144,15 @@ def test_repeated_prompt_hits_the_prefix_cache_in_whole_blocks():
     assert steps[0].batch.prefill_tokens == 16
     assert engine.counters.prefix_cache_hits == 112
     assert engine.counters.prefix_cache_queries == 256
+
+
+def test_a_repeated_short_prompt_is_never_cached_with_the_hybrid_models_large_blocks():
+    engine = Engine(get_profile("fp8"))  # 512-token pages: a 128-token prompt has no full block
+    engine.add("first", 128, 4, (7,))
+    run_to_completion(engine)
+    again = engine.add("again", 128, 4, (7,))
+    run_to_completion(engine)
+    assert again.cached_tokens == 0 and engine.counters.prefix_cache_hits == 0
 
 
 def test_new_request_waits_for_the_running_step_under_async_scheduling():

@@ -75,7 +75,8 @@ def test_reasoning_tokens_come_first_when_thinking_is_enabled(mtp_url):
 
 
 def test_repeated_prompt_reports_cached_tokens(mtp_url):
-    body = {"messages": [{"role": "user", "content": "A repeated prompt of some length. " * 8}],
+    # ~680 tokens: longer than one 512-token page of the hybrid model, so one page is reusable
+    body = {"messages": [{"role": "user", "content": "A repeated prompt of some length. " * 80}],
             "max_tokens": 4}
     chat(mtp_url, **body)
     usage = chat(mtp_url, **body).json()["usage"]
