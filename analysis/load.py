@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from analysis import locust_csv
 from analysis.errors import InputError
@@ -221,6 +222,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     """Column arrays of every parsable line, and the number of unparsable lines."""
     parts: dict[str, list[np.ndarray]] = {name: [] for name in (*NUMERIC_FIELDS, "measure", "ok")}
     kinds: list[list] = []
+    endpoints: list[pd.Categorical] = []
     bad = 0
     with file.open("rb") as handle:
         while lines := handle.readlines(_CHUNK_BYTES):
@@ -233,6 +235,8 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             )
             parts["ok"].append(np.array([r.get("status") == STATUS_OK for r in records], bool))
             kinds.append([r.get("error_kind") for r in records])
+            # one string per record would cost ~75 bytes each at 1M records; codes cost 1
+            endpoints.append(pd.Categorical([_text(r.get("endpoint")) for r in records]))
     columns = {
         name: np.concatenate(chunks)
         if chunks
@@ -240,7 +244,14 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
         for name, chunks in parts.items()
     }
     columns["error_kind"] = np.array([k for chunk in kinds for k in chunk], dtype=object)
+    columns["endpoint"] = (
+        union_categoricals(endpoints) if endpoints else pd.Categorical([], categories=[""])
+    )
     return columns, bad
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> None:
@@ -317,6 +328,7 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     labels = list(dict.fromkeys(run.label for run in runs))
     if frames:
         records = pd.concat(frames, ignore_index=True)
+        records["endpoint"] = records["endpoint"].astype("category")  # concat widens to object
         run_labels = np.array([run.label for run in runs], dtype=object)
         records.insert(
             1, "label", pd.Categorical(run_labels[records["run"].to_numpy()], categories=labels)

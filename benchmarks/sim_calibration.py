@@ -18,7 +18,8 @@ Gated-DeltaNet state page, hundreds of tokens, so ~128-token prompts cannot hit.
 prompts reproduce that against the simulator, whose cache uses 16-token blocks.
 
 Bounded: every request has a 60 s real-time limit and the ladder is fixed in size.
-Usage: ``.venv/bin/python benchmarks/sim_calibration.py [--time-scale 10] [--profiles ...]``
+Usage: ``.venv/bin/python benchmarks/sim_calibration.py [--time-scale 10] [--profiles ...] [--via-locust]``
+(``--via-locust`` runs each ladder through sparkload's main job, ``locust -f locustfiles/chat.py``.)
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import math
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +40,9 @@ from pathlib import Path
 from sparkload.sim.profiles import PROFILES, get_profile
 from sparkload.sim.virtual import ladder_prompts, run_ladder
 
-REPORT_DIR = Path("/work/shared/reference")
+ROOT = Path(__file__).resolve().parent.parent
+REPORT_DIR = ROOT / "tests" / "analysis" / "data"  # the report's tables (report_means.csv, p90/p50)
+LOCUST = str(Path(sys.executable).with_name("locust"))
 LEVELS = (1, 2, 4, 8, 16)
 ROUNDS = 10
 PROMPT_TOKENS = 128
@@ -208,10 +212,29 @@ async def tp_itl(name: str, tp: int, scale: float, *extra: str) -> float:
     return statistics.fmean(r.itl for r in runs)
 
 
+def run_ladder_with_locust(name: str, scale: float) -> dict[int, list[Measured]]:
+    """The same ladder through sparkload's main job (its default prompt set, reused as the
+    report's tool reused its 100 prompts), read back from the records, in simulated time."""
+    with tempfile.TemporaryDirectory() as results:
+        subprocess.run([LOCUST, "-f", str(ROOT / "locustfiles" / "chat.py"), "--headless", "--sim-profile", name,
+                        "--sim-time-scale", f"{scale:g}", "--ladder", ",".join(map(str, LEVELS)),
+                        "--requests-per-user", str(ROUNDS), "--max-tokens", str(MAX_TOKENS),
+                        "--results-dir", results], check=True, capture_output=True, timeout=1800)
+        lines = next(Path(results).glob("*/requests.jsonl")).read_text().splitlines()
+    levels: dict[int, list[Measured]] = {c: [] for c in LEVELS}
+    for record in map(json.loads, lines):
+        if record["phase"] == "measure" and record["status"] == "ok":
+            levels[record["level"]].append(Measured(record["ttft"] * scale, record["itl"] * scale,
+                                                    record["tps"] / scale, record["latency"] * scale))
+    return levels
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-scale", type=float, default=10.0)
     parser.add_argument("--profiles", nargs="*", default=list(PROFILES))
+    parser.add_argument("--via-locust", action="store_true",
+                        help="drive the ladder with sparkload's main job instead of the minimal client")
     args = parser.parse_args(argv)
     report, ratios = load_report()
     print(f"time scale {args.time_scale:g}; {ROUNDS} x C requests per level; "
@@ -220,11 +243,14 @@ def main(argv: list[str] | None = None) -> int:
           f"{'dev':>8s}  bound within p90/p50 sim report")
     misses = 0
     for name in args.profiles:
-        sim = SimProcess("--profile", name, "--time-scale", str(args.time_scale))
-        try:
-            levels = asyncio.run(run_ladder_live(sim.port, args.time_scale))
-        finally:
-            sim.stop()
+        if args.via_locust:
+            levels = run_ladder_with_locust(name, args.time_scale)
+        else:
+            sim = SimProcess("--profile", name, "--time-scale", str(args.time_scale))
+            try:
+                levels = asyncio.run(run_ladder_live(sim.port, args.time_scale))
+            finally:
+                sim.stop()
         misses += print_profile(name, levels, report, ratios)
     print(f"\n{misses} cell(s) outside their bound\n")
     print("C=1 ITL (ms) by tensor-parallel size, 3 requests each "

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+import signal
 import sys
+
+import gevent
 
 from locust import events
 from locust.env import Environment
@@ -53,12 +57,20 @@ def _on_init(environment: Environment, runner, **_kwargs) -> None:
     plugin = setup(environment)
     if isinstance(runner, WorkerRunner):
         return
+    # Locust installs its SIGTERM handler only after a headless shape run has ended; until then
+    # SIGTERM (docker stop, kill) would end the process with the manifest still "running".
+    gevent.signal_handler(signal.SIGTERM, lambda: _terminate(runner))
     try:
         plugin.prepare()
         if environment.parsed_options.headless:
             plugin.resolve_target()  # fail before any load, with one line
     except ConfigError as exc:
         _exit_with(plugin, str(exc))
+
+
+def _terminate(runner) -> None:
+    logging.getLogger("sparkload").warning("sparkload: SIGTERM received: stopping the run, keeping its records")
+    gevent.spawn(runner.quit)
 
 
 def _exit_with(plugin: core.Sparkload, message: str) -> None:

@@ -5,19 +5,37 @@ from __future__ import annotations
 import logging
 import time
 
+import gevent
+
 from sparkload.livetable import LevelTally, format_table
-from sparkload.records import scale_to_simulated_time
+from sparkload.plugin.selfmon import level_verdict
+from sparkload.records import PHASE_WARMUP, scale_to_simulated_time
 from sparkload.results import ResultsWriter, utc_now
+from sparkload.scrape import GAUGES, MetricsScraper
 
 logger = logging.getLogger("sparkload")
 
 
 class RunCollector:
-    def __init__(self, writer: ResultsWriter, time_scale: float) -> None:
+    """Records in, run directory and per-level tallies out; /metrics snapshots at level bounds.
+
+    ``scraper`` (optional) reads the target's /metrics at every level's start and end into
+    server_metrics.jsonl, when the level's warm-up record arrives ("measure": the measured
+    requests start), and every ``gauge_interval`` real seconds in between (only the running/
+    waiting/KV-usage gauges, which are ~0 at the boundaries of a closed-loop level; 0 = never).
+    """
+
+    def __init__(self, writer: ResultsWriter, time_scale: float,
+                 scraper: MetricsScraper | None = None, gauge_interval: float = 0.0) -> None:
         self.writer = writer
         self.time_scale = time_scale
+        self.scraper = scraper
+        self.gauge_interval = gauge_interval
+        self._gauges: gevent.Greenlet | None = None
+        self._measure_scraped: set[int] = set()
         self.tallies: dict[int, LevelTally] = {}
         self.issued_by_node: dict[str, int] = {}
+        self.client_load: dict[str, dict[str, dict]] = {}  # node -> level index -> its self-measurements
         self.received = 0
         self.started = time.monotonic()
 
@@ -28,15 +46,25 @@ class RunCollector:
     def take(self, batch: dict) -> None:
         """One message from a process: its records and how many requests it has issued so far."""
         self.issued_by_node[batch["node"]] = batch["issued"]
+        if batch.get("monitor"):
+            self.client_load[batch["node"]] = batch["monitor"]
         records = batch["records"]
         if not records:
             return
         self.writer.append_records(records)
         self.received += len(records)
+        warmed = set()
         for record in records:
             tally = self.tallies.get(record["level_index"])
             if tally is not None:
                 tally.add(scale_to_simulated_time(record, self.time_scale))
+                if record.get("phase") == PHASE_WARMUP:
+                    warmed.add(record["level_index"])
+        for index in warmed - self._measure_scraped:
+            # The warm-up is back, nothing is in flight, and the measured requests go next: a
+            # snapshot here keeps spawn and warm-up out of the level's server-side deltas.
+            self._measure_scraped.add(index)
+            self._scrape(index, self.tallies[index].concurrency, "measure")
 
     def in_flight(self) -> int:
         return sum(self.issued_by_node.values()) - self.received
@@ -48,13 +76,22 @@ class RunCollector:
              "started_at": utc_now(), "ended_at": None, "received": 0}
         )
         self.writer.write_manifest()
+        self._scrape(index, concurrency, "start")
+        if self.scraper is not None and self.gauge_interval > 0:
+            self._gauges = gevent.spawn(self._sample_gauges, index, concurrency)
         return tally
 
     def end_level(self, index: int) -> None:
         tally = self.tallies[index]
         level = self.manifest["levels"][-1]
-        level.update(ended_at=utc_now(), received=tally.measured)
+        client, flags = self.client_verdict(index)
+        level.update(ended_at=utc_now(), received=tally.measured, client=client, client_flags=flags)
         self.writer.write_manifest()
+        if flags:
+            logger.warning("level %d (C=%d) is shaped by the load generator, not only the server: %s",
+                           index + 1, tally.concurrency, "; ".join(flags))
+        self._stop_gauges()
+        self._scrape(index, tally.concurrency, "end")
         row = tally.row()
         logger.info(
             "level %d/%d done: C=%d, %d measured (%d failed), TTFT mean %s ms, TPS mean %s",
@@ -62,8 +99,33 @@ class RunCollector:
             tally.failures, _short(row["ttft_ms_mean"]), _short(row["tps_mean"]),
         )
 
+    def _scrape(self, index: int, concurrency: int, when: str, names: tuple[str, ...] | None = None) -> None:
+        if self.scraper is None or not self.scraper.active:
+            return
+        for snapshot in self.scraper.take(index, concurrency, when, names):
+            self.writer.append_server_metrics(snapshot)
+
+    def _sample_gauges(self, index: int, concurrency: int) -> None:
+        while True:
+            gevent.sleep(self.gauge_interval)
+            self._scrape(index, concurrency, "during", GAUGES)
+
+    def _stop_gauges(self) -> None:
+        if self._gauges is not None:
+            self._gauges.kill(block=True)
+            self._gauges = None
+
+    def client_verdict(self, index: int) -> tuple[dict, list[str]]:
+        loads = [levels[str(index)] for levels in self.client_load.values() if str(index) in levels]
+        return level_verdict(loads)
+
     def rows(self) -> list[dict]:
-        return [self.tallies[i].row() for i in sorted(self.tallies)]
+        """The live table, with each level's client check ("ok" or what made it suspect)."""
+        rows = []
+        for index in sorted(self.tallies):
+            flags = self.client_verdict(index)[1]
+            rows.append({**self.tallies[index].row(), "client": "; ".join(flags) if flags else "ok"})
+        return rows
 
     def summary(self) -> str:
         note = ""
@@ -76,6 +138,7 @@ class RunCollector:
         )
 
     def close(self, status: str) -> None:
+        self._stop_gauges()
         self.writer.close(status)
 
 

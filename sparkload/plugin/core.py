@@ -30,7 +30,7 @@ from sparkload.plugin.collector import RunCollector
 from sparkload.plugin.progress import progress_line
 from sparkload.plugin.shipper import RecordShipper
 from sparkload.plugin.selfmon import ClientMonitor
-from sparkload.plugin.signal import (
+from sparkload.plugin.stages import (
     ARRIVAL, MEASURE, MSG_RECORDS, MSG_STAGE, RUN, WARMUP, Arrival, LevelSignal, Stage,
 )
 from sparkload.profiles import Profile, Tick
@@ -40,6 +40,7 @@ from sparkload.profiles.steps import StepsProfile
 from sparkload import workloads
 from sparkload.prompts import PromptOrder
 from sparkload.records import SCHEMA_VERSION
+from sparkload.redact import redacted_command
 from sparkload.results import ResultsWriter, check_writable, utc_now
 from sparkload.scrape import MetricsScraper
 from sparkload.simproc import SimulatorProcess
@@ -263,7 +264,7 @@ class Sparkload:
             "client": {"runner": "master" if self.distributed else "local",
                        "workers": len(self.runner.clients) if self.distributed else 1,
                        "processes": getattr(self.environment.parsed_options, "processes", None)},
-            "command": _redacted_command(sys.argv),
+            "command": redacted_command(sys.argv),
             "started_at": utc_now(),
             "ended_at": None,
             "status": "running",
@@ -356,24 +357,6 @@ class Sparkload:
         self.collector.take(msg.data)
         if self.profile is not None and not self.profile.finished:
             self.profile.tick(self, time.monotonic())  # react at once, not at the next tick
-
-
-def _redacted_command(argv: list[str]) -> list[str]:
-    """The command line with the value of any secret option replaced."""
-    out: list[str] = []
-    hide_next = False
-    for arg in argv:
-        if hide_next:
-            out.append("***")
-            hide_next = False
-        elif arg == "--api-key":
-            out.append(arg)
-            hide_next = True
-        elif arg.startswith("--api-key="):
-            out.append("--api-key=***")
-        else:
-            out.append(arg)
-    return out
 
 
 def get(environment: Environment) -> Sparkload:

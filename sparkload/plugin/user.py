@@ -8,7 +8,7 @@ from locust import User, constant, task
 
 from sparkload.client import ChatRequest, Connection, build_body, measure
 from sparkload.plugin import core
-from sparkload.plugin.signal import ARRIVAL, MEASURE, RUN, WARMUP
+from sparkload.plugin.stages import ARRIVAL, MEASURE, RUN, WARMUP
 from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, STATUS_OK, RequestRecord
 
 IDLE_WAIT = 1.0  # seconds a user sleeps on the signal before looking again

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import gevent
 
-from sparkload.plugin.signal import ARRIVAL, Arrival, LevelSignal, Stage
+from sparkload.plugin.stages import ARRIVAL, Arrival, LevelSignal, Stage
 from sparkload.profiles import SPAWN_RATE, Conductor, Tick
 from sparkload.profiles.drain import Drain
 

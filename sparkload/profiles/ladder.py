@@ -7,7 +7,7 @@ quota → the level ends when the master holds all of its records, whatever mode
 from __future__ import annotations
 
 from sparkload.livetable import LevelTally
-from sparkload.plugin.signal import IDLE, MEASURE, SPAWN, WARMUP, Stage
+from sparkload.plugin.stages import IDLE, MEASURE, SPAWN, WARMUP, Stage
 from sparkload.profiles import SPAWN_RATE, Conductor, Tick
 from sparkload.profiles.drain import Drain
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sparkload.plugin.signal import RUN, Stage
+from sparkload.plugin.stages import RUN, Stage
 from sparkload.profiles import SPAWN_RATE, Conductor, Tick
 from sparkload.profiles.drain import Drain
 

@@ -74,3 +74,18 @@ def test_a_master_killed_with_sigkill_leaves_readable_records_that_analysis_repo
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "running"
     assert sparkload_main(["report", str(run_dir), "--out", str(tmp_path / "report"), "--no-charts"]) == 0
     assert "INCOMPLETE" in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_sigterm_stops_a_headless_run_cleanly_marking_it_stopped(tmp_path):
+    run = start(["--headless", "--ladder", "1", "--requests-per-user", "40", "--results-dir", str(tmp_path)],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        run_dir = wait_for_records(tmp_path, 3)
+        run.send_signal(signal.SIGTERM)
+        output, _ = run.communicate(timeout=DEADLINE)
+    finally:
+        run.kill()
+        run.wait()
+    assert "SIGTERM received" in output and "Traceback" not in output
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "stopped"
+    assert all(json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines())
