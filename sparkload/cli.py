@@ -1,4 +1,4 @@
-"""The ``sparkload`` command: one entry point for the simulator and the report.
+"""The ``sparkload`` command: one entry point for the simulator, the report, matrices and the demo.
 
 The load itself runs through Locust (``locust -f locustfiles/chat.py``); this command gathers
 what is not Locust. Each subcommand owns its options (``sparkload SUBCOMMAND --help``).
@@ -14,6 +14,8 @@ USAGE = """usage: sparkload COMMAND [options]
 commands:
   sim      serve the built-in DGX Spark simulator (an OpenAI-compatible vLLM look-alike)
   report   turn results directories into tables, charts and report.md
+  matrix   run the ladder against every target of a matrix file, then one combined report
+  demo     run the five quantization variants on the simulator and write the full report
 
 The load test itself: locust -f locustfiles/chat.py --headless   (see README.md)
 """
@@ -31,7 +33,21 @@ def _report(argv: list[str]) -> int:
     return main(argv, prog="sparkload report")
 
 
-COMMANDS: dict[str, Callable[[list[str]], int]] = {"sim": _sim, "report": _report}
+def _matrix(argv: list[str]) -> int:
+    from sparkload.matrix.__main__ import main
+
+    return main(argv)
+
+
+def _demo(argv: list[str]) -> int:
+    from sparkload.demo import main
+
+    return main(argv)
+
+
+COMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "sim": _sim, "report": _report, "matrix": _matrix, "demo": _demo,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

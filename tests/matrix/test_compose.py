@@ -1,0 +1,151 @@
+"""docker-compose.yml: valid compose, and its commands are the ones that work on 127.0.0.1.
+
+No Docker here: the file is checked against the compose-spec JSON schema (vendored by
+check-jsonschema, offline), and its sim, master and worker commands are run as compose would run
+them: the same argv, the same environment after compose's ``${VAR:-default}`` interpolation.
+Only what the container network provides is replaced: the sim's listen address and port, the
+master's port, and the results directory that compose mounts from the host.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sparkload.simproc import ServerProcess
+from tests.conftest import ROOT, LocustRun, free_port
+
+COMPOSE = ROOT / "docker-compose.yml"
+CHECK_JSONSCHEMA = str(Path(sys.executable).with_name("check-jsonschema"))
+_VARIABLE = re.compile(r"\$\{(\w+):-([^}]*)\}")
+EXPECTED = Counter({(1, "measure"): 2, (2, "measure"): 4, (1, "warmup"): 1, (2, "warmup"): 1})
+
+
+def services() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())["services"]
+
+
+def interpolate(text: str, shell: dict[str, str]) -> str:
+    """Compose's ``${VAR:-default}``: the shell's value, or the default when unset or empty."""
+    value = _VARIABLE.sub(lambda m: shell.get(m[1]) or m[2], text)
+    assert "$" not in value, f"an interpolation form this test does not emulate: {text}"
+    return value
+
+
+def container_env(service: dict, shell: dict[str, str]) -> dict[str, str]:
+    """The service's environment: its values interpolated; a key without one passes the shell's."""
+    env = {}
+    for key, value in (service.get("environment") or {}).items():
+        if value is None:
+            if key in shell:
+                env[key] = shell[key]
+        else:
+            env[key] = interpolate(str(value), shell)
+    return env
+
+
+def command(service: dict, shell: dict[str, str]) -> list[str]:
+    return [interpolate(arg, shell) for arg in service["command"]]
+
+
+def process_env(env: dict[str, str]) -> dict[str, str]:
+    """A clean process environment (no outer SPARKLOAD_/LOCUST_ settings) with the venv first on
+    PATH, so ``locust`` and ``sparkload`` resolve as they do in the image."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("SPARKLOAD_", "LOCUST_"))}
+    base["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{base.get('PATH', '')}"
+    return {**base, **env}
+
+
+def test_the_compose_file_is_valid_against_the_compose_spec_schema():
+    result = subprocess.run([CHECK_JSONSCHEMA, "--builtin-schema", "vendor.compose-spec", str(COMPOSE)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_schema_check_rejects_a_broken_compose_file(tmp_path):
+    broken = tmp_path / "docker-compose.yml"
+    broken.write_text(COMPOSE.read_text().replace("    command:", "    comand:", 1))
+    result = subprocess.run([CHECK_JSONSCHEMA, "--builtin-schema", "vendor.compose-spec", str(broken)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "comand" in result.stdout
+
+
+def test_master_and_scalable_worker_run_the_locustfile_and_the_simulator_is_optional():
+    found = services()
+    assert found["master"]["command"][:3] == found["worker"]["command"][:3] == ["locust", "-f", "locustfiles/chat.py"]
+    assert "--master" in found["master"]["command"] and "--worker" in found["worker"]["command"]
+    assert "ports" not in found["worker"] and "container_name" not in found["worker"]  # --scale worker=N
+    assert found["sim"]["profiles"] == ["sim"] and found["sim"]["command"][:2] == ["sparkload", "sim"]
+    assert found["worker"]["depends_on"] == ["master"]
+
+
+def test_workers_find_the_master_by_its_service_name_unless_told_another_host():
+    worker = services()["worker"]
+    assert container_env(worker, {})["LOCUST_MASTER_NODE_HOST"] == "master"
+    assert container_env(worker, {"SPARKLOAD_MASTER_HOST": "10.0.0.5"})["LOCUST_MASTER_NODE_HOST"] == "10.0.0.5"
+
+
+def test_the_web_ui_listens_in_the_container_but_is_published_on_loopback_only():
+    master = services()["master"]
+    assert container_env(master, {})["LOCUST_WEB_HOST"] == "0.0.0.0"
+    assert "127.0.0.1:8089:8089" in master["ports"]
+    assert container_env(master, {"SPARKLOAD_HEADLESS": "false"})["LOCUST_HEADLESS"] == "false"
+
+
+def test_results_are_written_to_a_host_directory_mounted_at_the_images_results_path():
+    workdir = re.search(r"^WORKDIR (\S+)$", (ROOT / "Dockerfile").read_text(), re.M)[1]
+    assert f"./results:{workdir}/results" in services()["master"]["volumes"]
+
+
+def test_every_service_builds_the_image_from_the_checkout_with_requirements_txt():
+    assert all(s["build"] == "." and s["image"] == "sparkload:latest" for s in services().values())
+    assert "RUN pip install -r requirements.txt" in (ROOT / "Dockerfile").read_text()
+
+
+@pytest.fixture
+def compose_sim():
+    """The sim service's command, listening on 127.0.0.1 and a free port instead of 0.0.0.0:8000."""
+    argv = command(services()["sim"], {"SPARKLOAD_SIM_PROFILE": "fp8"})
+    argv = [{"0.0.0.0": "127.0.0.1", "8000": "0"}.get(arg, arg) for arg in argv]
+    sim = ServerProcess([str(Path(sys.executable).with_name(argv[0])), *argv[1:]])
+    yield sim.start()
+    sim.stop()
+
+
+def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(compose_sim, tmp_path):
+    shell = {  # what a user exports before `docker compose up --scale worker=2`
+        "SPARKLOAD_HOST": compose_sim, "SPARKLOAD_WORKERS": "2", "SPARKLOAD_MASTER_HOST": "127.0.0.1",
+        "SPARKLOAD_LADDER": "1,2", "SPARKLOAD_REQUESTS_PER_USER": "2", "SPARKLOAD_MAX_TOKENS": "4",
+        "SPARKLOAD_VARIANT": "fp8", "SPARKLOAD_LABEL": "compose",
+    }
+    port = str(free_port())
+    found = services()
+    master_env = process_env({**container_env(found["master"], shell), "LOCUST_MASTER_BIND_HOST": "127.0.0.1",
+                              "LOCUST_MASTER_BIND_PORT": port, "SPARKLOAD_RESULTS_DIR": str(tmp_path)})
+    worker_env = process_env({**container_env(found["worker"], shell), "LOCUST_MASTER_NODE_PORT": port})
+    workers = [subprocess.Popen(command(found["worker"], shell), env=worker_env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+    try:
+        master = subprocess.run(command(found["master"], shell), env=master_env, cwd=ROOT, capture_output=True,
+                                text=True, timeout=120, stdin=subprocess.DEVNULL)
+    finally:
+        for worker in workers:
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+    (run_dir,) = [p.parent for p in tmp_path.glob("*/manifest.json")]
+    run = LocustRun(master.returncode, master.stdout + master.stderr, run_dir)
+    assert run.returncode == 0, run.output
+    assert Counter((r["level"], r["phase"]) for r in run.records) == EXPECTED
+    assert {r["worker"] for r in run.records if r["level"] == 2} == {"0", "1"}
+    manifest = run.manifest
+    assert (manifest["client"]["runner"], manifest["client"]["workers"]) == ("master", 2)
+    assert (manifest["label"], manifest["endpoints"], manifest["status"]) == ("compose", [compose_sim], "complete")
