@@ -14,7 +14,7 @@ from locust.runners import WorkerRunner
 
 from sparkload import options
 from sparkload.options import ConfigError
-from sparkload.plugin import core, webui
+from sparkload.plugin import core, weblogin, webui
 
 
 def setup(environment: Environment) -> core.Sparkload:
@@ -61,6 +61,8 @@ def _on_init(environment: Environment, runner, **_kwargs) -> None:
     # SIGTERM (docker stop, kill) would end the process with the manifest still "running".
     gevent.signal_handler(signal.SIGTERM, lambda: _terminate(runner))
     try:
+        if environment.web_ui and environment.parsed_options.web_login:
+            weblogin.enable(environment.web_ui, environment.parsed_options.web_base_path or "")
         plugin.prepare()
         if environment.parsed_options.headless:
             plugin.resolve_target()  # fail before any load, with one line

@@ -65,7 +65,7 @@ class Sparkload:
         self.signal = LevelSignal()
         self.is_worker = isinstance(self.runner, WorkerRunner)
         self.options: RunOptions | None = None
-        self.prompts: workloads.Workload | None = None  # the workload (its prompts and requests)
+        self.workload: workloads.Workload | None = None  # what each request asks (prompts, sampling)
         self.prompt_order: PromptOrder | None = None
         self.shipper: RecordShipper | None = None
         self.endpoints: list[Endpoint] = []
@@ -103,7 +103,7 @@ class Sparkload:
     def prepare(self) -> None:
         """Check options, prompts and results dir; start the simulator when no host is given."""
         opts = options_module.from_namespace(self.environment.parsed_options)
-        self.prompts = workloads.load(opts)
+        self.workload = workloads.load(opts)
         check_writable(opts.results_dir)
         self.options = opts
         if opts.endpoints and not self.environment.host:
@@ -177,7 +177,7 @@ class Sparkload:
 
     def _start_run(self) -> None:
         self.options = options_module.from_namespace(self.environment.parsed_options)
-        self.prompts = workloads.load(self.options)
+        self.workload = workloads.load(self.options)
         self.resolve_target()
         opts = self.options
         writer = ResultsWriter(opts.results_dir, self._label(), self._manifest())
@@ -250,9 +250,9 @@ class Sparkload:
             "step_duration": opts.step_duration if opts.mode == "steps" else None,
             "arrival": {"rate": opts.arrival_rate, "users": opts.arrival_users,
                         "duration": opts.arrival_duration} if opts.mode == "arrival" else None,
-            "workload": self.prompts.manifest(),
-            "prompts": self.prompts.describe(),
-            "sampling": {"max_tokens": opts.max_tokens, **self.prompts.sampling},
+            "workload": self.workload.manifest(),
+            "prompts": self.workload.describe(),
+            "sampling": {"max_tokens": opts.max_tokens, **self.workload.sampling},
             "seed": opts.seed,
             "request_timeout": opts.request_timeout,
             "simulator": simulator,
@@ -308,13 +308,13 @@ class Sparkload:
         parsed = self.environment.parsed_options
         if self.options is None or self.is_worker:
             self.options = options_module.from_namespace(parsed)
-            self.prompts = workloads.load(self.options)
+            self.workload = workloads.load(self.options)
         self.model = parsed.model
         self.time_scale = float(getattr(parsed, "sparkload_time_scale", 1.0))
         self.endpoints = self._parse_endpoints()
         self.headers = build_headers(self.options.api_key)
         stream = self.runner.worker_index if self.is_worker else 0
-        self.prompt_order = PromptOrder(len(self.prompts.prompts), self.options.seed, stream)
+        self.prompt_order = PromptOrder(len(self.workload.prompts), self.options.seed, stream)
         if self.shipper is None:
             monitor = None if self.distributed else ClientMonitor(self._active_level)
             self.shipper = RecordShipper(self.runner, self.node_id, monitor)

@@ -60,7 +60,7 @@ class ChatUser(User):
         plugin = self.sparkload
         opts = plugin.options
         prompt_index = plugin.prompt_order.next()
-        prompt = plugin.prompts.request(prompt_index, self.ordinal, assignment.stage.index)
+        prompt = plugin.workload.request(prompt_index, self.ordinal, assignment.stage.index)
         record = RequestRecord(
             request_id=plugin.next_request_id(),
             level=assignment.stage.concurrency,
@@ -80,11 +80,11 @@ class ChatUser(User):
         else:
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
-        body = build_body(plugin.model, prompt.text, opts.max_tokens, plugin.prompts.sampling)
+        body = build_body(plugin.model, prompt.text, opts.max_tokens, plugin.workload.sampling)
         request = ChatRequest(self.endpoint.chat_path, body, plugin.headers, opts.request_timeout,
                               opts.keep_chunk_gaps)
         measure(self.connection, request, record)
-        plugin.prompts.after(record)
+        plugin.workload.after(record)
         fire_events(self.environment, record, plugin.time_scale)
         plugin.shipper.ship(record.to_dict())
 
