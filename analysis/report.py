@@ -14,8 +14,8 @@ import pandas as pd
 
 from analysis import percentiles, server_metrics, slo, tables, workloads
 from analysis.charts import COMPARISON_FOLDER, comparison_charts, label_charts
-from analysis.endpoints import breakdown as endpoint_breakdown
 from analysis.document import Block, Image, Report, Section
+from analysis.endpoints import breakdown as endpoint_breakdown
 from analysis.load import SOURCE_LOCUST, Dataset
 from analysis.metrics import Settings, summarize
 from analysis.outputs import charts_html, charts_png, csv, index_html, markdown

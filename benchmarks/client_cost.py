@@ -29,7 +29,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sparkload.simproc import ServerProcess  # noqa: E402
+from sparkload.simproc import ServerProcess
 
 LOCUST = str(Path(sys.executable).with_name("locust"))
 

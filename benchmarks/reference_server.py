@@ -97,7 +97,7 @@ class Stream:
 
 
 # Token events without their id prefix ('data: {"id":"…",' is prepended per stream); one token each.
-TOKEN_FIRST = b'"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"tok"},"finish_reason":null}]}'  # noqa: E501
+TOKEN_FIRST = b'"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"tok"},"finish_reason":null}]}'
 TOKEN_NEXT = b'"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}]}'
 TOKEN_FIRST += b"\n\n"
 TOKEN_NEXT += b"\n\n"

@@ -94,7 +94,7 @@ class Connection:
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
-    async def __aenter__(self) -> "Connection":
+    async def __aenter__(self) -> Connection:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
         return self
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sparkload.options import ConfigError
@@ -18,11 +18,11 @@ from sparkload.records import MANIFEST_FILE, REQUESTS_FILE, SERVER_METRICS_FILE
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def run_dir_name(label: str, when: datetime | None = None) -> str:
-    stamp = (when or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    stamp = (when or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
     safe_label = re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "run"
     return f"{stamp}-{safe_label}"
 

@@ -31,8 +31,16 @@ class ChatStream:
     """
 
     __slots__ = (
-        "t0", "ttft", "ttfc", "t_last_token", "chunks", "gaps", "usage", "finish_reason", "done",
+        "chunks",
+        "done",
+        "finish_reason",
+        "gaps",
         "response_id",
+        "t0",
+        "t_last_token",
+        "ttfc",
+        "ttft",
+        "usage",
     )
 
     def __init__(self, t0: float) -> None:

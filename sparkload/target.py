@@ -12,8 +12,7 @@ from sparkload.options import ConfigError
 
 def chat_completions_url(host: str) -> str:
     base = host.rstrip("/")
-    if base.endswith("/v1"):
-        base = base[: -len("/v1")]
+    base = base.removesuffix("/v1")
     return base + "/v1/chat/completions"
 
 

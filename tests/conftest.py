@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import locust  # noqa: F401,I001 - gevent-patches the process first, as in every Locust process
-
 import json
 import os
 import socket
@@ -12,6 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import locust  # noqa: F401 - gevent-patches the process first, as in every Locust process
 import pytest
 
 from sparkload.simproc import SimulatorProcess

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Item:
@@ -38,7 +38,7 @@ class Item:
         return {"sku": self.sku, "name": self.name, "quantity": self.quantity, "unit_price": self.unit_price, "reorder_level": self.reorder_level}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Item":
+    def from_dict(cls, data: dict[str, object]) -> Item:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["sku"] = str(data["sku"])
@@ -85,7 +85,7 @@ class Shelf:
         return {"code": self.code, "aisle": self.aisle, "max_load_kg": self.max_load_kg, "load_kg": self.load_kg}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Shelf":
+    def from_dict(cls, data: dict[str, object]) -> Shelf:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["code"] = str(data["code"])
@@ -129,7 +129,7 @@ class Shipment:
         return {"shipment_id": self.shipment_id, "destination": self.destination, "weight_kg": self.weight_kg, "priority": self.priority}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Shipment":
+    def from_dict(cls, data: dict[str, object]) -> Shipment:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["shipment_id"] = str(data["shipment_id"])
@@ -184,7 +184,7 @@ class ItemRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "ItemRegistry":
+    def load(cls, path: Path) -> ItemRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Item.from_dict(data))

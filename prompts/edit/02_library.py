@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Book:
@@ -37,7 +37,7 @@ class Book:
         return {"isbn": self.isbn, "title": self.title, "author": self.author, "copies": self.copies, "on_loan": self.on_loan}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Book":
+    def from_dict(cls, data: dict[str, object]) -> Book:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["isbn"] = str(data["isbn"])
@@ -82,7 +82,7 @@ class Member:
         return {"member_id": self.member_id, "name": self.name, "books_out": self.books_out, "fines_due": self.fines_due}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Member":
+    def from_dict(cls, data: dict[str, object]) -> Member:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["member_id"] = str(data["member_id"])
@@ -125,7 +125,7 @@ class Loan:
         return {"loan_id": self.loan_id, "isbn": self.isbn, "member_id": self.member_id, "days_out": self.days_out}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Loan":
+    def from_dict(cls, data: dict[str, object]) -> Loan:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["loan_id"] = str(data["loan_id"])
@@ -179,7 +179,7 @@ class BookRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "BookRegistry":
+    def load(cls, path: Path) -> BookRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Book.from_dict(data))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Station:
@@ -33,7 +33,7 @@ class Station:
         return {"station_id": self.station_id, "name": self.name, "altitude_m": self.altitude_m, "active": self.active}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Station":
+    def from_dict(cls, data: dict[str, object]) -> Station:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["station_id"] = str(data["station_id"])
@@ -81,7 +81,7 @@ class Reading:
         return {"station_id": self.station_id, "hour": self.hour, "temperature_c": self.temperature_c, "humidity_pct": self.humidity_pct, "wind_ms": self.wind_ms}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Reading":
+    def from_dict(cls, data: dict[str, object]) -> Reading:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["station_id"] = str(data["station_id"])
@@ -127,7 +127,7 @@ class Alert:
         return {"alert_id": self.alert_id, "kind": self.kind, "level": self.level, "hours": self.hours}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Alert":
+    def from_dict(cls, data: dict[str, object]) -> Alert:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["alert_id"] = str(data["alert_id"])
@@ -182,7 +182,7 @@ class StationRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "StationRegistry":
+    def load(cls, path: Path) -> StationRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Station.from_dict(data))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Patient:
@@ -37,7 +37,7 @@ class Patient:
         return {"patient_id": self.patient_id, "name": self.name, "species": self.species, "weight_kg": self.weight_kg, "age_years": self.age_years}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Patient":
+    def from_dict(cls, data: dict[str, object]) -> Patient:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["patient_id"] = str(data["patient_id"])
@@ -82,7 +82,7 @@ class Appointment:
         return {"appointment_id": self.appointment_id, "patient_id": self.patient_id, "minutes": self.minutes, "fee": self.fee}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Appointment":
+    def from_dict(cls, data: dict[str, object]) -> Appointment:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["appointment_id"] = str(data["appointment_id"])
@@ -126,7 +126,7 @@ class Vaccine:
         return {"code": self.code, "name": self.name, "doses": self.doses, "days_to_expiry": self.days_to_expiry}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Vaccine":
+    def from_dict(cls, data: dict[str, object]) -> Vaccine:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["code"] = str(data["code"])
@@ -181,7 +181,7 @@ class PatientRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "PatientRegistry":
+    def load(cls, path: Path) -> PatientRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Patient.from_dict(data))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Vehicle:
@@ -38,7 +38,7 @@ class Vehicle:
         return {"plate": self.plate, "model": self.model, "odometer_km": self.odometer_km, "service_interval_km": self.service_interval_km, "last_service_km": self.last_service_km}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Vehicle":
+    def from_dict(cls, data: dict[str, object]) -> Vehicle:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["plate"] = str(data["plate"])
@@ -84,7 +84,7 @@ class Driver:
         return {"driver_id": self.driver_id, "name": self.name, "hours_this_week": self.hours_this_week, "points": self.points}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Driver":
+    def from_dict(cls, data: dict[str, object]) -> Driver:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["driver_id"] = str(data["driver_id"])
@@ -131,7 +131,7 @@ class Trip:
         return {"trip_id": self.trip_id, "plate": self.plate, "distance_km": self.distance_km, "stops": self.stops, "fuel_l": self.fuel_l}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Trip":
+    def from_dict(cls, data: dict[str, object]) -> Trip:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["trip_id"] = str(data["trip_id"])
@@ -188,7 +188,7 @@ class VehicleRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "VehicleRegistry":
+    def load(cls, path: Path) -> VehicleRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Vehicle.from_dict(data))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Recipe:
@@ -38,7 +38,7 @@ class Recipe:
         return {"recipe_id": self.recipe_id, "name": self.name, "flour_g": self.flour_g, "water_g": self.water_g, "yield_units": self.yield_units}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Recipe":
+    def from_dict(cls, data: dict[str, object]) -> Recipe:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["recipe_id"] = str(data["recipe_id"])
@@ -84,7 +84,7 @@ class Batch:
         return {"batch_id": self.batch_id, "recipe_id": self.recipe_id, "units": self.units, "minutes_left": self.minutes_left}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Batch":
+    def from_dict(cls, data: dict[str, object]) -> Batch:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["batch_id"] = str(data["batch_id"])
@@ -129,7 +129,7 @@ class Order:
         return {"order_id": self.order_id, "customer": self.customer, "units": self.units, "unit_price": self.unit_price, "paid": self.paid}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Order":
+    def from_dict(cls, data: dict[str, object]) -> Order:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["order_id"] = str(data["order_id"])
@@ -186,7 +186,7 @@ class RecipeRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "RecipeRegistry":
+    def load(cls, path: Path) -> RecipeRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Recipe.from_dict(data))

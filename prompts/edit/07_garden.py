@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Plot:
@@ -35,7 +35,7 @@ class Plot:
         return {"plot_id": self.plot_id, "tenant": self.tenant, "area_m2": self.area_m2, "rent_per_m2": self.rent_per_m2}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Plot":
+    def from_dict(cls, data: dict[str, object]) -> Plot:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["plot_id"] = str(data["plot_id"])
@@ -79,7 +79,7 @@ class Plant:
         return {"plant_id": self.plant_id, "variety": self.variety, "days_planted": self.days_planted, "days_to_harvest": self.days_to_harvest}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Plant":
+    def from_dict(cls, data: dict[str, object]) -> Plant:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["plant_id"] = str(data["plant_id"])
@@ -124,7 +124,7 @@ class WateringLog:
         return {"plot_id": self.plot_id, "day": self.day, "litres": self.litres, "rain_mm": self.rain_mm}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "WateringLog":
+    def from_dict(cls, data: dict[str, object]) -> WateringLog:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["plot_id"] = str(data["plot_id"])
@@ -179,7 +179,7 @@ class PlotRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "PlotRegistry":
+    def load(cls, path: Path) -> PlotRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Plot.from_dict(data))

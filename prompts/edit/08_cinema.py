@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Film:
@@ -34,7 +34,7 @@ class Film:
         return {"film_id": self.film_id, "title": self.title, "minutes": self.minutes, "rating": self.rating}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Film":
+    def from_dict(cls, data: dict[str, object]) -> Film:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["film_id"] = str(data["film_id"])
@@ -78,7 +78,7 @@ class Screening:
         return {"screening_id": self.screening_id, "film_id": self.film_id, "seats": self.seats, "sold": self.sold}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Screening":
+    def from_dict(cls, data: dict[str, object]) -> Screening:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["screening_id"] = str(data["screening_id"])
@@ -120,7 +120,7 @@ class Ticket:
         return {"ticket_id": self.ticket_id, "screening_id": self.screening_id, "price": self.price, "concession": self.concession}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Ticket":
+    def from_dict(cls, data: dict[str, object]) -> Ticket:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["ticket_id"] = str(data["ticket_id"])
@@ -175,7 +175,7 @@ class FilmRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "FilmRegistry":
+    def load(cls, path: Path) -> FilmRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Film.from_dict(data))

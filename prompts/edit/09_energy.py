@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Meter:
@@ -35,7 +35,7 @@ class Meter:
         return {"meter_id": self.meter_id, "address": self.address, "reading_kwh": self.reading_kwh, "previous_kwh": self.previous_kwh}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Meter":
+    def from_dict(cls, data: dict[str, object]) -> Meter:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["meter_id"] = str(data["meter_id"])
@@ -79,7 +79,7 @@ class Tariff:
         return {"tariff_id": self.tariff_id, "name": self.name, "price_kwh": self.price_kwh, "standing_daily": self.standing_daily}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Tariff":
+    def from_dict(cls, data: dict[str, object]) -> Tariff:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["tariff_id"] = str(data["tariff_id"])
@@ -123,7 +123,7 @@ class Panel:
         return {"panel_id": self.panel_id, "meter_id": self.meter_id, "peak_kw": self.peak_kw, "efficiency": self.efficiency}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Panel":
+    def from_dict(cls, data: dict[str, object]) -> Panel:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["panel_id"] = str(data["panel_id"])
@@ -178,7 +178,7 @@ class MeterRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "MeterRegistry":
+    def load(cls, path: Path) -> MeterRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Meter.from_dict(data))

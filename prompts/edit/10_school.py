@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Pupil:
@@ -35,7 +35,7 @@ class Pupil:
         return {"pupil_id": self.pupil_id, "name": self.name, "year": self.year, "absences": self.absences}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Pupil":
+    def from_dict(cls, data: dict[str, object]) -> Pupil:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["pupil_id"] = str(data["pupil_id"])
@@ -79,7 +79,7 @@ class Course:
         return {"course_id": self.course_id, "title": self.title, "capacity": self.capacity, "enrolled": self.enrolled}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Course":
+    def from_dict(cls, data: dict[str, object]) -> Course:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["course_id"] = str(data["course_id"])
@@ -123,7 +123,7 @@ class Mark:
         return {"pupil_id": self.pupil_id, "course_id": self.course_id, "score": self.score, "out_of": self.out_of}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Mark":
+    def from_dict(cls, data: dict[str, object]) -> Mark:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["pupil_id"] = str(data["pupil_id"])
@@ -178,7 +178,7 @@ class PupilRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "PupilRegistry":
+    def load(cls, path: Path) -> PupilRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Pupil.from_dict(data))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Tank:
@@ -34,7 +34,7 @@ class Tank:
         return {"tank_id": self.tank_id, "litres": self.litres, "temperature_c": self.temperature_c, "salt_water": self.salt_water}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Tank":
+    def from_dict(cls, data: dict[str, object]) -> Tank:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["tank_id"] = str(data["tank_id"])
@@ -79,7 +79,7 @@ class Fish:
         return {"species": self.species, "tank_id": self.tank_id, "count": self.count, "adult_cm": self.adult_cm}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Fish":
+    def from_dict(cls, data: dict[str, object]) -> Fish:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["species"] = str(data["species"])
@@ -123,7 +123,7 @@ class Feeding:
         return {"tank_id": self.tank_id, "hour": self.hour, "food": self.food, "grams": self.grams}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Feeding":
+    def from_dict(cls, data: dict[str, object]) -> Feeding:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["tank_id"] = str(data["tank_id"])
@@ -179,7 +179,7 @@ class TankRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "TankRegistry":
+    def load(cls, path: Path) -> TankRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Tank.from_dict(data))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Room:
@@ -34,7 +34,7 @@ class Room:
         return {"number": self.number, "beds": self.beds, "rate": self.rate, "sea_view": self.sea_view}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Room":
+    def from_dict(cls, data: dict[str, object]) -> Room:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["number"] = str(data["number"])
@@ -78,7 +78,7 @@ class Guest:
         return {"guest_id": self.guest_id, "name": self.name, "stays": self.stays, "country": self.country}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Guest":
+    def from_dict(cls, data: dict[str, object]) -> Guest:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["guest_id"] = str(data["guest_id"])
@@ -124,7 +124,7 @@ class Booking:
         return {"booking_id": self.booking_id, "guest_id": self.guest_id, "room": self.room, "nights": self.nights, "deposit": self.deposit}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Booking":
+    def from_dict(cls, data: dict[str, object]) -> Booking:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["booking_id"] = str(data["booking_id"])
@@ -180,7 +180,7 @@ class RoomRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "RoomRegistry":
+    def load(cls, path: Path) -> RoomRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Room.from_dict(data))

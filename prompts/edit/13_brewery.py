@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Fermenter:
@@ -36,7 +36,7 @@ class Fermenter:
         return {"tank_id": self.tank_id, "capacity_l": self.capacity_l, "volume_l": self.volume_l, "temperature_c": self.temperature_c}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Fermenter":
+    def from_dict(cls, data: dict[str, object]) -> Fermenter:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["tank_id"] = str(data["tank_id"])
@@ -81,7 +81,7 @@ class Brew:
         return {"brew_id": self.brew_id, "style": self.style, "original_gravity": self.original_gravity, "final_gravity": self.final_gravity}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Brew":
+    def from_dict(cls, data: dict[str, object]) -> Brew:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["brew_id"] = str(data["brew_id"])
@@ -125,7 +125,7 @@ class Keg:
         return {"keg_id": self.keg_id, "brew_id": self.brew_id, "litres": self.litres, "days_filled": self.days_filled}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Keg":
+    def from_dict(cls, data: dict[str, object]) -> Keg:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["keg_id"] = str(data["keg_id"])
@@ -180,7 +180,7 @@ class FermenterRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "FermenterRegistry":
+    def load(cls, path: Path) -> FermenterRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Fermenter.from_dict(data))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Athlete:
@@ -35,7 +35,7 @@ class Athlete:
         return {"member_id": self.member_id, "name": self.name, "visits": self.visits, "monthly_fee": self.monthly_fee}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Athlete":
+    def from_dict(cls, data: dict[str, object]) -> Athlete:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["member_id"] = str(data["member_id"])
@@ -79,7 +79,7 @@ class Session:
         return {"session_id": self.session_id, "kind": self.kind, "spaces": self.spaces, "booked": self.booked}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Session":
+    def from_dict(cls, data: dict[str, object]) -> Session:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["session_id"] = str(data["session_id"])
@@ -123,7 +123,7 @@ class Machine:
         return {"machine_id": self.machine_id, "kind": self.kind, "hours_used": self.hours_used, "service_hours": self.service_hours}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Machine":
+    def from_dict(cls, data: dict[str, object]) -> Machine:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["machine_id"] = str(data["machine_id"])
@@ -178,7 +178,7 @@ class AthleteRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "AthleteRegistry":
+    def load(cls, path: Path) -> AthleteRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Athlete.from_dict(data))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Artefact:
@@ -35,7 +35,7 @@ class Artefact:
         return {"accession": self.accession, "title": self.title, "year": self.year, "insured_value": self.insured_value}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Artefact":
+    def from_dict(cls, data: dict[str, object]) -> Artefact:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["accession"] = str(data["accession"])
@@ -79,7 +79,7 @@ class Exhibit:
         return {"exhibit_id": self.exhibit_id, "theme": self.theme, "objects": self.objects, "lux": self.lux}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Exhibit":
+    def from_dict(cls, data: dict[str, object]) -> Exhibit:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["exhibit_id"] = str(data["exhibit_id"])
@@ -125,7 +125,7 @@ class Visit:
         return {"day": self.day, "adults": self.adults, "children": self.children, "donations": self.donations}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Visit":
+    def from_dict(cls, data: dict[str, object]) -> Visit:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["day"] = int(data["day"])
@@ -181,7 +181,7 @@ class ArtefactRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "ArtefactRegistry":
+    def load(cls, path: Path) -> ArtefactRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Artefact.from_dict(data))

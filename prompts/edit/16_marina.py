@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 class Berth:
@@ -32,7 +32,7 @@ class Berth:
         return {"berth_id": self.berth_id, "length_m": self.length_m, "occupied": self.occupied, "power": self.power}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Berth":
+    def from_dict(cls, data: dict[str, object]) -> Berth:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["berth_id"] = str(data["berth_id"])
@@ -76,7 +76,7 @@ class Boat:
         return {"registration": self.registration, "name": self.name, "length_m": self.length_m, "owner": self.owner}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Boat":
+    def from_dict(cls, data: dict[str, object]) -> Boat:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["registration"] = str(data["registration"])
@@ -121,7 +121,7 @@ class Fee:
         return {"registration": self.registration, "nights": self.nights, "rate_per_m": self.rate_per_m, "length_m": self.length_m}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Fee":
+    def from_dict(cls, data: dict[str, object]) -> Fee:
         """The inverse of ``to_dict``; missing optional fields take their defaults."""
         kwargs = {}
         kwargs["registration"] = str(data["registration"])
@@ -177,7 +177,7 @@ class BerthRegistry:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "BerthRegistry":
+    def load(cls, path: Path) -> BerthRegistry:
         registry = cls()
         for data in json.loads(path.read_text()):
             registry.add(Berth.from_dict(data))

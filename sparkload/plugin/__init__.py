@@ -7,7 +7,6 @@ import signal
 import sys
 
 import gevent
-
 from locust import events
 from locust.env import Environment
 from locust.runners import WorkerRunner

@@ -24,20 +24,28 @@ from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner, WorkerRun
 
 import sparkload
 from sparkload import options as options_module
+from sparkload import workloads
 from sparkload.client import build_headers
 from sparkload.options import ConfigError, RunOptions
 from sparkload.plugin.collector import RunCollector
 from sparkload.plugin.progress import progress_line
-from sparkload.plugin.shipper import RecordShipper
 from sparkload.plugin.selfmon import ClientMonitor
+from sparkload.plugin.shipper import RecordShipper
 from sparkload.plugin.stages import (
-    ARRIVAL, MEASURE, MSG_RECORDS, MSG_STAGE, RUN, WARMUP, Arrival, LevelSignal, Stage,
+    ARRIVAL,
+    MEASURE,
+    MSG_RECORDS,
+    MSG_STAGE,
+    RUN,
+    WARMUP,
+    Arrival,
+    LevelSignal,
+    Stage,
 )
 from sparkload.profiles import Profile, Tick
 from sparkload.profiles.arrival import ArrivalProfile, start_schedule
 from sparkload.profiles.ladder import LadderProfile
 from sparkload.profiles.steps import StepsProfile
-from sparkload import workloads
 from sparkload.prompts import PromptOrder
 from sparkload.records import SCHEMA_VERSION
 from sparkload.redact import redacted_command
@@ -173,7 +181,6 @@ class Sparkload:
         logger.error("sparkload: %s", reason)
         self.abort_reason = reason
         self.environment.process_exit_code = EXIT_ABORTED
-        return None
 
     def _start_run(self) -> None:
         self.options = options_module.from_namespace(self.environment.parsed_options)

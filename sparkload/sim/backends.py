@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import AsyncIterator
 
 from sparkload.sim.engine import Counters, Emission, Engine, frontend_seconds
 from sparkload.sim.profiles import Profile

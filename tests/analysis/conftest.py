@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.analysis.analysis_synthetic import write_report_runs
 
 from analysis.cli import main
+from tests.analysis.analysis_synthetic import write_report_runs
 
 
 @pytest.fixture(scope="session")

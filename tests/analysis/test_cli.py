@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 import pytest
-from tests.analysis.analysis_synthetic import closed_loop_level, write_run
 
 from analysis.cli import build_parser, main
+from tests.analysis.analysis_synthetic import closed_loop_level, write_run
 
 
 @pytest.fixture

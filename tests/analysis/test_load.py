@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from tests.analysis.analysis_synthetic import closed_loop_level, make_record, write_run
 
 from analysis.cli import main
 from analysis.errors import InputError
 from analysis.load import load
+from tests.analysis.analysis_synthetic import closed_loop_level, make_record, write_run
 
 
 def _report(tmp_path, *runs, extra=()):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from tests.analysis.analysis_synthetic import REPORT_ORDER
 
 from analysis.charts import comparison_charts, label_charts
+from tests.analysis.analysis_synthetic import REPORT_ORDER
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 LABEL_CHARTS = ["ttft", "itl", "tps", "latency", "throughput"]

@@ -12,9 +12,15 @@ import csv
 
 import pandas as pd
 import pytest
-from tests.analysis.analysis_synthetic import DATA, REPORT_ORDER, make_record, markdown_table, write_run
 
 from analysis.cli import main
+from tests.analysis.analysis_synthetic import (
+    DATA,
+    REPORT_ORDER,
+    make_record,
+    markdown_table,
+    write_run,
+)
 
 # The report's printed tables (rows: concurrency 1, 2, 4, 8, 16; columns: REPORT_ORDER).
 SYSTEM_RPS = {  # section 5.5, C / mean latency

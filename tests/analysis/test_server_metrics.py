@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.analysis.analysis_synthetic import closed_loop_level, write_run
 
 from analysis import server_metrics
 from analysis.cli import main
 from analysis.load import load
+from tests.analysis.analysis_synthetic import closed_loop_level, write_run
 
 
 def _sample(name, value, **labels):

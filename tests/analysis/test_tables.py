@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from tests.analysis.analysis_synthetic import closed_loop_level, markdown_table, write_run
 
 from analysis import tables
 from analysis.cli import main
+from tests.analysis.analysis_synthetic import closed_loop_level, markdown_table, write_run
 
 
 def _run(root, label, levels, **manifest):

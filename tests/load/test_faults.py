@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+
 from sparkload.client import ChatRequest, Connection, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from tests.conftest import free_port, run_locust
@@ -31,6 +32,17 @@ def test_every_request_hit_by_a_fault_is_recorded_in_its_class(simulator, tmp_pa
     assert len(run.records) == 1 + 2  # every request sent has its record: 1 warm-up, 2 measured
     assert Counter(r["error_kind"] for r in run.records) == {error_kind: 3}
     assert all(r["status"] == "error" and r["error"] for r in run.records)
+
+
+@pytest.mark.parametrize("fault, error_kind", sorted(FAULT_CLASSES.items()))
+def test_at_a_partial_rate_faulted_requests_are_classified_and_the_rest_succeed(simulator, tmp_path, fault,
+                                                                                 error_kind):
+    host = simulator("fixed", 1.0, "--fixed-itl-ms", "2", "--faults", f"{fault}=0.4", "--fault-seed", "11")
+    run = run_locust([*FAST, "-H", host, "--ladder", "4", "--requests-per-user", "2"], tmp_path)
+    assert run.manifest["status"] == "complete", run.output
+    assert len(run.records) == 1 + 8
+    outcomes = Counter(r["error_kind"] or "ok" for r in run.records)
+    assert set(outcomes) == {"ok", error_kind}, outcomes  # seeded: both occur, nothing else
 
 
 def test_failures_show_in_locusts_statistics_with_their_class(simulator, tmp_path):

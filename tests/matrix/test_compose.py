@@ -100,7 +100,7 @@ def test_the_web_ui_listens_in_the_container_but_is_published_on_loopback_only()
 
 
 def test_results_are_written_to_a_host_directory_mounted_at_the_images_results_path():
-    workdir = re.search(r"^WORKDIR (\S+)$", (ROOT / "Dockerfile").read_text(), re.M)[1]
+    workdir = re.search(r"^WORKDIR (\S+)$", (ROOT / "Dockerfile").read_text(), re.MULTILINE)[1]
     assert f"./results:{workdir}/results" in services()["master"]["volumes"]
 
 

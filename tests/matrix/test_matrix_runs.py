@@ -12,7 +12,15 @@ import pytest
 
 from sparkload.matrix import runner, spec
 from tests.conftest import ROOT, free_port
-from tests.matrix.matrix_helpers import FAST, SPARKLOAD, run_dirs, run_sparkload, sim_target, summary, write_matrix
+from tests.matrix.matrix_helpers import (
+    FAST,
+    SPARKLOAD,
+    run_dirs,
+    run_sparkload,
+    sim_target,
+    summary,
+    write_matrix,
+)
 
 
 @pytest.fixture(scope="module")
