@@ -2,9 +2,8 @@
 
 HTTP with geventhttpclient (Locust's own fast client): its request path costs tens of
 microseconds where ``requests`` spent about 2 ms before the first byte left, time that every
-TTFT would have carried. The body is read line by line as it arrives (``readline`` returns as soon
-as a line is there, unlike fixed-size reads; Locust notes, section 3); the protocol meaning of
-each event is ``sparkload.stream``'s. Every failure
+TTFT would have carried. The body is read as it arrives, each event stamped with the kernel's
+receive time (``sparkload.sse``); the protocol meaning of each event is ``sparkload.stream``'s. Every failure
 ends as a classified record, never an exception: the caller always gets a record.
 """
 
@@ -31,6 +30,7 @@ from sparkload.records import (
     http_error_kind,
     summarize_gaps,
 )
+from sparkload.sse import drain, read_events
 from sparkload.stream import ChatStream, StreamError
 
 MAX_ERROR_BODY = 2048
@@ -129,22 +129,30 @@ def build_headers(api_key: str | None) -> dict[str, str]:
 
 
 def measure(connection: Connection, request: ChatRequest, record: RequestRecord) -> RequestRecord:
-    """Run ``request`` and fill ``record`` with what was measured (ok or a failure class)."""
-    record.start_time = time.time()
-    t0 = time.perf_counter()
-    stream = ChatStream(t0)
+    """Run ``request`` and fill ``record`` with what was measured (ok or a failure class).
+
+    One clock for the whole request: ``time.time_ns()``, the clock of the kernel's receive
+    stamps (``sparkload.sse``), so every duration is measured from the same send instant.
+    """
+    t0 = time.time_ns()
+    record.start_time = t0 / 1e9
+    stream = ChatStream(0.0)  # its times: seconds since the send
+
+    def on_event(data: bytes, arrival_ns: int) -> bool:
+        return stream.feed(data, (arrival_ns - t0) / 1e9)
+
     response = None
     try:
         with gevent.Timeout(request.timeout, _Deadline):
             response = connection.post(request.path, request.body, request.headers)
-            record.ttfb = time.perf_counter() - t0
+            record.ttfb = (time.time_ns() - t0) / 1e9
             record.http_status = response.status_code
             if response.status_code != 200:
                 _fail(record, http_error_kind(response.status_code), _error_body(response))
+            elif read_events(response, on_event):
+                drain(response)
             else:
-                _read_events(response, stream)
-                if not stream.done:
-                    _fail(record, ERROR_DISCONNECT, "stream ended without data: [DONE]")
+                _fail(record, ERROR_DISCONNECT, "stream ended without data: [DONE]")
     except StreamError as exc:
         _fail(record, exc.kind, str(exc))
     except (_Deadline, TimeoutError) as exc:
@@ -157,31 +165,10 @@ def measure(connection: Connection, request: ChatRequest, record: RequestRecord)
     except Exception as exc:  # noqa: BLE001 - a record must come out of every request
         _fail(record, ERROR_CLIENT, _describe(exc))
     finally:
-        record.latency = time.perf_counter() - t0
+        record.latency = stream.t_done if stream.done else (time.time_ns() - t0) / 1e9
         if record.error_kind is not None or (response is not None and not response.message_complete):
             connection.close()  # never reuse a connection that holds the rest of a response
     return _fill(record, stream, request.keep_chunk_gaps)
-
-
-def _read_events(response, stream: ChatStream) -> None:
-    """Hand each SSE event's data to ``stream`` the moment its line is read.
-
-    The hot path, so this is the SSE framing reduced to what chat streams use: ``data:`` lines
-    joined until a blank line ends the event; comments and other fields are skipped. It costs a
-    few microseconds an event where a general SSE parser (sseclient-py) cost about ten.
-    """
-    readline = response.readline
-    clock = time.perf_counter
-    data: bytes | None = None
-    while line := readline(b"\n"):
-        if line.startswith(b"data:"):
-            value = line[6:] if line[5:6] == b" " else line[5:]
-            value = value.rstrip(b"\r\n")
-            data = value if data is None else data + b"\n" + value
-        elif data is not None and line.strip() == b"":
-            if stream.feed(data, clock()):
-                return
-            data = None
 
 
 def _fill(record: RequestRecord, stream: ChatStream, keep_gaps: bool) -> RequestRecord:

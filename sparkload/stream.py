@@ -37,6 +37,7 @@ class ChatStream:
         "gaps",
         "response_id",
         "t0",
+        "t_done",
         "t_last_token",
         "ttfc",
         "ttft",
@@ -53,12 +54,14 @@ class ChatStream:
         self.usage: dict | None = None
         self.finish_reason: str | None = None
         self.done = False
+        self.t_done: float | None = None  # when [DONE] arrived: the end of the stream
         self.response_id: str | None = None  # the server's completion id, to match its logs
 
     def feed(self, data: bytes, now: float) -> bool:
         """Take one SSE ``data`` payload received at ``now``; True once ``[DONE]`` arrived."""
         if data == DONE:
             self.done = True
+            self.t_done = now - self.t0
             return True
         try:
             chunk = orjson.loads(data)
