@@ -3,7 +3,8 @@
 The stamp is the kernel's receive time of the packet (``SO_TIMESTAMPNS``, Linux), not the time
 this process got round to reading it: when many streams' tokens arrive at once, or the machine
 wakes a sleeping core, the read happens later but the stamp does not move. Where the socket
-cannot give one (TLS, other systems) the read time is used. Times are ``time.time_ns()`` values,
+cannot give one (TLS, other systems; also the first packets after the kernel switches stamping
+on, which it does lazily) the read time is used. Times are ``time.time_ns()`` values,
 the kernel stamp's clock.
 
 The framing is what chat streams use: ``data:`` lines joined until a blank line ends the event;

@@ -25,6 +25,9 @@ def test_kernel_stamps_the_arrival_not_the_later_read():
         right, _ = server.accept()
     try:
         stamped = kernel_stamps_enabled(right)
+        left.sendall(b": prime\n\n")  # the kernel turns stamping on lazily: the first packet may miss it
+        time.sleep(0.05)
+        receive(right, stamped)
         sent = time.time_ns()
         left.sendall(b"data: x\n\n")
         time.sleep(0.05)  # read 50 ms after the bytes arrived
