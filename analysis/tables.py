@@ -106,6 +106,8 @@ def label_means(summary: pd.DataFrame, label: str) -> Table:
             "Failures": rows["failures"].to_numpy(),
         }
     )
+    if rows["failures"].sum() > 0:  # which classes, per level, beside the count
+        frame["Failure classes"] = rows["error_kinds"].fillna("").to_numpy()
     for column, heading in MEANS:
         frame[heading] = rows[column].to_numpy()
     # a level the load generator flagged about itself is never shown as clean

@@ -74,3 +74,18 @@ def test_connection_refused_is_a_connect_failure():
     result = measure(connection, request, record())
     assert (result.status, result.error_kind) == ("error", "connect")
     assert result.latency is not None and result.tps is None
+
+
+def test_the_report_shows_failure_counts_and_classes_per_level(simulator, tmp_path):
+    from sparkload.cli import main as sparkload_main
+
+    host = simulator("fixed", 1.0, "--fixed-itl-ms", "2", "--faults", "http_500=0.3,disconnect=0.3", "--fault-seed", "4")
+    run = run_locust([*FAST, "-H", host, "--ladder", "1,4", "--requests-per-user", "4"], tmp_path)
+    assert sparkload_main(["report", str(run.run_dir), "--no-charts", "--quiet"]) == 0
+    report = (run.run_dir / "report" / "report.md").read_text()
+    measured = [r for r in run.records if r["phase"] == "measure"]
+    for level in (1, 4):
+        failed = Counter(r["error_kind"] for r in measured if r["level"] == level and r["status"] == "error")
+        row = next(line for line in report.splitlines() if line.startswith(f"| {level} | "))
+        assert f"| {sum(failed.values())} |" in row
+        assert all(f"{kind}: {count}" in row for kind, count in failed.items())
