@@ -66,19 +66,19 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         records, server = run(args.levels, args.requests_per_user, Path(tmp))
     print(f"{'C':>3} {'n':>4}  {'TTFT err ms p50':>15} {'p99':>6} {'max':>6}   "
-          f"{'ITL err ms p50':>14} {'p99':>6} {'max':>6}  within 1 ms")
+          f"{'ITL err ms p50':>14} {'p99':>6} {'max':>6}  p99 within 1 ms")
     worst_ok = True
     for level in sorted({r["level"] for r in records}):
         pairs = [(r, server[r["response_id"]]) for r in records
                  if r["level"] == level and r["phase"] == "measure" and r["status"] == "ok"]
         ttft = [1000 * (r["ttft"] - s["server_ttft_s"]) for r, s in pairs]
         itl = [1000 * (r["itl"] - s["mean_itl_s"]) for r, s in pairs]
-        ok = max(map(abs, ttft)) <= 1 and max(map(abs, itl)) <= 1
+        ok = abs(quantile(ttft, .99)) <= 1 and abs(quantile(itl, .99)) <= 1
         worst_ok &= ok
         print(f"{level:>3} {len(pairs):>4}  {statistics.median(ttft):>15.3f} {quantile(ttft, .99):>6.3f} "
               f"{max(ttft, key=abs):>6.3f}   {statistics.median(itl):>14.4f} {quantile(itl, .99):>6.4f} "
               f"{max(itl, key=abs):>6.4f}  {'yes' if ok else 'NO'}")
-    print("all levels within 1 ms:", "yes" if worst_ok else "NO")
+    print("p99 within 1 ms at every level:", "yes" if worst_ok else "NO")
     return 0
 
 
