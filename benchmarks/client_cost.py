@@ -8,9 +8,10 @@ server (benchmarks/reference_server.py) on 127.0.0.1, client and server sharing 
    tokens, one token per event): the worker's own CPU time per level, from its self-monitor;
 2. the most SSE events one process reads per second, the server sending as fast as it can
    (32 events per write), and the same with ``--processes 2``;
-3. resident memory at 1 and at 1,024 concurrent streams, sampled from outside the process.
+3. resident memory at 1 and at 1,024 concurrent streams, sampled from outside the process;
+4. resident memory over a long steady run (64 streams back to back), to see it does not grow.
 
-    .venv/bin/python benchmarks/client_cost.py [--only cpu|rate|memory]
+    .venv/bin/python benchmarks/client_cost.py [--only cpu|rate|memory|soak] [--soak-seconds 180]
 """
 
 from __future__ import annotations
@@ -117,9 +118,41 @@ def memory_per_stream(workdir: Path) -> None:
           f"-> {per_stream / 1024:.1f} KiB per concurrent stream")
 
 
+def memory_over_time(workdir: Path, seconds: int) -> None:
+    """A long steady run (64 streams back to back, one worker process beside the master): does
+    the worker's resident memory keep growing? (The master keeps four floats per request for the
+    exact live table, so its growth is by design; the worker should keep nothing.)"""
+    samples: list[tuple[float, int]] = []
+
+    def watch(process: subprocess.Popen) -> None:
+        try:
+            workers = psutil.Process(process.pid).children()
+            if workers:
+                samples.append((time.monotonic(), workers[0].memory_info().rss))
+        except psutil.NoSuchProcess:
+            pass
+
+    server = reference_server("--ttft-ms", "100", "--itl-ms", "10")
+    try:
+        _, records = run_main_job(server.start(), workdir, "--ladder", "64", "--step-duration", str(seconds),
+                                  "--max-tokens", "128", "--processes", "1", watch=watch)
+    finally:
+        server.stop()
+    start = samples[0][0]
+    at = {}
+    for fraction in (0.25, 0.5, 0.75, 1.0):
+        window = [rss for t, rss in samples if abs(t - start - fraction * seconds) <= 2.5]
+        at[fraction] = statistics.median(window) / 2**20 if window else float("nan")
+    growth = (at[1.0] - at[0.25]) / (0.75 * seconds / 60)
+    print(f"steady run, 64 streams for {seconds} s ({len(records):,} requests): worker resident memory "
+          + ", ".join(f"{at[f]:.1f} MiB at {int(f * 100)} %" for f in at)
+          + f" -> {growth:+.2f} MiB per minute after the first quarter")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["cpu", "rate", "memory"])
+    parser.add_argument("--only", choices=["cpu", "rate", "memory", "soak"])
+    parser.add_argument("--soak-seconds", type=int, default=180)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
@@ -132,6 +165,8 @@ def main() -> int:
                   f"({two / one:.2f}x)")
         if args.only in (None, "memory"):
             memory_per_stream(workdir / "memory")
+        if args.only in (None, "soak"):
+            memory_over_time(workdir / "soak", args.soak_seconds)
     return 0
 
 
