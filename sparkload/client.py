@@ -60,10 +60,10 @@ class Connection:
         url = urlsplit(base_url)
         # No per-read socket timeout: the request's own deadline (gevent.Timeout in ``measure``)
         # bounds a stalled stream, and a socket timeout would cost a timer on every read.
-        self._options = dict(
-            host=url.hostname, port=url.port, ssl=url.scheme == "https", insecure=not verify_tls,
-            connection_timeout=min(CONNECT_TIMEOUT, timeout), network_timeout=None, concurrency=1,
-        )
+        self._options = {
+            "host": url.hostname, "port": url.port, "ssl": url.scheme == "https", "insecure": not verify_tls,
+            "connection_timeout": min(CONNECT_TIMEOUT, timeout), "network_timeout": None, "concurrency": 1,
+        }
         if not verify_tls:  # geventhttpclient's own "insecure" skips only the hostname check
             self._options["ssl_context_factory"] = _unverified_tls_context
         self._client: HTTPClient | None = None

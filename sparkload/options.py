@@ -29,8 +29,8 @@ _OPTIONS: list[tuple[str, object, str, dict]] = [
     ("--requests-per-user", 10, "Measured requests per user per ladder level (10 x C per level)", {}),
     ("--max-tokens", DEFAULT_MAX_TOKENS, "max_tokens of every request", {}),
     ("--prompts", str(DEFAULT_PROMPTS), "Prompt file: one prompt per line", {}),
-    ("--endpoints", "", "Several target URLs, comma-separated (e.g. one replica per Spark): users "
-     "are spread over them and each record names its endpoint (default: --host)", {}),
+    ("--endpoints", "", ("Several target URLs, comma-separated (e.g. one replica per Spark): users "
+     "are spread over them and each record names its endpoint (default: --host)"), {}),
     ("--model", "", "Model name (default: the first model of /v1/models)", {}),
     ("--label", "", "Run label (default: variant-tpN, or the simulator profile)", {}),
     ("--variant", "", "Deployment variant, e.g. fp8, nvfp4-mtp (drives report comparisons)", {}),
@@ -50,19 +50,19 @@ _OPTIONS: list[tuple[str, object, str, dict]] = [
     ("--keep-chunk-gaps", False, "Store every chunk gap in the records, not just a summary", {}),
     ("--sim-profile", "awq-mtp", "Simulator profile used when no --host is given", {"choices": SIM_PROFILES}),
     ("--sim-time-scale", 10.0, "Simulator speed-up over real time (figures are in simulated time)", {}),
-    ("--workload", "chat", "What each request asks: chat (--prompts), fresh (write a module from a "
+    ("--workload", "chat", ("What each request asks: chat (--prompts), fresh (write a module from a "
      "one-line spec, 400 tokens), edit (~2,000-token file + 'add a method to every class', 3,000 "
      "tokens), prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1). A --max-tokens other than "
-     "128 overrides fresh/edit's length", {"choices": WORKLOADS}),
-    ("--identical-prompts", False, "Every request sends the same prompt (no cache busting): the "
-     "contrast case that prefix caching flatters", {}),
-    ("--ignore-eos", "auto", "Pin output length with ignore_eos + min_tokens: yes, no, or auto "
-     "(yes for fresh/edit). Records keep asked (max_tokens) and received (output_tokens) length",
+     "128 overrides fresh/edit's length"), {"choices": WORKLOADS}),
+    ("--identical-prompts", False, ("Every request sends the same prompt (no cache busting): the "
+     "contrast case that prefix caching flatters"), {}),
+    ("--ignore-eos", "auto", ("Pin output length with ignore_eos + min_tokens: yes, no, or auto "
+     "(yes for fresh/edit). Records keep asked (max_tokens) and received (output_tokens) length"),
      {"choices": ("auto", "yes", "no"), "nargs": "?", "const": "yes"}),
     ("--prefill-sizes", "8000,32000,100000", "Prefill workload: prompt sizes in tokens, one C=1 level each", {}),
     ("--prefill-runs", 2, "Prefill workload: measured cold requests per size (after one warm-up)", {}),
-    ("--metrics-interval", 5.0, "Seconds between mid-level /metrics gauge samples (running, waiting, "
-     "KV usage); counters are read at every level boundary; 0 = boundaries only", {}),
+    ("--metrics-interval", 5.0, ("Seconds between mid-level /metrics gauge samples (running, waiting, "
+     "KV usage); counters are read at every level boundary; 0 = boundaries only"), {}),
     ("--no-server-metrics", False, "Do not scrape the target's /metrics", {}),
 ]
 

@@ -31,7 +31,7 @@ class ResultsWriter:
     def __init__(self, results_dir: Path, label: str, manifest: dict) -> None:
         self.path = _create_unique_dir(results_dir, run_dir_name(label))
         self.manifest = manifest
-        self._requests = open(self.path / REQUESTS_FILE, "a", encoding="utf-8")
+        self._requests = open(self.path / REQUESTS_FILE, "a", encoding="utf-8")  # noqa: SIM115 - open for the run
         self._server_metrics = None
         self.records_written = 0
         self.write_manifest()
@@ -43,7 +43,7 @@ class ResultsWriter:
 
     def append_server_metrics(self, snapshot: dict) -> None:
         if self._server_metrics is None:
-            self._server_metrics = open(self.path / SERVER_METRICS_FILE, "a", encoding="utf-8")
+            self._server_metrics = open(self.path / SERVER_METRICS_FILE, "a", encoding="utf-8")  # noqa: SIM115
         self._server_metrics.write(json.dumps(snapshot, separators=(",", ":")) + "\n")
         self._server_metrics.flush()
 

@@ -27,7 +27,7 @@ class ServerProcess:
         self.name = name
         self.process: subprocess.Popen | None = None
         self.url: str | None = None
-        self._stderr = tempfile.TemporaryFile(mode="w+")
+        self._stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - lives as long as the child
 
     def start(self) -> str:
         # stdin stays an open pipe: a child started with --exit-with-parent ends when it closes

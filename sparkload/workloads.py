@@ -175,8 +175,8 @@ def load(opts: RunOptions) -> Workload:
     """The run's workload; any unreadable prompt file is a ConfigError with one line."""
     name = opts.workload
     pinned = opts.ignore_eos == "yes" or (opts.ignore_eos == "auto" and name in PINNED_BY_DEFAULT)
-    common = dict(name=name, max_tokens=opts.max_tokens, pinned=pinned and name != PREFILL,
-                  identical=opts.identical_prompts)
+    common = {"name": name, "max_tokens": opts.max_tokens, "pinned": pinned and name != PREFILL,
+                  "identical": opts.identical_prompts}
     if name == CHAT:
         prompt_set = load_prompts(opts.prompts)
         return Workload(prompts=prompt_set.prompts, source=prompt_set.describe(), cache_bust=False,

@@ -41,5 +41,5 @@ def _ladder_eta(profile: LadderProfile, collector: RunCollector) -> float | None
 
 
 def _clock(seconds: float) -> str:
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     return f"{seconds // 60}:{seconds % 60:02d}"
