@@ -17,41 +17,24 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from sparkload.simproc import ServerProcess
-
-LOCUST = str(Path(sys.executable).with_name("locust"))
+from harness import reference_server, run_main_job  # benchmarks/ is on sys.path when run as a script
 
 
 def run(levels: str, requests_per_user: int, workdir: Path) -> tuple[list[dict], dict[str, dict]]:
+    """The records of one ladder run, and the server's own timing of each request by completion id."""
     timing_log = workdir / "server_timing.jsonl"
-    server = ServerProcess([sys.executable, str(ROOT / "benchmarks" / "reference_server.py"), "--ttft-ms", "100",
-                            "--itl-ms", "10", "--log", str(timing_log)],
-                           ready_prefix="reference-server listening on ", name="the reference server")
-    host = server.start()
+    server = reference_server("--ttft-ms", "100", "--itl-ms", "10", "--log", str(timing_log))
     try:
-        subprocess.run(
-            [LOCUST, "-f", str(ROOT / "locustfiles" / "chat.py"), "--headless", "-H", host,
-             "--ladder", levels, "--requests-per-user", str(requests_per_user), "--max-tokens", "128",
-             "--results-dir", str(workdir / "results")],
-            check=True, capture_output=True, text=True, timeout=600,
-        )
+        _, records = run_main_job(server.start(), workdir, "--ladder", levels, "--requests-per-user",
+                                  str(requests_per_user), "--max-tokens", "128")
     finally:
         server.stop()  # flushes the timing log
-    run_dir = next((workdir / "results").iterdir())
-    records = [json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()]
-    server = {}
-    for line in timing_log.read_text().splitlines():
-        entry = json.loads(line)
-        server[entry["request_id"]] = entry
-    return records, server
+    entries = (json.loads(line) for line in timing_log.read_text().splitlines())
+    return records, {entry["request_id"]: entry for entry in entries}
 
 
 def quantile(values: list[float], q: float) -> float:

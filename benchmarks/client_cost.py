@@ -17,7 +17,6 @@ server (benchmarks/reference_server.py) on 127.0.0.1, client and server sharing 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
@@ -26,38 +25,7 @@ import time
 from pathlib import Path
 
 import psutil
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from sparkload.simproc import ServerProcess
-
-LOCUST = str(Path(sys.executable).with_name("locust"))
-
-
-def reference_server(*args: str) -> ServerProcess:
-    return ServerProcess([sys.executable, str(ROOT / "benchmarks" / "reference_server.py"), *args],
-                         ready_prefix="reference-server listening on ", name="the reference server")
-
-
-def run_main_job(host: str, workdir: Path, *args: str, watch=None) -> tuple[dict, list[dict]]:
-    """Run the ladder; ``watch(process)`` is called every 0.2 s while it runs. Returns manifest, records."""
-    results = workdir / "results"
-    process = subprocess.Popen([LOCUST, "-f", str(ROOT / "locustfiles" / "chat.py"), "--headless", "-H", host,
-                                "--results-dir", str(results), *args],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 600
-    while process.poll() is None and time.monotonic() < deadline:
-        if watch:
-            watch(process)
-        time.sleep(0.2)
-    if process.poll() is None:
-        process.kill()
-        raise SystemExit("the run did not finish within 600 s")
-    run_dir = next(results.iterdir())
-    manifest = json.loads((run_dir / "manifest.json").read_text())
-    records = [json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()]
-    return manifest, records
+from harness import reference_server, run_main_job  # benchmarks/ is on sys.path when run as a script
 
 
 def level_window(records: list[dict], index: int) -> tuple[float, float]:
