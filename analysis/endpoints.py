@@ -58,6 +58,8 @@ def breakdown(records: pd.DataFrame, settings: Settings) -> Table | None:
         KEY,
         "Per endpoint and concurrency (measured requests)",
         frame,
-        {c: "{:.2f}" for c in ("TTFT ms mean", "TTFT ms p90", "ITL ms mean", "TPS mean",
-                                "Latency s mean")},
+        {
+            c: "{:.2f}"
+            for c in ("TTFT ms mean", "TTFT ms p90", "ITL ms mean", "TPS mean", "Latency s mean")
+        },
     )

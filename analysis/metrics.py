@@ -231,8 +231,14 @@ def client_flags(dataset: Dataset) -> dict[tuple[str, int], list[str]]:
     flags: dict[tuple[str, int], list[str]] = {}
     for run in dataset.runs:
         for level in run.manifest.get("levels") or []:
-            if isinstance(level, dict) and level.get("client_flags") and level.get("concurrency") is not None:
-                flags.setdefault((run.label, int(level["concurrency"])), []).extend(level["client_flags"])
+            if (
+                isinstance(level, dict)
+                and level.get("client_flags")
+                and level.get("concurrency") is not None
+            ):
+                flags.setdefault((run.label, int(level["concurrency"])), []).extend(
+                    level["client_flags"]
+                )
     return flags
 
 
@@ -271,7 +277,8 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
     )
     flagged = client_flags(dataset)
     levels["client_flags"] = [
-        "; ".join(flagged.get((label, int(c)), [])) for label, c in zip(levels["label"], levels["concurrency"])
+        "; ".join(flagged.get((label, int(c)), []))
+        for label, c in zip(levels["label"], levels["concurrency"], strict=False)
     ]
     levels["tp"] = levels["tp"].astype("Int64")
     levels["nodes"] = levels["nodes"].astype("Int64")

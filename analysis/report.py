@@ -465,8 +465,14 @@ def _server_section(dataset: Dataset, summary: pd.DataFrame, frame: pd.DataFrame
     formats.update(
         {c: "{:.1%}" for c in frame.columns if c.endswith("_rate") or c.startswith("accept_")}
     )
-    formats.update({"kv_cache_usage_pct": "{:.1%}", "kv_cache_usage_pct_max": "{:.1%}",
-                    "gauge_samples": "{:.0f}", "drafts": "{:.0f}"})
+    formats.update(
+        {
+            "kv_cache_usage_pct": "{:.1%}",
+            "kv_cache_usage_pct_max": "{:.1%}",
+            "gauge_samples": "{:.0f}",
+            "drafts": "{:.0f}",
+        }
+    )
     blocks: list[Block] = [
         "From vLLM /metrics snapshots at level boundaries: counter deltas per level "
         "(acceptance rate = accepted / draft tokens; tokens per pass = 1 + accepted / drafts; "
@@ -481,20 +487,32 @@ def _server_section(dataset: Dataset, summary: pd.DataFrame, frame: pd.DataFrame
     spec = frame[frame["drafts"].fillna(0) > 0] if "drafts" in frame else frame.iloc[0:0]
     if not spec.empty:
         positions = [c for c in spec.columns if c.startswith("accept_pos")]
-        table = spec[["label", "concurrency", "drafts", "acceptance_rate", "tokens_per_pass", *positions]]
-        blocks.append(Table(
-            "10_speculative_decoding", "Speculative decoding per level", table,
-            {"drafts": "{:.0f}", "acceptance_rate": "{:.1%}", "tokens_per_pass": "{:.2f}",
-             **{c: "{:.3f}" for c in positions}},
-            note="accept_posN = P(at least N+1 draft tokens accepted); non-increasing in N by "
-                 "construction. Mean tokens per pass, not the acceptance rate, predicts throughput.",
-        ))
+        table = spec[
+            ["label", "concurrency", "drafts", "acceptance_rate", "tokens_per_pass", *positions]
+        ]
+        blocks.append(
+            Table(
+                "10_speculative_decoding",
+                "Speculative decoding per level",
+                table,
+                {
+                    "drafts": "{:.0f}",
+                    "acceptance_rate": "{:.1%}",
+                    "tokens_per_pass": "{:.2f}",
+                    **{c: "{:.3f}" for c in positions},
+                },
+                note="accept_posN = P(at least N+1 draft tokens accepted); non-increasing in N by "
+                "construction. Mean tokens per pass, not the acceptance rate, predicts throughput.",
+            )
+        )
     client = summary.set_index(["label", "concurrency"])
     side = frame[["label", "concurrency"]].copy()
-    keys = list(zip(side["label"], side["concurrency"]))
+    keys = list(zip(side["label"], side["concurrency"], strict=False))
 
     def pick(column: str) -> list:
-        return [client[column].get(k, float("nan")) if column in client else float("nan") for k in keys]
+        return [
+            client[column].get(k, float("nan")) if column in client else float("nan") for k in keys
+        ]
 
     side["TTFT ms, client"] = pick("ttft_ms_mean")
     side["TTFT ms, server"] = frame["ttft_ms_mean"].to_numpy()
@@ -503,21 +521,27 @@ def _server_section(dataset: Dataset, summary: pd.DataFrame, frame: pd.DataFrame
     side["ITL ms, server (per step)"] = frame["itl_ms_mean"].to_numpy()
     side["Output tok/s, client"] = pick("measured_total_tps")
     side["Generation tok/s, server"] = frame["gen_tok_s"].to_numpy()
-    blocks.append(Table(
-        "10_client_vs_server", "Client vs server, per level", side,
-        {c: "{:.2f}" for c in side.columns if c not in ("label", "concurrency")},
-        note="Server TTFT starts at the API server's arrival (tokenising and queueing included); "
-             "server ITL is one observation per engine step, so with speculative decoding it "
-             "matches the client's chunk ITL, not its per-token ITL. Client tok/s = Σ output "
-             "tokens / level wall time (first send to last completion); the server's generation "
-             "tok/s = Δ generation tokens / time between its two snapshots (a little longer).",
-    ))
+    blocks.append(
+        Table(
+            "10_client_vs_server",
+            "Client vs server, per level",
+            side,
+            {c: "{:.2f}" for c in side.columns if c not in ("label", "concurrency")},
+            note="Server TTFT starts at the API server's arrival (tokenising and queueing included); "
+            "server ITL is one observation per engine step, so with speculative decoding it "
+            "matches the client's chunk ITL, not its per-token ITL. Client tok/s = Σ output "
+            "tokens / level wall time (first send to last completion); the server's generation "
+            "tok/s = Δ generation tokens / time between its two snapshots (a little longer).",
+        )
+    )
     return Section("10. Server-side metrics", blocks)
 
 
 def _prefill_labels(dataset: Dataset) -> set[str]:
     """Labels of prefill probes: one-token requests, reported per prompt size in section 13."""
-    return {r.label for r in dataset.runs if workloads.workload_of(r).get("name") == workloads.PREFILL}
+    return {
+        r.label for r in dataset.runs if workloads.workload_of(r).get("name") == workloads.PREFILL
+    }
 
 
 def _throughput_section(dataset: Dataset, summary: pd.DataFrame, server: pd.DataFrame) -> Section:
@@ -527,8 +551,11 @@ def _throughput_section(dataset: Dataset, summary: pd.DataFrame, server: pd.Data
             "Aggregate = Σ output tokens / level wall time (what the server delivered to all "
             "streams together: the number for a fleet of agents); per-stream = mean of the "
             "requests' output tokens / latency (what one user sees). They differ by about C.",
-            *(workloads.aggregate_vs_per_stream(summary, server, label)
-              for label in tables.labels_of(summary) if label not in _prefill_labels(dataset)),
+            *(
+                workloads.aggregate_vs_per_stream(summary, server, label)
+                for label in tables.labels_of(summary)
+                if label not in _prefill_labels(dataset)
+            ),
         ],
     )
 
@@ -539,39 +566,55 @@ def _agreement_section(dataset: Dataset, summary: pd.DataFrame) -> Section:
         "per level and metric and their spread. Prefill probes: agreement per prompt size "
         "in section 13."
     ]
-    found = [t for label in tables.labels_of(summary) if label not in _prefill_labels(dataset)
-             and (t := workloads.agreement(dataset.records, label)) is not None]
+    found = [
+        t
+        for label in tables.labels_of(summary)
+        if label not in _prefill_labels(dataset)
+        and (t := workloads.agreement(dataset.records, label)) is not None
+    ]
     blocks += found or ["No label was run more than once: no run-to-run comparison."]
     return Section("12. Run-to-run agreement", blocks)
 
 
 def _prefill_section(dataset: Dataset) -> Section | None:
-    labels = dict.fromkeys(r.label for r in dataset.runs
-                           if workloads.workload_of(r).get("name") == workloads.PREFILL)
-    found = [t for label in labels if (t := workloads.prefill_table(dataset.runs, label)) is not None]
+    labels = dict.fromkeys(
+        r.label for r in dataset.runs if workloads.workload_of(r).get("name") == workloads.PREFILL
+    )
+    found = [
+        t for label in labels if (t := workloads.prefill_table(dataset.runs, label)) is not None
+    ]
     if not found:
         return None
-    return Section("13. Prefill throughput", [
-        "The prefill probe (`--workload prefill`): unique prompts (a nonce first, then seeded "
-        "text starting at a random sentence) so the prefix cache cannot serve them; max_tokens=1 "
-        "isolates prefill from decode; C=1. Sections 2–9 pool its sizes into one C=1 row.",
-        *found,
-    ])
+    return Section(
+        "13. Prefill throughput",
+        [
+            "The prefill probe (`--workload prefill`): unique prompts (a nonce first, then seeded "
+            "text starting at a random sentence) so the prefix cache cannot serve them; max_tokens=1 "
+            "isolates prefill from decode; C=1. Sections 2–9 pool its sizes into one C=1 row.",
+            *found,
+        ],
+    )
 
 
 def _contrast_section(dataset: Dataset, summary: pd.DataFrame) -> Section | None:
     pairs, mixed = workloads.contrast_pairs(dataset)
-    blocks: list[Block] = [f"**Label `{label}` pools runs with and without --identical-prompts**: give "
-                           "the contrast run its own --label." for label in mixed]
+    blocks: list[Block] = [
+        f"**Label `{label}` pools runs with and without --identical-prompts**: give "
+        "the contrast run its own --label."
+        for label in mixed
+    ]
     blocks += [workloads.contrast_table(summary, a, b) for a, b in pairs]
     if not blocks:
         return None
-    return Section("14. Distinct vs identical prompts", [
-        "Pairs of labels with the same workload, variant, TP and model, one sending distinct "
-        "cache-busted prompts and one --identical-prompts (every request the same prompt, which "
-        "the prefix cache serves): the identical run overstates throughput by what caching saves.",
-        *blocks,
-    ])
+    return Section(
+        "14. Distinct vs identical prompts",
+        [
+            "Pairs of labels with the same workload, variant, TP and model, one sending distinct "
+            "cache-busted prompts and one --identical-prompts (every request the same prompt, which "
+            "the prefix cache serves): the identical run overstates throughput by what caching saves.",
+            *blocks,
+        ],
+    )
 
 
 def _endpoint_section(dataset: Dataset, settings: Settings) -> Section:
@@ -626,8 +669,11 @@ def build(
         _server_section(dataset, summary, server),
         _throughput_section(dataset, summary, server),
         _agreement_section(dataset, summary),
-        *(section for section in (_prefill_section(dataset), _contrast_section(dataset, summary))
-          if section is not None),
+        *(
+            section
+            for section in (_prefill_section(dataset), _contrast_section(dataset, summary))
+            if section is not None
+        ),
         _endpoint_section(dataset, settings),
     ]
     title = "sparkload report: " + ", ".join(tables.labels_of(summary))

@@ -94,10 +94,16 @@ def _level_deltas(run: Run) -> list[dict]:
     any, else the value at the level's end; running/waiting add up over endpoints, KV usage is
     their mean. Level seconds come from the first endpoint's start and end snapshots.
     """
-    bounds: dict[tuple[int, str], dict[str, dict]] = defaultdict(dict)  # (level, when) → endpoint → snap
+    bounds: dict[tuple[int, str], dict[str, dict]] = defaultdict(
+        dict
+    )  # (level, when) → endpoint → snap
     during: dict[int, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for snap in _read_snapshots(run):
-        index, when, endpoint = int(snap["level_index"]), str(snap["when"]), str(snap.get("endpoint", ""))
+        index, when, endpoint = (
+            int(snap["level_index"]),
+            str(snap["when"]),
+            str(snap.get("endpoint", "")),
+        )
         if when == "during":
             during[index][endpoint].append(_totals(snap.get("samples") or []))
         else:
@@ -117,7 +123,9 @@ def _level_deltas(run: Run) -> list[dict]:
             "seconds": (float(first_end["time"]) - float(first_start["time"])) * run.time_scale,
             "endpoints": len(pairs),
         }
-        totals = [(_totals(a.get("samples") or []), _totals(b.get("samples") or [])) for a, b in pairs]
+        totals = [
+            (_totals(a.get("samples") or []), _totals(b.get("samples") or [])) for a, b in pairs
+        ]
         for key, name in _COUNTERS.items():
             values = [b[name] - a.get(name, 0.0) for a, b in totals if name in b]
             row[key] = sum(values) if values else np.nan
@@ -143,8 +151,12 @@ def _gauges(during: dict[str, list[dict]], at_end: list[dict]) -> dict:
         combine = np.nanmean if key == "kv_cache_usage_pct" else np.nansum
         sampled = [[_gauge(t, key) for t in samples] for samples in during.values() if samples]
         if sampled:
-            means = [np.nanmean(v) if np.isfinite(v).any() else np.nan for v in map(np.array, sampled)]
-            maxes = [np.nanmax(v) if np.isfinite(v).any() else np.nan for v in map(np.array, sampled)]
+            means = [
+                np.nanmean(v) if np.isfinite(v).any() else np.nan for v in map(np.array, sampled)
+            ]
+            maxes = [
+                np.nanmax(v) if np.isfinite(v).any() else np.nan for v in map(np.array, sampled)
+            ]
         else:
             means = maxes = [_gauge(t, key) for t in at_end]
             maxes = [np.nan] * len(means)
@@ -163,7 +175,11 @@ def per_level(runs: list[Run]) -> pd.DataFrame:
         return pd.DataFrame()
     raw = pd.DataFrame(rows)
     keys = ["label", "concurrency"]
-    sums = raw.drop(columns=[*_GAUGE_COLUMNS, "level_index", "endpoints"]).groupby(keys, sort=False).sum(min_count=1)
+    sums = (
+        raw.drop(columns=[*_GAUGE_COLUMNS, "level_index", "endpoints"])
+        .groupby(keys, sort=False)
+        .sum(min_count=1)
+    )
     gauges = raw.groupby(keys, sort=False)[list(_GAUGE_COLUMNS)].mean()
     out = pd.DataFrame(index=sums.index)
     out["gen_tok_s"] = sums["gen_tokens"] / sums["seconds"]

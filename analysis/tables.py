@@ -111,7 +111,9 @@ def label_means(summary: pd.DataFrame, label: str) -> Table:
     for column, heading in MEANS:
         frame[heading] = rows[column].to_numpy()
     # a level the load generator flagged about itself is never shown as clean
-    flags = rows["client_flags"].fillna("").to_numpy() if "client_flags" in rows else [""] * len(rows)
+    flags = (
+        rows["client_flags"].fillna("").to_numpy() if "client_flags" in rows else [""] * len(rows)
+    )
     frame["Client check"] = ["ok" if not flag else f"FLAGGED: {flag}" for flag in flags]
     return Table(
         f"2_{slug(label)}_means",

@@ -36,22 +36,32 @@ def workload_of(run: Run) -> dict:
 # ----- aggregate vs per-stream ------------------------------------------------------------------
 def aggregate_vs_per_stream(summary: pd.DataFrame, server: pd.DataFrame, label: str) -> Table:
     rows = summary[summary["label"] == label].sort_values("concurrency")
-    frame = pd.DataFrame({
-        "Concurrency": rows["concurrency"].to_numpy(),
-        "n": rows["n"].to_numpy(),
-        "Aggregate tok/s": rows["measured_total_tps"].to_numpy(),
-        "Per-stream tok/s": rows["tps_mean"].to_numpy(),
-        "Aggregate / C": (rows["measured_total_tps"] / rows["concurrency"]).to_numpy(),
-        "Mean output tokens": rows["output_tokens_mean"].to_numpy(),
-    })
-    formats = {"Aggregate tok/s": "{:.2f}", "Per-stream tok/s": "{:.2f}", "Aggregate / C": "{:.2f}",
-               "Mean output tokens": "{:.0f}"}
+    frame = pd.DataFrame(
+        {
+            "Concurrency": rows["concurrency"].to_numpy(),
+            "n": rows["n"].to_numpy(),
+            "Aggregate tok/s": rows["measured_total_tps"].to_numpy(),
+            "Per-stream tok/s": rows["tps_mean"].to_numpy(),
+            "Aggregate / C": (rows["measured_total_tps"] / rows["concurrency"]).to_numpy(),
+            "Mean output tokens": rows["output_tokens_mean"].to_numpy(),
+        }
+    )
+    formats = {
+        "Aggregate tok/s": "{:.2f}",
+        "Per-stream tok/s": "{:.2f}",
+        "Aggregate / C": "{:.2f}",
+        "Mean output tokens": "{:.0f}",
+    }
     if not server.empty and "gen_tok_s" in server:
         gen = server[server["label"] == label].set_index("concurrency")["gen_tok_s"]
         frame["Server generation tok/s"] = [gen.get(c, np.nan) for c in frame["Concurrency"]]
         formats["Server generation tok/s"] = "{:.2f}"
-    return Table(f"11_{slug(label)}_aggregate_per_stream", f"{label}: aggregate vs per-stream throughput",
-                 frame, formats)
+    return Table(
+        f"11_{slug(label)}_aggregate_per_stream",
+        f"{label}: aggregate vs per-stream throughput",
+        frame,
+        formats,
+    )
 
 
 # ----- run-to-run agreement ---------------------------------------------------------------------
@@ -71,14 +81,28 @@ def per_run_levels(records: pd.DataFrame) -> pd.DataFrame:
     if measured.empty:
         return pd.DataFrame()
     end = measured["start_time"] + measured["latency"].fillna(0.0)
-    frame = pd.DataFrame({
-        "label": measured["label"].astype(str), "run": measured["run"], "concurrency": measured["level"],
-        "start": measured["start_time"], "end": end, "tokens": measured["output_tokens"],
-        "tps": measured["tps"], "ttft_ms": measured["ttft"] * 1000, "itl_ms": measured["itl"] * 1000,
-    })
+    frame = pd.DataFrame(
+        {
+            "label": measured["label"].astype(str),
+            "run": measured["run"],
+            "concurrency": measured["level"],
+            "start": measured["start_time"],
+            "end": end,
+            "tokens": measured["output_tokens"],
+            "tps": measured["tps"],
+            "ttft_ms": measured["ttft"] * 1000,
+            "itl_ms": measured["itl"] * 1000,
+        }
+    )
     grouped = frame.groupby(["label", "run", "concurrency"], sort=False)
-    out = grouped.agg(start=("start", "min"), end=("end", "max"), tokens=("tokens", "sum"),
-                      tps=("tps", "mean"), ttft_ms=("ttft_ms", "mean"), itl_ms=("itl_ms", "mean"))
+    out = grouped.agg(
+        start=("start", "min"),
+        end=("end", "max"),
+        tokens=("tokens", "sum"),
+        tps=("tps", "mean"),
+        ttft_ms=("ttft_ms", "mean"),
+        itl_ms=("itl_ms", "mean"),
+    )
     out["aggregate"] = out["tokens"] / (out["end"] - out["start"])
     return out.reset_index()
 
@@ -105,14 +129,24 @@ def agreement(records: pd.DataFrame, label: str) -> Table | None:
         by_run = level.set_index("run")
         for column, title in AGREEMENT_METRICS:
             values = [by_run[column].get(r, np.nan) for r in runs]
-            out.append({"Concurrency": c, "Metric": title,
-                        **{f"Run {i}": v for i, v in enumerate(values, start=1)},
-                        "Agreement (spread %)": spread_pct(values)})
+            out.append(
+                {
+                    "Concurrency": c,
+                    "Metric": title,
+                    **{f"Run {i}": v for i, v in enumerate(values, start=1)},
+                    "Agreement (spread %)": spread_pct(values),
+                }
+            )
     frame = pd.DataFrame(out)
     formats = {f"Run {i}": "{:.2f}" for i in range(1, len(runs) + 1)}
     formats["Agreement (spread %)"] = "{:.2f}%"
-    return Table(f"12_{slug(label)}_agreement", f"{label}: run-to-run agreement ({len(runs)} runs)", frame,
-                 formats, note="Spread = (max − min) / mean × 100 of the runs' values; 0 % = identical.")
+    return Table(
+        f"12_{slug(label)}_agreement",
+        f"{label}: run-to-run agreement ({len(runs)} runs)",
+        frame,
+        formats,
+        note="Spread = (max − min) / mean × 100 of the runs' values; 0 % = identical.",
+    )
 
 
 # ----- prefill probe ----------------------------------------------------------------------------
@@ -138,17 +172,25 @@ def prefill_rows(runs: list[Run]) -> pd.DataFrame:
         for record in _prefill_records(run):
             extra = record.get("extra") or {}
             seconds = extra.get("prefill_s")
-            ok = record.get("status") == STATUS_OK and isinstance(seconds, (int, float)) and seconds > 0
+            ok = (
+                record.get("status") == STATUS_OK
+                and isinstance(seconds, (int, float))
+                and seconds > 0
+            )
             prompt = record.get("prompt_tokens")
-            rows.append({
-                "label": run.label, "size": extra.get("target_tokens"), "ok": ok,
-                "identical": bool(extra.get("identical")),
-                "start": record.get("start_time") or 0.0,
-                "prompt_tokens": prompt,
-                "cached_tokens": record.get("cached_tokens") or 0,
-                "prefill_s": seconds * run.time_scale if ok else np.nan,
-                "tok_s": prompt / (seconds * run.time_scale) if ok and prompt else np.nan,
-            })
+            rows.append(
+                {
+                    "label": run.label,
+                    "size": extra.get("target_tokens"),
+                    "ok": ok,
+                    "identical": bool(extra.get("identical")),
+                    "start": record.get("start_time") or 0.0,
+                    "prompt_tokens": prompt,
+                    "cached_tokens": record.get("cached_tokens") or 0,
+                    "prefill_s": seconds * run.time_scale if ok else np.nan,
+                    "tok_s": prompt / (seconds * run.time_scale) if ok and prompt else np.nan,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -164,24 +206,43 @@ def prefill_table(runs: list[Run], label: str) -> Table | None:
     for size, cell in rows.groupby("size", sort=True):
         good = cell[cell["ok"]]
         speeds = list(good["tok_s"])
-        row = {"Prompt (target tokens)": f"~{int(size):,}", "Prompt tokens": good["prompt_tokens"].mean(),
-               **{f"Run {i} tok/s": speeds[i - 1] if i <= len(speeds) else np.nan for i in range(1, most + 1)},
-               "Mean tok/s": float(np.mean(speeds)) if speeds else np.nan,
-               "Agreement (spread %)": spread_pct(speeds),
-               "Cached tokens (max)": int(cell["cached_tokens"].max()),
-               "Failed": int((~cell["ok"]).sum())}
+        row = {
+            "Prompt (target tokens)": f"~{int(size):,}",
+            "Prompt tokens": good["prompt_tokens"].mean(),
+            **{
+                f"Run {i} tok/s": speeds[i - 1] if i <= len(speeds) else np.nan
+                for i in range(1, most + 1)
+            },
+            "Mean tok/s": float(np.mean(speeds)) if speeds else np.nan,
+            "Agreement (spread %)": spread_pct(speeds),
+            "Cached tokens (max)": int(cell["cached_tokens"].max()),
+            "Failed": int((~cell["ok"]).sum()),
+        }
         out.append(row)
     frame = pd.DataFrame(out)
-    formats = {"Prompt tokens": "{:,.0f}", "Mean tok/s": "{:,.1f}", "Agreement (spread %)": "{:.2f}%",
-               **{f"Run {i} tok/s": "{:,.1f}" for i in range(1, most + 1)}}
+    formats = {
+        "Prompt tokens": "{:,.0f}",
+        "Mean tok/s": "{:,.1f}",
+        "Agreement (spread %)": "{:.2f}%",
+        **{f"Run {i} tok/s": "{:,.1f}" for i in range(1, most + 1)},
+    }
     identical = bool(rows["identical"].any())
-    note = ("Prefill tok/s = prompt tokens / prefill time (TTFT; the end of the stream when the one "
-            "output token was not visible), one measured cold request per run, after one warm-up per "
-            "size. Cached tokens (usage.prompt_tokens_details.cached_tokens) must be 0 for a cold probe.")
+    note = (
+        "Prefill tok/s = prompt tokens / prefill time (TTFT; the end of the stream when the one "
+        "output token was not visible), one measured cold request per run, after one warm-up per "
+        "size. Cached tokens (usage.prompt_tokens_details.cached_tokens) must be 0 for a cold probe."
+    )
     if identical:
-        note += " **This run used --identical-prompts: the prefix cache served it; not a cold probe.**"
-    return Table(f"13_{slug(label)}_prefill", f"{label}: prefill throughput per prompt size", frame, formats,
-                 note=note)
+        note += (
+            " **This run used --identical-prompts: the prefix cache served it; not a cold probe.**"
+        )
+    return Table(
+        f"13_{slug(label)}_prefill",
+        f"{label}: prefill throughput per prompt size",
+        frame,
+        formats,
+        note=note,
+    )
 
 
 # ----- distinct vs identical prompts ------------------------------------------------------------
@@ -216,7 +277,9 @@ def contrast_table(summary: pd.DataFrame, distinct: str, identical: str) -> Tabl
     frame = pd.DataFrame({"Concurrency": levels})
     frame["Aggregate, distinct"] = [a.at[c, "measured_total_tps"] for c in levels]
     frame["Aggregate, identical"] = [b.at[c, "measured_total_tps"] for c in levels]
-    frame["Overstated by"] = (frame["Aggregate, identical"] / frame["Aggregate, distinct"] - 1) * 100
+    frame["Overstated by"] = (
+        frame["Aggregate, identical"] / frame["Aggregate, distinct"] - 1
+    ) * 100
     frame["Per stream, distinct"] = [a.at[c, "tps_mean"] for c in levels]
     frame["Per stream, identical"] = [b.at[c, "tps_mean"] for c in levels]
     frame["Cached prompt, distinct"] = [a.at[c, "cached_prompt_pct"] for c in levels]
@@ -224,7 +287,11 @@ def contrast_table(summary: pd.DataFrame, distinct: str, identical: str) -> Tabl
     formats = {column: "{:.2f}" for column in frame.columns if column != "Concurrency"}
     formats["Overstated by"] = "{:+.1f}%"
     formats["Cached prompt, distinct"] = formats["Cached prompt, identical"] = "{:.1f}%"
-    return Table(f"14_{slug(distinct)}_vs_{slug(identical)}",
-                 f"Distinct ({distinct}) vs identical ({identical}) prompts", frame, formats,
-                 note="Aggregate = Σ output tokens / level wall time (tok/s); per stream = mean request "
-                      "tok/s. Overstated by = identical / distinct − 1.")
+    return Table(
+        f"14_{slug(distinct)}_vs_{slug(identical)}",
+        f"Distinct ({distinct}) vs identical ({identical}) prompts",
+        frame,
+        formats,
+        note="Aggregate = Σ output tokens / level wall time (tok/s); per stream = mean request "
+        "tok/s. Overstated by = identical / distinct − 1.",
+    )

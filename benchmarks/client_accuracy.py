@@ -21,7 +21,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness import reference_server, run_main_job  # benchmarks/ is on sys.path when run as a script
+from harness import (
+    reference_server,
+    run_main_job,
+)  # benchmarks/ is on sys.path when run as a script
 
 
 def run(levels: str, requests_per_user: int, workdir: Path) -> tuple[list[dict], dict[str, dict]]:
@@ -29,8 +32,16 @@ def run(levels: str, requests_per_user: int, workdir: Path) -> tuple[list[dict],
     timing_log = workdir / "server_timing.jsonl"
     server = reference_server("--ttft-ms", "100", "--itl-ms", "10", "--log", str(timing_log))
     try:
-        _, records = run_main_job(server.start(), workdir, "--ladder", levels, "--requests-per-user",
-                                  str(requests_per_user), "--max-tokens", "128")
+        _, records = run_main_job(
+            server.start(),
+            workdir,
+            "--ladder",
+            levels,
+            "--requests-per-user",
+            str(requests_per_user),
+            "--max-tokens",
+            "128",
+        )
     finally:
         server.stop()  # flushes the timing log
     entries = (json.loads(line) for line in timing_log.read_text().splitlines())
@@ -48,19 +59,26 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         records, server = run(args.levels, args.requests_per_user, Path(tmp))
-    print(f"{'C':>3} {'n':>4}  {'TTFT err ms p50':>15} {'p99':>6} {'max':>6}   "
-          f"{'ITL err ms p50':>14} {'p99':>6} {'max':>6}  p99 within 1 ms")
+    print(
+        f"{'C':>3} {'n':>4}  {'TTFT err ms p50':>15} {'p99':>6} {'max':>6}   "
+        f"{'ITL err ms p50':>14} {'p99':>6} {'max':>6}  p99 within 1 ms"
+    )
     worst_ok = True
     for level in sorted({r["level"] for r in records}):
-        pairs = [(r, server[r["response_id"]]) for r in records
-                 if r["level"] == level and r["phase"] == "measure" and r["status"] == "ok"]
+        pairs = [
+            (r, server[r["response_id"]])
+            for r in records
+            if r["level"] == level and r["phase"] == "measure" and r["status"] == "ok"
+        ]
         ttft = [1000 * (r["ttft"] - s["server_ttft_s"]) for r, s in pairs]
         itl = [1000 * (r["itl"] - s["mean_itl_s"]) for r, s in pairs]
-        ok = abs(quantile(ttft, .99)) <= 1 and abs(quantile(itl, .99)) <= 1
+        ok = abs(quantile(ttft, 0.99)) <= 1 and abs(quantile(itl, 0.99)) <= 1
         worst_ok &= ok
-        print(f"{level:>3} {len(pairs):>4}  {statistics.median(ttft):>15.3f} {quantile(ttft, .99):>6.3f} "
-              f"{max(ttft, key=abs):>6.3f}   {statistics.median(itl):>14.4f} {quantile(itl, .99):>6.4f} "
-              f"{max(itl, key=abs):>6.4f}  {'yes' if ok else 'NO'}")
+        print(
+            f"{level:>3} {len(pairs):>4}  {statistics.median(ttft):>15.3f} {quantile(ttft, 0.99):>6.3f} "
+            f"{max(ttft, key=abs):>6.3f}   {statistics.median(itl):>14.4f} {quantile(itl, 0.99):>6.4f} "
+            f"{max(itl, key=abs):>6.4f}  {'yes' if ok else 'NO'}"
+        )
     print("p99 within 1 ms at every level:", "yes" if worst_ok else "NO")
     return 0
 

@@ -17,6 +17,7 @@ server (benchmarks/reference_server.py) on 127.0.0.1, client and server sharing 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import subprocess
 import sys
@@ -25,7 +26,10 @@ import time
 from pathlib import Path
 
 import psutil
-from harness import reference_server, run_main_job  # benchmarks/ is on sys.path when run as a script
+from harness import (
+    reference_server,
+    run_main_job,
+)  # benchmarks/ is on sys.path when run as a script
 
 
 def level_window(records: list[dict], index: int) -> tuple[float, float]:
@@ -36,24 +40,43 @@ def level_window(records: list[dict], index: int) -> tuple[float, float]:
 def cpu_per_token(workdir: Path) -> None:
     server = reference_server("--ttft-ms", "100", "--itl-ms", "10")
     try:
-        manifest, records = run_main_job(server.start(), workdir, "--ladder", "256", "--requests-per-user", "3",
-                                         "--max-tokens", "128")
+        manifest, records = run_main_job(
+            server.start(),
+            workdir,
+            "--ladder",
+            "256",
+            "--requests-per-user",
+            "3",
+            "--max-tokens",
+            "128",
+        )
     finally:
         server.stop()
     level = manifest["levels"][0]
     tokens = sum(r["output_tokens"] or 0 for r in records)
     cpu_s = level["client"]["cpu_s"]
-    print(f"CPU per 1,000 tokens at C=256: {1000 * cpu_s / tokens:.4f} CPU-s "
-          f"({cpu_s:.2f} CPU-s for {tokens:,} tokens in {len(records)} requests, "
-          f"{1e6 * cpu_s / tokens:.1f} us per token event); flags: {level['client_flags'] or 'none'}")
+    print(
+        f"CPU per 1,000 tokens at C=256: {1000 * cpu_s / tokens:.4f} CPU-s "
+        f"({cpu_s:.2f} CPU-s for {tokens:,} tokens in {len(records)} requests, "
+        f"{1e6 * cpu_s / tokens:.1f} us per token event); flags: {level['client_flags'] or 'none'}"
+    )
 
 
 def max_event_rate(workdir: Path, processes: int) -> float:
     server = reference_server("--ttft-ms", "0", "--itl-ms", "0", "--burst", "32")
     extra = ["--processes", str(processes)] if processes > 1 else []
     try:
-        _, records = run_main_job(server.start(), workdir, "--ladder", "32", "--requests-per-user", "2",
-                                  "--max-tokens", "20000", *extra)
+        _, records = run_main_job(
+            server.start(),
+            workdir,
+            "--ladder",
+            "32",
+            "--requests-per-user",
+            "2",
+            "--max-tokens",
+            "20000",
+            *extra,
+        )
     finally:
         server.stop()
     start, end = level_window(records, 0)
@@ -65,15 +88,24 @@ def memory_per_stream(workdir: Path) -> None:
     samples: list[tuple[float, int]] = []
 
     def watch(process: subprocess.Popen) -> None:
-        try:
+        with contextlib.suppress(psutil.NoSuchProcess):
             samples.append((time.time(), psutil.Process(process.pid).memory_info().rss))
-        except psutil.NoSuchProcess:
-            pass
 
     server = reference_server("--ttft-ms", "100", "--itl-ms", "100")
     try:
-        _, records = run_main_job(server.start(), workdir, "--ladder", "1,1024", "--requests-per-user", "1",
-                                  "--max-tokens", "100", "--request-timeout", "120", watch=watch)
+        _, records = run_main_job(
+            server.start(),
+            workdir,
+            "--ladder",
+            "1,1024",
+            "--requests-per-user",
+            "1",
+            "--max-tokens",
+            "100",
+            "--request-timeout",
+            "120",
+            watch=watch,
+        )
     finally:
         server.stop()
     rss = []
@@ -82,8 +114,10 @@ def memory_per_stream(workdir: Path) -> None:
         inside = [value for at, value in samples if start + 1 <= at <= end - 1]
         rss.append(statistics.median(inside))
     per_stream = (rss[1] - rss[0]) / 1023
-    print(f"resident memory: {rss[0] / 2**20:.1f} MiB at 1 stream, {rss[1] / 2**20:.1f} MiB at 1,024 streams "
-          f"-> {per_stream / 1024:.1f} KiB per concurrent stream")
+    print(
+        f"resident memory: {rss[0] / 2**20:.1f} MiB at 1 stream, {rss[1] / 2**20:.1f} MiB at 1,024 streams "
+        f"-> {per_stream / 1024:.1f} KiB per concurrent stream"
+    )
 
 
 def memory_over_time(workdir: Path, seconds: int) -> None:
@@ -102,8 +136,19 @@ def memory_over_time(workdir: Path, seconds: int) -> None:
 
     server = reference_server("--ttft-ms", "100", "--itl-ms", "10")
     try:
-        _, records = run_main_job(server.start(), workdir, "--ladder", "64", "--step-duration", str(seconds),
-                                  "--max-tokens", "128", "--processes", "1", watch=watch)
+        _, records = run_main_job(
+            server.start(),
+            workdir,
+            "--ladder",
+            "64",
+            "--step-duration",
+            str(seconds),
+            "--max-tokens",
+            "128",
+            "--processes",
+            "1",
+            watch=watch,
+        )
     finally:
         server.stop()
     start = samples[0][0]
@@ -112,9 +157,11 @@ def memory_over_time(workdir: Path, seconds: int) -> None:
         window = [rss for t, rss in samples if abs(t - start - fraction * seconds) <= 2.5]
         at[fraction] = statistics.median(window) / 2**20 if window else float("nan")
     growth = (at[1.0] - at[0.25]) / (0.75 * seconds / 60)
-    print(f"steady run, 64 streams for {seconds} s ({len(records):,} requests): worker resident memory "
-          + ", ".join(f"{at[f]:.1f} MiB at {int(f * 100)} %" for f in at)
-          + f" -> {growth:+.2f} MiB per minute after the first quarter")
+    print(
+        f"steady run, 64 streams for {seconds} s ({len(records):,} requests): worker resident memory "
+        + ", ".join(f"{at[f]:.1f} MiB at {int(f * 100)} %" for f in at)
+        + f" -> {growth:+.2f} MiB per minute after the first quarter"
+    )
 
 
 def main() -> int:
@@ -129,8 +176,10 @@ def main() -> int:
         if args.only in (None, "rate"):
             one = max_event_rate(workdir / "rate1", 1)
             two = max_event_rate(workdir / "rate2", 2)
-            print(f"most SSE events read per second: {one:,.0f} by one process; {two:,.0f} with --processes 2 "
-                  f"({two / one:.2f}x)")
+            print(
+                f"most SSE events read per second: {one:,.0f} by one process; {two:,.0f} with --processes 2 "
+                f"({two / one:.2f}x)"
+            )
         if args.only in (None, "memory"):
             memory_per_stream(workdir / "memory")
         if args.only in (None, "soak"):

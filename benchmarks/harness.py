@@ -20,18 +20,35 @@ RUN_DEADLINE = 600  # seconds one run of the main job may take
 
 def reference_server(*args: str) -> ServerProcess:
     """benchmarks/reference_server.py with ``args``; ``.start()`` returns its URL."""
-    return ServerProcess([sys.executable, str(ROOT / "benchmarks" / "reference_server.py"), *args],
-                         ready_prefix="reference-server listening on ", name="the reference server")
+    return ServerProcess(
+        [sys.executable, str(ROOT / "benchmarks" / "reference_server.py"), *args],
+        ready_prefix="reference-server listening on ",
+        name="the reference server",
+    )
 
 
-def run_main_job(host: str, workdir: Path, *args: str,
-                 watch: Callable[[subprocess.Popen], None] | None = None) -> tuple[dict, list[dict]]:
+def run_main_job(
+    host: str, workdir: Path, *args: str, watch: Callable[[subprocess.Popen], None] | None = None
+) -> tuple[dict, list[dict]]:
     """Run ``locust -f locustfiles/chat.py --headless -H host ARGS``; ``watch(process)`` is called
     every 0.2 s while it runs. Returns the run's manifest and records."""
     results = workdir / "results"
-    process = subprocess.Popen([LOCUST, "-f", str(ROOT / "locustfiles" / "chat.py"), "--headless", "-H", host,
-                                "--results-dir", str(results), *args],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            LOCUST,
+            "-f",
+            str(ROOT / "locustfiles" / "chat.py"),
+            "--headless",
+            "-H",
+            host,
+            "--results-dir",
+            str(results),
+            *args,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + RUN_DEADLINE
     while process.poll() is None and time.monotonic() < deadline:
         if watch:

@@ -31,11 +31,15 @@ import time
 MODEL = "reference"
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's value
 ANCILLARY_SIZE = socket.CMSG_SPACE(16)
-STREAM_HEADERS = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-                  b"Transfer-Encoding: chunked\r\n\r\n")
+STREAM_HEADERS = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+    b"Transfer-Encoding: chunked\r\n\r\n"
+)
 # Token events without their id prefix ('data: {"id":"…",' is prepended per stream).
-TOKEN_FIRST = (b'"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant",'
-               b'"content":"tok"},"finish_reason":null}]}\n\n')
+TOKEN_FIRST = (
+    b'"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant",'
+    b'"content":"tok"},"finish_reason":null}]}\n\n'
+)
 TOKEN_NEXT = b'"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}]}\n\n'
 
 
@@ -50,7 +54,9 @@ def arrival_ns(ancillary: list) -> int:
         if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
             seconds, nanoseconds = struct.unpack("qq", payload[:16])
             return seconds * 1_000_000_000 + nanoseconds
-    return time.time_ns()  # the kernel switches stamping on lazily: the very first packet may lack one
+    return (
+        time.time_ns()
+    )  # the kernel switches stamping on lazily: the very first packet may lack one
 
 
 class Connection:
@@ -78,11 +84,20 @@ class Connection:
         self.inbox += data
         while (end := self.inbox.find(b"\r\n\r\n")) >= 0:
             head = self.inbox[:end].decode("latin-1")
-            length = next((int(line.split(":", 1)[1]) for line in head.split("\r\n")[1:]
-                           if line.lower().startswith("content-length:")), 0)
+            length = next(
+                (
+                    int(line.split(":", 1)[1])
+                    for line in head.split("\r\n")[1:]
+                    if line.lower().startswith("content-length:")
+                ),
+                0,
+            )
             if len(self.inbox) < end + 4 + length:
                 return
-            body, self.inbox = self.inbox[end + 4:end + 4 + length], self.inbox[end + 4 + length:]
+            body, self.inbox = (
+                self.inbox[end + 4 : end + 4 + length],
+                self.inbox[end + 4 + length :],
+            )
             arrival, self.arrival = self.arrival, (time.time_ns() if self.inbox else None)
             self.server.handle(self, head.split(" ", 2), body, arrival)
 
@@ -101,7 +116,9 @@ class Connection:
             return
         if sent < len(data):
             self.outbox = data[sent:]
-            self.server.selector.modify(self.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, self)
+            self.server.selector.modify(
+                self.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, self
+            )
 
     def writable(self) -> None:
         data, self.outbox = self.outbox, b""
@@ -119,7 +136,12 @@ class Stream:
     """The token schedule of one request, driven by the server's timer heap."""
 
     def __init__(self, connection: Connection, request_id: str, tokens: int, arrival: int) -> None:
-        self.connection, self.request_id, self.tokens, self.arrival = connection, request_id, tokens, arrival
+        self.connection, self.request_id, self.tokens, self.arrival = (
+            connection,
+            request_id,
+            tokens,
+            arrival,
+        )
         self.prefix = b'data: {"id":"' + request_id.encode() + b'",'
         self.sent = 0
         self.first_write: int | None = None
@@ -137,21 +159,46 @@ class Stream:
             self.first_write = now
         if self.sent < self.tokens:
             return True
-        finish = {"id": self.request_id, "object": "chat.completion.chunk", "model": MODEL,
-                  "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}
-        usage = {"id": self.request_id, "object": "chat.completion.chunk", "model": MODEL, "choices": [],
-                 "usage": {"prompt_tokens": 128, "completion_tokens": self.tokens, "total_tokens": 128 + self.tokens}}
-        self.connection.write(frame(json.dumps(finish).encode()) + frame(json.dumps(usage).encode())
-                              + frame(b"[DONE]") + b"0\r\n\r\n")
-        self.connection.server.log_line({
-            "request_id": self.request_id, "server_ttft_s": (self.first_write - self.arrival) / 1e9,
-            "mean_itl_s": (now - self.first_write) / 1e9 / (self.tokens - 1) if self.tokens > 1 else None,
-            "tokens": self.tokens})
+        finish = {
+            "id": self.request_id,
+            "object": "chat.completion.chunk",
+            "model": MODEL,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}],
+        }
+        usage = {
+            "id": self.request_id,
+            "object": "chat.completion.chunk",
+            "model": MODEL,
+            "choices": [],
+            "usage": {
+                "prompt_tokens": 128,
+                "completion_tokens": self.tokens,
+                "total_tokens": 128 + self.tokens,
+            },
+        }
+        self.connection.write(
+            frame(json.dumps(finish).encode())
+            + frame(json.dumps(usage).encode())
+            + frame(b"[DONE]")
+            + b"0\r\n\r\n"
+        )
+        self.connection.server.log_line(
+            {
+                "request_id": self.request_id,
+                "server_ttft_s": (self.first_write - self.arrival) / 1e9,
+                "mean_itl_s": (now - self.first_write) / 1e9 / (self.tokens - 1)
+                if self.tokens > 1
+                else None,
+                "tokens": self.tokens,
+            }
+        )
         return False
 
 
 class Server:
-    def __init__(self, port: int, ttft: float, itl: float, burst: int, log_path: str | None) -> None:
+    def __init__(
+        self, port: int, ttft: float, itl: float, burst: int, log_path: str | None
+    ) -> None:
         self.ttft, self.itl, self.burst = ttft, itl, burst
         self.listener = socket.create_server(("127.0.0.1", port), backlog=4096)
         self.listener.setblocking(False)
@@ -178,12 +225,19 @@ class Server:
             self.log.flush()
             self.lines = []
 
-    def handle(self, connection: Connection, request_line: list[str], body: bytes, arrival: int) -> None:
+    def handle(
+        self, connection: Connection, request_line: list[str], body: bytes, arrival: int
+    ) -> None:
         method, path = request_line[0], request_line[1]
         if method == "GET" and path == "/v1/models":
-            payload = json.dumps({"object": "list", "data": [{"id": MODEL, "object": "model"}]}).encode()
-            connection.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
-                             % len(payload) + payload)
+            payload = json.dumps(
+                {"object": "list", "data": [{"id": MODEL, "object": "model"}]}
+            ).encode()
+            connection.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                % len(payload)
+                + payload
+            )
             return
         if method != "POST" or path != "/v1/chat/completions":
             connection.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
@@ -200,7 +254,9 @@ class Server:
     def run(self) -> None:
         flushed = time.monotonic()
         while not self.stopping:
-            wait = min(max(0.0, self.timers[0][0] - time.perf_counter()), 0.5) if self.timers else 0.5
+            wait = (
+                min(max(0.0, self.timers[0][0] - time.perf_counter()), 0.5) if self.timers else 0.5
+            )
             for key, mask in self.selector.select(wait):
                 if key.data is None:
                     self.accept()
@@ -235,11 +291,17 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--ttft-ms", type=float, default=100.0)
     parser.add_argument("--itl-ms", type=float, default=10.0)
-    parser.add_argument("--burst", type=int, default=1,
-                        help="token events per write (a server sending as fast as it can: --itl-ms 0 --burst 32)")
+    parser.add_argument(
+        "--burst",
+        type=int,
+        default=1,
+        help="token events per write (a server sending as fast as it can: --itl-ms 0 --burst 32)",
+    )
     parser.add_argument("--log", default=None, help="timing log (JSON lines), one per request")
     args = parser.parse_args()
-    server = Server(args.port, args.ttft_ms / 1000, args.itl_ms / 1000, max(1, args.burst), args.log)
+    server = Server(
+        args.port, args.ttft_ms / 1000, args.itl_ms / 1000, max(1, args.burst), args.log
+    )
 
     def stop(*_args) -> None:
         server.stopping = True

@@ -49,8 +49,12 @@ PROMPT_TOKENS = 128
 MAX_TOKENS = 128
 REQUEST_TIMEOUT_S = 60.0
 METRICS = ("ttft", "itl", "tps", "latency")
-REPORT_COLUMNS = {"ttft": ("ttft_ms", 1e3), "itl": ("itl_ms", 1e3), "tps": ("tps_tok_s", 1.0),
-                  "latency": ("latency_s", 1.0)}
+REPORT_COLUMNS = {
+    "ttft": ("ttft_ms", 1e3),
+    "itl": ("itl_ms", 1e3),
+    "tps": ("tps_tok_s", 1.0),
+    "latency": ("latency_s", 1.0),
+}
 
 
 @dataclass(frozen=True)
@@ -66,8 +70,11 @@ class SimProcess:
     """``python -m sparkload.sim`` in a subprocess; the port comes from its ready line."""
 
     def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "sparkload.sim", "--port", "0", *args],
-                                     stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sparkload.sim", "--port", "0", *args],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         line = self.proc.stdout.readline().strip()
         if not line.startswith("sparkload-sim listening on http://"):
             self.proc.kill()
@@ -83,7 +90,7 @@ class SimProcess:
 def prompt(index: int) -> str:
     """A distinct ~128-token (512-character) prompt asking for a long answer."""
     head = f"Request {index}: write at least 128 tokens about load testing. "
-    return (head + "Explain batching, queues, and latency in detail. " * 12)[:PROMPT_TOKENS * 4]
+    return (head + "Explain batching, queues, and latency in detail. " * 12)[: PROMPT_TOKENS * 4]
 
 
 class Connection:
@@ -103,13 +110,20 @@ class Connection:
 
     async def request(self, text: str, max_tokens: int, scale: float) -> Measured:
         """One streaming chat completion, timed the report's way (simulated seconds)."""
-        body = json.dumps({"messages": [{"role": "user", "content": text}],
-                           "max_tokens": max_tokens, "stream": True,
-                           "stream_options": {"include_usage": True}}).encode()
+        body = json.dumps(
+            {
+                "messages": [{"role": "user", "content": text}],
+                "max_tokens": max_tokens,
+                "stream": True,
+                "stream_options": {"include_usage": True},
+            }
+        ).encode()
         start = time.perf_counter()
-        self.writer.write(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                          b"Content-Type: application/json\r\n"
-                          b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.writer.write(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        )
         first = last = None
         tokens = 0
         while line := await self.reader.readline():
@@ -131,8 +145,12 @@ class Connection:
         if first is None or tokens < 2:
             raise RuntimeError("stream carried no tokens")
         latency = (end - start) * scale
-        return Measured((first - start) * scale, (last - first) * scale / (tokens - 1),
-                        tokens / latency, latency)
+        return Measured(
+            (first - start) * scale,
+            (last - first) * scale / (tokens - 1),
+            tokens / latency,
+            latency,
+        )
 
 
 async def one_request(port: int, text: str, max_tokens: int, scale: float) -> Measured:
@@ -140,16 +158,20 @@ async def one_request(port: int, text: str, max_tokens: int, scale: float) -> Me
         return await asyncio.wait_for(conn.request(text, max_tokens, scale), REQUEST_TIMEOUT_S)
 
 
-async def run_level(port: int, prompts: list[int], concurrency: int,
-                    scale: float) -> list[Measured]:
+async def run_level(
+    port: int, prompts: list[int], concurrency: int, scale: float
+) -> list[Measured]:
     queue = iter(prompts)
     results: list[Measured] = []
 
     async def user() -> None:
         async with Connection(port) as conn:
             for index in queue:
-                results.append(await asyncio.wait_for(
-                    conn.request(prompt(index), MAX_TOKENS, scale), REQUEST_TIMEOUT_S))
+                results.append(
+                    await asyncio.wait_for(
+                        conn.request(prompt(index), MAX_TOKENS, scale), REQUEST_TIMEOUT_S
+                    )
+                )
 
     await asyncio.gather(*(user() for _ in range(concurrency)))
     return results
@@ -157,16 +179,22 @@ async def run_level(port: int, prompts: list[int], concurrency: int,
 
 async def run_ladder_live(port: int, scale: float) -> dict[int, list[Measured]]:
     await one_request(port, "What is warmup?", 32, scale)
-    return {c: await run_level(port, prompts, c, scale)
-            for c, prompts in zip(LEVELS, ladder_prompts(LEVELS, ROUNDS, prompt_pool=None))}
+    return {
+        c: await run_level(port, prompts, c, scale)
+        for c, prompts in zip(LEVELS, ladder_prompts(LEVELS, ROUNDS, prompt_pool=None), strict=False)
+    }
 
 
 # --- tables -------------------------------------------------------------------------------
 def load_report() -> tuple[dict, dict]:
-    means = {(r["variant"].lower(), int(r["concurrency"])): r
-             for r in csv.DictReader(open(REPORT_DIR / "report_means.csv"))}
-    ratios = {(r["metric"], r["variant"].lower(), int(r["concurrency"])): float(r["p90_over_p50"])
-              for r in csv.DictReader(open(REPORT_DIR / "report_p90_p50.csv"))}
+    means = {
+        (r["variant"].lower(), int(r["concurrency"])): r
+        for r in csv.DictReader(open(REPORT_DIR / "report_means.csv"))
+    }
+    ratios = {
+        (r["metric"], r["variant"].lower(), int(r["concurrency"])): float(r["p90_over_p50"])
+        for r in csv.DictReader(open(REPORT_DIR / "report_p90_p50.csv"))
+    }
     return means, ratios
 
 
@@ -180,8 +208,7 @@ def p90_over_p50(values: list[float]) -> float:
     return ordered[math.ceil(0.9 * len(ordered)) - 1] / statistics.median(ordered)
 
 
-def print_profile(name: str, levels: dict[int, list[Measured]], report: dict,
-                  ratios: dict) -> int:
+def print_profile(name: str, levels: dict[int, list[Measured]], report: dict, ratios: dict) -> int:
     predicted = {m.concurrency: m for m in run_ladder(PROFILES[name])}
     misses = 0
     for c, results in levels.items():
@@ -195,11 +222,16 @@ def print_profile(name: str, levels: dict[int, list[Measured]], report: dict,
             ok = abs(dev) <= bound(metric, c)
             misses += not ok
             ratio = ratios.get((metric, name, c))
-            spread = (f"{p90_over_p50([getattr(r, metric) for r in results]):5.2f} "
-                      f"{ratio:5.2f}" if ratio else " " * 11)
-            print(f"{name:10s} {c:3d}  {metric:8s} {ref:9.2f} {sim:9.2f} {model:9.2f} "
-                  f"{dev * 100:+7.1f}%  {bound(metric, c) * 100:3.0f}%  "
-                  f"{'yes' if ok else 'NO ':4s} {spread}")
+            spread = (
+                f"{p90_over_p50([getattr(r, metric) for r in results]):5.2f} {ratio:5.2f}"
+                if ratio
+                else " " * 11
+            )
+            print(
+                f"{name:10s} {c:3d}  {metric:8s} {ref:9.2f} {sim:9.2f} {model:9.2f} "
+                f"{dev * 100:+7.1f}%  {bound(metric, c) * 100:3.0f}%  "
+                f"{'yes' if ok else 'NO ':4s} {spread}"
+            )
     return misses
 
 
@@ -216,16 +248,41 @@ def run_ladder_with_locust(name: str, scale: float) -> dict[int, list[Measured]]
     """The same ladder through sparkload's main job (its default prompt set, reused as the
     report's tool reused its 100 prompts), read back from the records, in simulated time."""
     with tempfile.TemporaryDirectory() as results:
-        subprocess.run([LOCUST, "-f", str(ROOT / "locustfiles" / "chat.py"), "--headless", "--sim-profile", name,
-                        "--sim-time-scale", f"{scale:g}", "--ladder", ",".join(map(str, LEVELS)),
-                        "--requests-per-user", str(ROUNDS), "--max-tokens", str(MAX_TOKENS),
-                        "--results-dir", results], check=True, capture_output=True, timeout=1800)
+        subprocess.run(
+            [
+                LOCUST,
+                "-f",
+                str(ROOT / "locustfiles" / "chat.py"),
+                "--headless",
+                "--sim-profile",
+                name,
+                "--sim-time-scale",
+                f"{scale:g}",
+                "--ladder",
+                ",".join(map(str, LEVELS)),
+                "--requests-per-user",
+                str(ROUNDS),
+                "--max-tokens",
+                str(MAX_TOKENS),
+                "--results-dir",
+                results,
+            ],
+            check=True,
+            capture_output=True,
+            timeout=1800,
+        )
         lines = next(Path(results).glob("*/requests.jsonl")).read_text().splitlines()
     levels: dict[int, list[Measured]] = {c: [] for c in LEVELS}
     for record in map(json.loads, lines):
         if record["phase"] == "measure" and record["status"] == "ok":
-            levels[record["level"]].append(Measured(record["ttft"] * scale, record["itl"] * scale,
-                                                    record["tps"] / scale, record["latency"] * scale))
+            levels[record["level"]].append(
+                Measured(
+                    record["ttft"] * scale,
+                    record["itl"] * scale,
+                    record["tps"] / scale,
+                    record["latency"] * scale,
+                )
+            )
     return levels
 
 
@@ -233,14 +290,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-scale", type=float, default=10.0)
     parser.add_argument("--profiles", nargs="*", default=list(PROFILES))
-    parser.add_argument("--via-locust", action="store_true",
-                        help="drive the ladder with sparkload's main job instead of the minimal client")
+    parser.add_argument(
+        "--via-locust",
+        action="store_true",
+        help="drive the ladder with sparkload's main job instead of the minimal client",
+    )
     args = parser.parse_args(argv)
     report, ratios = load_report()
-    print(f"time scale {args.time_scale:g}; {ROUNDS} x C requests per level; "
-          f"times in simulated ms / s\n")
-    print(f"{'profile':10s} {'C':>3s}  {'metric':8s} {'report':>9s} {'sim':>9s} {'model':>9s} "
-          f"{'dev':>8s}  bound within p90/p50 sim report")
+    print(
+        f"time scale {args.time_scale:g}; {ROUNDS} x C requests per level; "
+        f"times in simulated ms / s\n"
+    )
+    print(
+        f"{'profile':10s} {'C':>3s}  {'metric':8s} {'report':>9s} {'sim':>9s} {'model':>9s} "
+        f"{'dev':>8s}  bound within p90/p50 sim report"
+    )
     misses = 0
     for name in args.profiles:
         if args.via_locust:
@@ -253,8 +317,10 @@ def main(argv: list[str] | None = None) -> int:
                 sim.stop()
         misses += print_profile(name, levels, report, ratios)
     print(f"\n{misses} cell(s) outside their bound\n")
-    print("C=1 ITL (ms) by tensor-parallel size, 3 requests each "
-          f"(all-reduce {get_profile('fp8', 2).cluster.allreduce_latency_s * 1e6:g} us)")
+    print(
+        "C=1 ITL (ms) by tensor-parallel size, 3 requests each "
+        f"(all-reduce {get_profile('fp8', 2).cluster.allreduce_latency_s * 1e6:g} us)"
+    )
     for name in args.profiles:
         live = [asyncio.run(tp_itl(name, tp, args.time_scale)) * 1e3 for tp in (1, 2, 4)]
         print(f"{name:10s} TP1 {live[0]:7.2f}  TP2 {live[1]:7.2f}  TP4 {live[2]:7.2f}")

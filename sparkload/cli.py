@@ -46,7 +46,10 @@ def _demo(argv: list[str]) -> int:
 
 
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
-    "sim": _sim, "report": _report, "matrix": _matrix, "demo": _demo,
+    "sim": _sim,
+    "report": _report,
+    "matrix": _matrix,
+    "demo": _demo,
 }
 
 
@@ -57,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if args else 2
     command = COMMANDS.get(args[0])
     if command is None:
-        sys.stderr.write(f"sparkload: error: unknown command {args[0]!r} (choose from {', '.join(COMMANDS)})\n")
+        sys.stderr.write(
+            f"sparkload: error: unknown command {args[0]!r} (choose from {', '.join(COMMANDS)})\n"
+        )
         return 2
     return command(args[1:])
 

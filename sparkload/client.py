@@ -61,8 +61,13 @@ class Connection:
         # No per-read socket timeout: the request's own deadline (gevent.Timeout in ``measure``)
         # bounds a stalled stream, and a socket timeout would cost a timer on every read.
         self._options = {
-            "host": url.hostname, "port": url.port, "ssl": url.scheme == "https", "insecure": not verify_tls,
-            "connection_timeout": min(CONNECT_TIMEOUT, timeout), "network_timeout": None, "concurrency": 1,
+            "host": url.hostname,
+            "port": url.port,
+            "ssl": url.scheme == "https",
+            "insecure": not verify_tls,
+            "connection_timeout": min(CONNECT_TIMEOUT, timeout),
+            "network_timeout": None,
+            "concurrency": 1,
         }
         if not verify_tls:  # geventhttpclient's own "insecure" skips only the hostname check
             self._options["ssl_context_factory"] = _unverified_tls_context
@@ -123,9 +128,7 @@ class _Deadline(Exception):
     """Raised by gevent.Timeout when the whole request exceeded its time budget."""
 
 
-def build_body(
-    model: str, prompt: str, max_tokens: int, sampling: dict | None = None
-) -> bytes:
+def build_body(model: str, prompt: str, max_tokens: int, sampling: dict | None = None) -> bytes:
     body = {
         "model": model,
         "messages": [{"role": "user", "content": prompt}],
@@ -177,17 +180,26 @@ def measure(connection: Connection, request: ChatRequest, record: RequestRecord)
     except StreamError as exc:
         _fail(record, exc.kind, str(exc))
     except (_Deadline, TimeoutError) as exc:
-        _fail(record, ERROR_TIMEOUT, f"no complete response within {request.timeout:g} s"
-              if isinstance(exc, _Deadline) else f"no data for {request.timeout:g} s")
+        _fail(
+            record,
+            ERROR_TIMEOUT,
+            f"no complete response within {request.timeout:g} s"
+            if isinstance(exc, _Deadline)
+            else f"no data for {request.timeout:g} s",
+        )
     except (HTTPParseError, OSError) as exc:
-        before_response = response is None and isinstance(exc, (ConnectionRefusedError, ssl.SSLError))
+        before_response = response is None and isinstance(
+            exc, (ConnectionRefusedError, ssl.SSLError)
+        )
         kind = ERROR_CONNECT if before_response else ERROR_DISCONNECT
         _fail(record, kind, _describe(exc))
     except Exception as exc:  # noqa: BLE001 - a record must come out of every request
         _fail(record, ERROR_CLIENT, _describe(exc))
     finally:
         record.latency = stream.t_done if stream.done else (time.time_ns() - t0) / 1e9
-        if record.error_kind is not None or (response is not None and not response.message_complete):
+        if record.error_kind is not None or (
+            response is not None and not response.message_complete
+        ):
             connection.close()  # never reuse a connection that holds the rest of a response
     return _fill(record, stream, request.keep_chunk_gaps)
 

@@ -29,17 +29,28 @@ DEFAULT_TIME_SCALE = 20.0
 
 def matrix_data(time_scale: float, quick: bool) -> dict:
     """The demo as matrix-file data: one TP1 simulator target per variant."""
-    ladder, per_user = (QUICK_LADDER, QUICK_REQUESTS_PER_USER) if quick else (LADDER, REQUESTS_PER_USER)
-    note = (f"demo: simulated time ({time_scale:g}x faster than real time), {per_user} request(s) "
-            f"per user instead of the report's 10" + (", ladder 1,2 (--quick)" if quick else "")
-            + ": the figures show the suite at work, they measure no real Spark")
+    ladder, per_user = (
+        (QUICK_LADDER, QUICK_REQUESTS_PER_USER) if quick else (LADDER, REQUESTS_PER_USER)
+    )
+    note = (
+        f"demo: simulated time ({time_scale:g}x faster than real time), {per_user} request(s) "
+        f"per user instead of the report's 10"
+        + (", ladder 1,2 (--quick)" if quick else "")
+        + ": the figures show the suite at work, they measure no real Spark"
+    )
     return {
         "ladder": ladder,
         "requests_per_user": per_user,
         "max_tokens": spec.DEFAULT_MAX_TOKENS,
         "note": note,
-        "targets": [{"variant": variant, "tp": 1, "simulator": {"profile": variant, "time_scale": time_scale}}
-                    for variant in VARIANTS],
+        "targets": [
+            {
+                "variant": variant,
+                "tp": 1,
+                "simulator": {"profile": variant, "time_scale": time_scale},
+            }
+            for variant in VARIANTS
+        ],
     }
 
 
@@ -59,12 +70,24 @@ def build_parser() -> argparse.ArgumentParser:
         description=f"Run the {len(VARIANTS)} variants of the quantization report ({', '.join(VARIANTS)}) "
         "on the built-in simulator and write the full combined report.",
     )
-    parser.add_argument("--out", type=Path, metavar="DIR",
-                        help="results directory (default: results/demo-<UTC timestamp>)")
-    parser.add_argument("--time-scale", type=_speed_up, default=DEFAULT_TIME_SCALE, metavar="S",
-                        help=f"simulator speed-up over real time (default {DEFAULT_TIME_SCALE:g})")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"ladder 1,2 and {QUICK_REQUESTS_PER_USER} request per user: about a minute")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="results directory (default: results/demo-<UTC timestamp>)",
+    )
+    parser.add_argument(
+        "--time-scale",
+        type=_speed_up,
+        default=DEFAULT_TIME_SCALE,
+        metavar="S",
+        help=f"simulator speed-up over real time (default {DEFAULT_TIME_SCALE:g})",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"ladder 1,2 and {QUICK_REQUESTS_PER_USER} request per user: about a minute",
+    )
     return parser
 
 

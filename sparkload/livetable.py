@@ -14,11 +14,20 @@ from dataclasses import dataclass, field
 from sparkload.records import PHASE_MEASURE, STATUS_OK, linear_percentile
 
 COLUMNS = (
-    ("level", "C"), ("n", "n"), ("failures", "fail"),
-    ("ttft_ms_mean", "TTFT ms mean"), ("ttft_ms_p50", "p50"), ("ttft_ms_p90", "p90"),
-    ("itl_ms_mean", "ITL ms mean"), ("itl_ms_p50", "p50"), ("itl_ms_p90", "p90"),
-    ("tps_mean", "TPS mean"), ("latency_s_mean", "latency s mean"),
-    ("system_rps", "system RPS"), ("total_tps", "total tok/s"), ("client", "client check"),
+    ("level", "C"),
+    ("n", "n"),
+    ("failures", "fail"),
+    ("ttft_ms_mean", "TTFT ms mean"),
+    ("ttft_ms_p50", "p50"),
+    ("ttft_ms_p90", "p90"),
+    ("itl_ms_mean", "ITL ms mean"),
+    ("itl_ms_p50", "p50"),
+    ("itl_ms_p90", "p90"),
+    ("tps_mean", "TPS mean"),
+    ("latency_s_mean", "latency s mean"),
+    ("system_rps", "system RPS"),
+    ("total_tps", "total tok/s"),
+    ("client", "client check"),
 )
 
 
@@ -92,9 +101,11 @@ def format_table(rows: list[dict]) -> str:
     """A fixed-width text table of ``rows`` (dicts keyed like COLUMNS)."""
     headers = [title for _, title in COLUMNS]
     cells = [[_fmt(row.get(key)) for key, _ in COLUMNS] for row in rows]
-    widths = [max(len(h), *(len(c[i]) for c in cells)) if cells else len(h) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
-    lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
+    widths = [
+        max(len(h), *(len(c[i]) for c in cells)) if cells else len(h) for i, h in enumerate(headers)
+    ]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=False))]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths, strict=False)) for row in cells]
     return "\n".join(lines)
 
 

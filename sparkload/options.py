@@ -26,11 +26,23 @@ class ConfigError(ValueError):
 # (flag, default, help, extra add_argument kwargs)
 _OPTIONS: list[tuple[str, object, str, dict]] = [
     ("--ladder", "1,2,4,8,16", "Concurrency levels of the ladder, comma-separated", {}),
-    ("--requests-per-user", 10, "Measured requests per user per ladder level (10 x C per level)", {}),
+    (
+        "--requests-per-user",
+        10,
+        "Measured requests per user per ladder level (10 x C per level)",
+        {},
+    ),
     ("--max-tokens", DEFAULT_MAX_TOKENS, "max_tokens of every request", {}),
     ("--prompts", str(DEFAULT_PROMPTS), "Prompt file: one prompt per line", {}),
-    ("--endpoints", "", ("Several target URLs, comma-separated (e.g. one replica per Spark): users "
-     "are spread over them and each record names its endpoint (default: --host)"), {}),
+    (
+        "--endpoints",
+        "",
+        (
+            "Several target URLs, comma-separated (e.g. one replica per Spark): users "
+            "are spread over them and each record names its endpoint (default: --host)"
+        ),
+        {},
+    ),
     ("--model", "", "Model name (default: the first model of /v1/models)", {}),
     ("--label", "", "Run label (default: variant-tpN, or the simulator profile)", {}),
     ("--variant", "", "Deployment variant, e.g. fp8, nvfp4-mtp (drives report comparisons)", {}),
@@ -39,30 +51,91 @@ _OPTIONS: list[tuple[str, object, str, dict]] = [
     ("--seed", 0, "Seed of the prompt order and the arrival process", {}),
     ("--results-dir", "results", "Where run directories are written", {}),
     # Not in the web UI: Locust would embed its value in the page; set it by CLI, conf or env.
-    ("--api-key", "", "API key sent as Bearer token (default: $OPENAI_API_KEY)",
-     {"env_var": "OPENAI_API_KEY", "include_in_web_ui": False}),
-    ("--insecure", False, "Skip TLS certificate verification of the target (verified by default)", {}),
+    (
+        "--api-key",
+        "",
+        "API key sent as Bearer token (default: $OPENAI_API_KEY)",
+        {"env_var": "OPENAI_API_KEY", "include_in_web_ui": False},
+    ),
+    (
+        "--insecure",
+        False,
+        "Skip TLS certificate verification of the target (verified by default)",
+        {},
+    ),
     ("--request-timeout", 300.0, "Seconds a whole request (send to end of stream) may take", {}),
-    ("--step-duration", 0.0, "Time-based steps: seconds per ladder level (0: count-based ladder)", {}),
+    (
+        "--step-duration",
+        0.0,
+        "Time-based steps: seconds per ladder level (0: count-based ladder)",
+        {},
+    ),
     ("--arrival-rate", 0.0, "Open loop: Poisson arrivals per second (0: closed loop)", {}),
     ("--arrival-users", 64, "Open loop: client pool size (most requests in flight)", {}),
     ("--arrival-duration", 60.0, "Open loop: seconds of arrivals", {}),
     ("--keep-chunk-gaps", False, "Store every chunk gap in the records, not just a summary", {}),
-    ("--sim-profile", "awq-mtp", "Simulator profile used when no --host is given", {"choices": SIM_PROFILES}),
-    ("--sim-time-scale", 10.0, "Simulator speed-up over real time (figures are in simulated time)", {}),
-    ("--workload", "chat", ("What each request asks: chat (--prompts), fresh (write a module from a "
-     "one-line spec, 400 tokens), edit (~2,000-token file + 'add a method to every class', 3,000 "
-     "tokens), prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1). A --max-tokens other than "
-     "128 overrides fresh/edit's length"), {"choices": WORKLOADS}),
-    ("--identical-prompts", False, ("Every request sends the same prompt (no cache busting): the "
-     "contrast case that prefix caching flatters"), {}),
-    ("--ignore-eos", "auto", ("Pin output length with ignore_eos + min_tokens: yes, no, or auto "
-     "(yes for fresh/edit). Records keep asked (max_tokens) and received (output_tokens) length"),
-     {"choices": ("auto", "yes", "no"), "nargs": "?", "const": "yes"}),
-    ("--prefill-sizes", "8000,32000,100000", "Prefill workload: prompt sizes in tokens, one C=1 level each", {}),
-    ("--prefill-runs", 2, "Prefill workload: measured cold requests per size (after one warm-up)", {}),
-    ("--metrics-interval", 5.0, ("Seconds between mid-level /metrics gauge samples (running, waiting, "
-     "KV usage); counters are read at every level boundary; 0 = boundaries only"), {}),
+    (
+        "--sim-profile",
+        "awq-mtp",
+        "Simulator profile used when no --host is given",
+        {"choices": SIM_PROFILES},
+    ),
+    (
+        "--sim-time-scale",
+        10.0,
+        "Simulator speed-up over real time (figures are in simulated time)",
+        {},
+    ),
+    (
+        "--workload",
+        "chat",
+        (
+            "What each request asks: chat (--prompts), fresh (write a module from a "
+            "one-line spec, 400 tokens), edit (~2,000-token file + 'add a method to every class', 3,000 "
+            "tokens), prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1). A --max-tokens other than "
+            "128 overrides fresh/edit's length"
+        ),
+        {"choices": WORKLOADS},
+    ),
+    (
+        "--identical-prompts",
+        False,
+        (
+            "Every request sends the same prompt (no cache busting): the "
+            "contrast case that prefix caching flatters"
+        ),
+        {},
+    ),
+    (
+        "--ignore-eos",
+        "auto",
+        (
+            "Pin output length with ignore_eos + min_tokens: yes, no, or auto "
+            "(yes for fresh/edit). Records keep asked (max_tokens) and received (output_tokens) length"
+        ),
+        {"choices": ("auto", "yes", "no"), "nargs": "?", "const": "yes"},
+    ),
+    (
+        "--prefill-sizes",
+        "8000,32000,100000",
+        "Prefill workload: prompt sizes in tokens, one C=1 level each",
+        {},
+    ),
+    (
+        "--prefill-runs",
+        2,
+        "Prefill workload: measured cold requests per size (after one warm-up)",
+        {},
+    ),
+    (
+        "--metrics-interval",
+        5.0,
+        (
+            "Seconds between mid-level /metrics gauge samples (running, waiting, "
+            "KV usage); counters are read at every level boundary; 0 = boundaries only"
+        ),
+        {},
+    ),
     ("--no-server-metrics", False, "Do not scrape the target's /metrics", {}),
 ]
 
@@ -147,7 +220,11 @@ def _non_negative_float(flag: str, value: object) -> float:
 
 
 def _bool(value: object) -> bool:
-    return value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
+    return (
+        value
+        if isinstance(value, bool)
+        else str(value).strip().lower() in ("1", "true", "yes", "on")
+    )
 
 
 def from_namespace(ns: argparse.Namespace) -> RunOptions:
@@ -161,7 +238,9 @@ def from_namespace(ns: argparse.Namespace) -> RunOptions:
     if time_scale <= 0:
         raise ConfigError("--sim-time-scale: must be more than 0")
     if ns.sim_profile not in SIM_PROFILES:
-        raise ConfigError(f"--sim-profile: {ns.sim_profile!r} is not one of {', '.join(SIM_PROFILES)}")
+        raise ConfigError(
+            f"--sim-profile: {ns.sim_profile!r} is not one of {', '.join(SIM_PROFILES)}"
+        )
     try:
         seed = int(str(ns.seed).strip())
     except ValueError:
@@ -195,7 +274,9 @@ def from_namespace(ns: argparse.Namespace) -> RunOptions:
         identical_prompts=_bool(getattr(ns, "identical_prompts", False)),
         ignore_eos=workload["ignore_eos"],
         prefill_sizes=workload.get("prefill_sizes", ()),
-        metrics_interval=_non_negative_float("--metrics-interval", getattr(ns, "metrics_interval", 5.0)),
+        metrics_interval=_non_negative_float(
+            "--metrics-interval", getattr(ns, "metrics_interval", 5.0)
+        ),
         server_metrics=not _bool(getattr(ns, "no_server_metrics", False)),
     )
 
@@ -207,7 +288,9 @@ def _workload_plan(ns: argparse.Namespace) -> dict:
         raise ConfigError(f"--workload: {name!r} is not one of {', '.join(WORKLOADS)}")
     ignore_eos = str(getattr(ns, "ignore_eos", "auto") or "auto").strip().lower()
     if ignore_eos not in ("auto", "yes", "no"):
-        ignore_eos = "yes" if _bool(ignore_eos) else "no" if ignore_eos in ("0", "false", "off") else ""
+        ignore_eos = (
+            "yes" if _bool(ignore_eos) else "no" if ignore_eos in ("0", "false", "off") else ""
+        )
         if not ignore_eos:
             raise ConfigError("--ignore-eos: give auto, yes or no")
     max_tokens = _positive_int("--max-tokens", ns.max_tokens)
@@ -218,12 +301,24 @@ def _workload_plan(ns: argparse.Namespace) -> dict:
     plan: dict = {"name": name, "ignore_eos": ignore_eos, "max_tokens": max_tokens}
     if name == "prefill":
         if _non_negative_float("--step-duration", ns.step_duration) or _non_negative_float(
-                "--arrival-rate", ns.arrival_rate):
-            raise ConfigError("--workload prefill runs its own C=1 ladder: drop --step-duration/--arrival-rate")
+            "--arrival-rate", ns.arrival_rate
+        ):
+            raise ConfigError(
+                "--workload prefill runs its own C=1 ladder: drop --step-duration/--arrival-rate"
+            )
         text = str(getattr(ns, "prefill_sizes", "") or "")
-        sizes = tuple(_positive_int("--prefill-sizes", part.strip()) for part in text.split(",") if part.strip())
+        sizes = tuple(
+            _positive_int("--prefill-sizes", part.strip())
+            for part in text.split(",")
+            if part.strip()
+        )
         if not sizes:
-            raise ConfigError("--prefill-sizes: give at least one size in tokens, e.g. 8000,32000,100000")
-        plan.update(prefill_sizes=sizes, ladder=(1,) * len(sizes),
-                    requests_per_user=_positive_int("--prefill-runs", getattr(ns, "prefill_runs", 2)))
+            raise ConfigError(
+                "--prefill-sizes: give at least one size in tokens, e.g. 8000,32000,100000"
+            )
+        plan.update(
+            prefill_sizes=sizes,
+            ladder=(1,) * len(sizes),
+            requests_per_user=_positive_int("--prefill-runs", getattr(ns, "prefill_runs", 2)),
+        )
     return plan

@@ -31,8 +31,18 @@ ERROR_CLIENT = "client_error"  # a fault of the load generator itself (always a 
 
 # Fields measured in seconds (multiplied by the time scale) and in per-second rates (divided).
 DURATION_FIELDS = (
-    "ttfb", "ttft", "ttfc", "t_last_token", "latency", "itl", "queue_wait",
-    "chunk_gap_mean", "chunk_gap_p50", "chunk_gap_p90", "chunk_gap_p99", "chunk_gap_max",
+    "ttfb",
+    "ttft",
+    "ttfc",
+    "t_last_token",
+    "latency",
+    "itl",
+    "queue_wait",
+    "chunk_gap_mean",
+    "chunk_gap_p50",
+    "chunk_gap_p90",
+    "chunk_gap_p99",
+    "chunk_gap_max",
 )
 RATE_FIELDS = ("tps", "decode_tps")
 
@@ -66,8 +76,11 @@ def summarize_gaps(gaps: list[float]) -> GapSummary:
         return GapSummary()
     ordered = sorted(gaps)
     return GapSummary(
-        sum(ordered) / len(ordered), linear_percentile(ordered, 0.5), linear_percentile(ordered, 0.9),
-        linear_percentile(ordered, 0.99), ordered[-1],
+        sum(ordered) / len(ordered),
+        linear_percentile(ordered, 0.5),
+        linear_percentile(ordered, 0.9),
+        linear_percentile(ordered, 0.99),
+        ordered[-1],
     )
 
 
@@ -160,4 +173,3 @@ def scale_to_simulated_time(record: dict, time_scale: float) -> dict:
         if out.get(key) is not None:
             out[key] = out[key] / time_scale
     return out
-

@@ -72,9 +72,13 @@ def _create_unique_dir(parent: Path, name: str) -> Path:
             except FileExistsError:
                 continue
     except PermissionError:
-        raise ConfigError(f"--results-dir: permission denied creating a run directory in {parent}") from None
+        raise ConfigError(
+            f"--results-dir: permission denied creating a run directory in {parent}"
+        ) from None
     except OSError as exc:
-        raise ConfigError(f"--results-dir: cannot create a run directory in {parent}: {exc.strerror}") from None
+        raise ConfigError(
+            f"--results-dir: cannot create a run directory in {parent}: {exc.strerror}"
+        ) from None
     raise ConfigError(f"--results-dir: too many runs named {name} in {parent}")
 
 

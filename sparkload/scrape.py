@@ -38,8 +38,12 @@ def metrics_url(endpoint_url: str) -> str:
     return Endpoint.parse(endpoint_url).base + "/metrics"
 
 
-GAUGES = ("vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
-          "vllm:gpu_cache_usage_perc")  # what a scrape in the middle of a level keeps
+GAUGES = (
+    "vllm:num_requests_running",
+    "vllm:num_requests_waiting",
+    "vllm:kv_cache_usage_perc",
+    "vllm:gpu_cache_usage_perc",
+)  # what a scrape in the middle of a level keeps
 
 
 def _metric_name(line: str) -> str:
@@ -64,7 +68,9 @@ def parse_samples(text: str, names: tuple[str, ...] | None = None) -> list[dict]
         for sample in family.samples:
             if not sample.name.startswith(METRIC_PREFIX) or sample.name.endswith("_created"):
                 continue
-            samples.append({"name": sample.name, "labels": dict(sample.labels), "value": float(sample.value)})
+            samples.append(
+                {"name": sample.name, "labels": dict(sample.labels), "value": float(sample.value)}
+            )
     return samples
 
 
@@ -72,8 +78,13 @@ class NoMetrics(Exception):
     """The endpoint has no usable Prometheus /metrics; the message says why (no secrets)."""
 
 
-def fetch_samples(url: str, api_key: str = "", timeout: float = SCRAPE_TIMEOUT,
-                  names: tuple[str, ...] | None = None, verify_tls: bool = True) -> list[dict]:
+def fetch_samples(
+    url: str,
+    api_key: str = "",
+    timeout: float = SCRAPE_TIMEOUT,
+    names: tuple[str, ...] | None = None,
+    verify_tls: bool = True,
+) -> list[dict]:
     """GET ``url`` and parse it; NoMetrics when there is nothing usable there."""
     headers = {"Accept": "text/plain"}
     if api_key:
@@ -93,8 +104,15 @@ def fetch_samples(url: str, api_key: str = "", timeout: float = SCRAPE_TIMEOUT,
     return samples
 
 
-def scrape(endpoint_url: str, level_index: int, concurrency: int, when: str,
-           api_key: str = "", timeout: float = SCRAPE_TIMEOUT, verify_tls: bool = True) -> dict | None:
+def scrape(
+    endpoint_url: str,
+    level_index: int,
+    concurrency: int,
+    when: str,
+    api_key: str = "",
+    timeout: float = SCRAPE_TIMEOUT,
+    verify_tls: bool = True,
+) -> dict | None:
     """One snapshot of one endpoint, or None when it exposes no (vLLM) /metrics."""
     try:
         samples = fetch_samples(metrics_url(endpoint_url), api_key, timeout, verify_tls=verify_tls)
@@ -103,10 +121,22 @@ def scrape(endpoint_url: str, level_index: int, concurrency: int, when: str,
     return snapshot(endpoint_url, level_index, concurrency, when, samples)
 
 
-def snapshot(endpoint_url: str, level_index: int, concurrency: int, when: str, samples: list[dict],
-             now: float | None = None) -> dict:
-    return {"level_index": level_index, "concurrency": concurrency, "when": when,
-            "time": time.time() if now is None else now, "endpoint": endpoint_url, "samples": samples}
+def snapshot(
+    endpoint_url: str,
+    level_index: int,
+    concurrency: int,
+    when: str,
+    samples: list[dict],
+    now: float | None = None,
+) -> dict:
+    return {
+        "level_index": level_index,
+        "concurrency": concurrency,
+        "when": when,
+        "time": time.time() if now is None else now,
+        "endpoint": endpoint_url,
+        "samples": samples,
+    }
 
 
 class MetricsScraper:
@@ -117,8 +147,13 @@ class MetricsScraper:
     samples (only the gauges ``GAUGES``, filtered before parsing) are taken by the collector.
     """
 
-    def __init__(self, endpoints: list[str], api_key: str = "", timeout: float = SCRAPE_TIMEOUT,
-                 verify_tls: bool = True) -> None:
+    def __init__(
+        self,
+        endpoints: list[str],
+        api_key: str = "",
+        timeout: float = SCRAPE_TIMEOUT,
+        verify_tls: bool = True,
+    ) -> None:
         self.endpoints = list(endpoints)
         self.api_key = api_key
         self.timeout = timeout
@@ -131,15 +166,18 @@ class MetricsScraper:
         """False once no endpoint is left to scrape."""
         return any(self._live.get(url, True) for url in self.endpoints)
 
-    def take(self, level_index: int, concurrency: int, when: str,
-             names: tuple[str, ...] | None = None) -> list[dict]:
+    def take(
+        self, level_index: int, concurrency: int, when: str, names: tuple[str, ...] | None = None
+    ) -> list[dict]:
         """A snapshot of every endpoint that has /metrics (``names``: only these metrics)."""
         snapshots = []
         for url in self.endpoints:
             if self._live.get(url) is False or (names is not None and url not in self._live):
                 continue
             try:
-                samples = fetch_samples(metrics_url(url), self.api_key, self.timeout, names, self.verify_tls)
+                samples = fetch_samples(
+                    metrics_url(url), self.api_key, self.timeout, names, self.verify_tls
+                )
             except NoMetrics as exc:
                 if url not in self._live:  # never answered: this server has no /metrics
                     self._live[url] = False

@@ -21,7 +21,12 @@ START_TIMEOUT = 30.0
 class ServerProcess:
     """A child process serving HTTP on loopback that prints ``<ready_prefix><url>`` when ready."""
 
-    def __init__(self, args: list[str], ready_prefix: str = READY_PREFIX, name: str = "the built-in simulator"):
+    def __init__(
+        self,
+        args: list[str],
+        ready_prefix: str = READY_PREFIX,
+        name: str = "the built-in simulator",
+    ):
         self.args = args
         self.ready_prefix = ready_prefix
         self.name = name
@@ -40,7 +45,7 @@ class ServerProcess:
         if not line.startswith(self.ready_prefix):
             self.stop()
             raise ConfigError(f"{self.name} did not start: {self._last_error() or 'no ready line'}")
-        self.url = line[len(self.ready_prefix):].strip()
+        self.url = line[len(self.ready_prefix) :].strip()
         return self.url
 
     def stop(self) -> None:
@@ -61,7 +66,23 @@ class ServerProcess:
 
 
 class SimulatorProcess(ServerProcess):
-    def __init__(self, profile: str, tp: int, time_scale: float, extra_args: list[str] | None = None) -> None:
-        super().__init__([sys.executable, "-m", "sparkload.sim", "--profile", profile, "--tp", str(tp),
-                          "--time-scale", f"{time_scale:g}", "--port", "0", "--exit-with-parent",
-                          *(extra_args or [])])
+    def __init__(
+        self, profile: str, tp: int, time_scale: float, extra_args: list[str] | None = None
+    ) -> None:
+        super().__init__(
+            [
+                sys.executable,
+                "-m",
+                "sparkload.sim",
+                "--profile",
+                profile,
+                "--tp",
+                str(tp),
+                "--time-scale",
+                f"{time_scale:g}",
+                "--port",
+                "0",
+                "--exit-with-parent",
+                *(extra_args or []),
+            ]
+        )

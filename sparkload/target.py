@@ -38,24 +38,34 @@ class Endpoint:
         return cls(url, base, parts.path, parts.path.removesuffix("/chat/completions") + "/models")
 
 
-def served_models(host: str, api_key: str, verify_tls: bool = True, timeout: float = 10.0) -> list[str]:
+def served_models(
+    host: str, api_key: str, verify_tls: bool = True, timeout: float = 10.0
+) -> list[str]:
     """Model ids the server lists; a ConfigError with one clear line when it cannot be asked."""
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     url = models_url(host)
     try:
         response = requests.get(url, headers=headers, timeout=timeout, verify=verify_tls)
     except requests.exceptions.SSLError:
-        raise ConfigError(f"cannot reach {host}: TLS certificate not trusted (--insecure skips the check)") from None
+        raise ConfigError(
+            f"cannot reach {host}: TLS certificate not trusted (--insecure skips the check)"
+        ) from None
     except requests.exceptions.ConnectionError:
-        raise ConfigError(f"cannot reach {host}: connection failed (is the server running?)") from None
+        raise ConfigError(
+            f"cannot reach {host}: connection failed (is the server running?)"
+        ) from None
     except requests.exceptions.Timeout:
         raise ConfigError(f"cannot reach {host}: no answer within {timeout:g} s") from None
     except requests.exceptions.RequestException as exc:
         raise ConfigError(f"cannot reach {host}: {type(exc).__name__}") from None
     if response.status_code in (401, 403):
-        raise ConfigError(f"{url} refused the request (HTTP {response.status_code}): check --api-key")
+        raise ConfigError(
+            f"{url} refused the request (HTTP {response.status_code}): check --api-key"
+        )
     if response.status_code != 200:
-        raise ConfigError(f"{url} answered HTTP {response.status_code}; is this an OpenAI-compatible server?")
+        raise ConfigError(
+            f"{url} answered HTTP {response.status_code}; is this an OpenAI-compatible server?"
+        )
     try:
         return [str(m["id"]) for m in response.json()["data"]]
     except (ValueError, KeyError, TypeError):

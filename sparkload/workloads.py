@@ -108,8 +108,13 @@ class Workload:
 
     def manifest(self) -> dict:
         """The manifest's ``workload`` entry: the name and every parameter that shapes requests."""
-        out = {"name": self.name, "max_tokens": self.max_tokens, "ignore_eos": self.pinned,
-               "identical_prompts": self.identical, "cache_bust": self.cache_bust}
+        out = {
+            "name": self.name,
+            "max_tokens": self.max_tokens,
+            "ignore_eos": self.pinned,
+            "identical_prompts": self.identical,
+            "cache_bust": self.cache_bust,
+        }
         if self.name == PREFILL:
             out["prefill_sizes"] = list(self.prefill_sizes)
         return out
@@ -167,7 +172,7 @@ def _rotate(text: str, rng: random.Random) -> str:
     cut = text.find(". ", rng.randrange(len(text)))
     if cut < 0:
         return text
-    return text[cut + 2:] + " " + text[: cut + 1]
+    return text[cut + 2 :] + " " + text[: cut + 1]
 
 
 # ----- building a workload from the options ----------------------------------------------------
@@ -175,12 +180,17 @@ def load(opts: RunOptions) -> Workload:
     """The run's workload; any unreadable prompt file is a ConfigError with one line."""
     name = opts.workload
     pinned = opts.ignore_eos == "yes" or (opts.ignore_eos == "auto" and name in PINNED_BY_DEFAULT)
-    common = {"name": name, "max_tokens": opts.max_tokens, "pinned": pinned and name != PREFILL,
-                  "identical": opts.identical_prompts}
+    common = {
+        "name": name,
+        "max_tokens": opts.max_tokens,
+        "pinned": pinned and name != PREFILL,
+        "identical": opts.identical_prompts,
+    }
     if name == CHAT:
         prompt_set = load_prompts(opts.prompts)
-        return Workload(prompts=prompt_set.prompts, source=prompt_set.describe(), cache_bust=False,
-                        **common)
+        return Workload(
+            prompts=prompt_set.prompts, source=prompt_set.describe(), cache_bust=False, **common
+        )
     if name == FRESH:
         specs = load_prompts(FRESH_FILE)
         prompts = tuple(FRESH_INSTRUCTION + spec for spec in specs.prompts)
@@ -189,12 +199,24 @@ def load(opts: RunOptions) -> Workload:
         prompts, source = _edit_prompts(EDIT_DIR)
         return Workload(prompts=prompts, source=source, cache_bust=True, **common)
     if name == PREFILL:
-        texts = tuple(filler_text(size * CHARS_PER_TOKEN - len(PREFILL_INSTRUCTION), opts.seed + i)
-                      for i, size in enumerate(opts.prefill_sizes))
-        source = {"generator": "sparkload.workloads.filler_text", "seed": opts.seed,
-                  "sizes_tokens": list(opts.prefill_sizes), "chars_per_token": CHARS_PER_TOKEN}
-        return Workload(prompts=("",), source=source, cache_bust=True, prefill_sizes=opts.prefill_sizes,
-                        prefill_texts=texts, **common)
+        texts = tuple(
+            filler_text(size * CHARS_PER_TOKEN - len(PREFILL_INSTRUCTION), opts.seed + i)
+            for i, size in enumerate(opts.prefill_sizes)
+        )
+        source = {
+            "generator": "sparkload.workloads.filler_text",
+            "seed": opts.seed,
+            "sizes_tokens": list(opts.prefill_sizes),
+            "chars_per_token": CHARS_PER_TOKEN,
+        }
+        return Workload(
+            prompts=("",),
+            source=source,
+            cache_bust=True,
+            prefill_sizes=opts.prefill_sizes,
+            prefill_texts=texts,
+            **common,
+        )
     raise ConfigError(f"--workload: {name!r} is not one of {', '.join(NAMES)}")
 
 
@@ -202,31 +224,79 @@ def _edit_prompts(folder: Path) -> tuple[tuple[str, ...], dict]:
     files = sorted(folder.glob("*.py")) if folder.is_dir() else []
     files = [f for f in files if not f.name.startswith("make_")]
     if not files:
-        raise ConfigError(f"--workload edit: no source files (*.py) in {folder}; run "
-                          f"python {folder / 'make_sources.py'}")
+        raise ConfigError(
+            f"--workload edit: no source files (*.py) in {folder}; run "
+            f"python {folder / 'make_sources.py'}"
+        )
     digest = hashlib.sha256()
     prompts = []
     for file in files:
         raw = file.read_bytes()
         digest.update(raw)
         prompts.append(EDIT_INSTRUCTION + raw.decode("utf-8").rstrip("\n") + "\n```")
-    return tuple(prompts), {"path": str(folder), "sha256": digest.hexdigest(), "count": len(files),
-                            "files": [f.name for f in files]}
+    return tuple(prompts), {
+        "path": str(folder),
+        "sha256": digest.hexdigest(),
+        "count": len(files),
+        "files": [f.name for f in files],
+    }
 
 
 # A small vocabulary of survey-note prose: plausible text for a tokenizer, all generated here.
-_SUBJECTS = ("the north transect", "our second team", "the river gauge", "a shallow pond",
-             "the ridge camp", "the weather mast", "an old stone wall", "the eastern meadow",
-             "the sample crate", "a fallen larch", "the pump house", "the lower terrace")
-_VERBS = ("showed", "recorded", "reached", "lost", "needed", "gained", "held", "crossed",
-          "measured", "replaced", "flooded", "cleared")
-_OBJECTS = ("fresh silt along the bank", "a steady reading all morning", "two extra sample bags",
-            "the marker post by noon", "light frost on the panels", "a drop in water level",
-            "loose gravel near the path", "new growth on the slope", "the spare battery pack",
-            "a narrow gap in the fence", "three nesting pairs", "the calibration card")
-_TAILS = ("before the rain started", "after lunch", "despite the wind", "as expected",
-          "for the third day running", "while the light was good", "near the old survey pin",
-          "according to the log", "without further trouble", "at the usual time")
+_SUBJECTS = (
+    "the north transect",
+    "our second team",
+    "the river gauge",
+    "a shallow pond",
+    "the ridge camp",
+    "the weather mast",
+    "an old stone wall",
+    "the eastern meadow",
+    "the sample crate",
+    "a fallen larch",
+    "the pump house",
+    "the lower terrace",
+)
+_VERBS = (
+    "showed",
+    "recorded",
+    "reached",
+    "lost",
+    "needed",
+    "gained",
+    "held",
+    "crossed",
+    "measured",
+    "replaced",
+    "flooded",
+    "cleared",
+)
+_OBJECTS = (
+    "fresh silt along the bank",
+    "a steady reading all morning",
+    "two extra sample bags",
+    "the marker post by noon",
+    "light frost on the panels",
+    "a drop in water level",
+    "loose gravel near the path",
+    "new growth on the slope",
+    "the spare battery pack",
+    "a narrow gap in the fence",
+    "three nesting pairs",
+    "the calibration card",
+)
+_TAILS = (
+    "before the rain started",
+    "after lunch",
+    "despite the wind",
+    "as expected",
+    "for the third day running",
+    "while the light was good",
+    "near the old survey pin",
+    "according to the log",
+    "without further trouble",
+    "at the usual time",
+)
 
 
 def filler_text(chars: int, seed: int) -> str:
@@ -236,9 +306,11 @@ def filler_text(chars: int, seed: int) -> str:
     total = 0
     day = 1
     while total < chars:
-        sentence = (f"Day {day}: {rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} "
-                    f"{rng.choice(_OBJECTS)} {rng.choice(_TAILS)}, reading {rng.randint(2, 998)} "
-                    f"at station {rng.randint(1, 64)}.")
+        sentence = (
+            f"Day {day}: {rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} "
+            f"{rng.choice(_OBJECTS)} {rng.choice(_TAILS)}, reading {rng.randint(2, 998)} "
+            f"at station {rng.randint(1, 64)}."
+        )
         day += rng.random() < 0.2
         parts.append(sentence)
         total += len(sentence) + 1

@@ -28,7 +28,9 @@ class LocustRun:
 
     @property
     def records(self) -> list[dict]:
-        return [json.loads(line) for line in (self.run_dir / "requests.jsonl").read_text().splitlines()]
+        return [
+            json.loads(line) for line in (self.run_dir / "requests.jsonl").read_text().splitlines()
+        ]
 
     @property
     def manifest(self) -> dict:
@@ -60,13 +62,22 @@ def locust_command(*args: str) -> list[str]:
     return [LOCUST, "-f", str(LOCUSTFILE), *args]
 
 
-def run_locust(args: list[str], results_dir: Path, timeout: float = 120, env: dict | None = None,
-               cwd: Path | None = None) -> LocustRun:
+def run_locust(
+    args: list[str],
+    results_dir: Path,
+    timeout: float = 120,
+    env: dict | None = None,
+    cwd: Path | None = None,
+) -> LocustRun:
     """Run ``locust -f locustfiles/chat.py ARGS`` to completion; find the run directory it wrote."""
     proc = subprocess.run(
         locust_command(*args, "--results-dir", str(results_dir)),
-        capture_output=True, text=True, timeout=timeout, cwd=cwd or ROOT,
-        env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd or ROOT,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
     )
     runs = sorted(results_dir.glob("*/manifest.json")) if results_dir.exists() else []
     return LocustRun(proc.returncode, proc.stdout + proc.stderr, runs[-1].parent if runs else None)

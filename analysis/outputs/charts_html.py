@@ -35,7 +35,7 @@ def render(chart: Chart, path: Path, report_dir: Path) -> None:
     levels: set[float] = set()
     for series in chart.series:
         y = _clean(series.y)
-        levels.update(float(x) for x, v in zip(series.x, y) if v is not None)
+        levels.update(float(x) for x, v in zip(series.x, y, strict=False) if v is not None)
         error = None
         if series.low is not None and series.high is not None:
             error = dict(

@@ -24,9 +24,13 @@ def build_parser() -> argparse.ArgumentParser:
         "then write one combined report. See examples/matrix-*.yaml.",
     )
     parser.add_argument("matrix", type=Path, metavar="MATRIX.yaml", help="the matrix file")
-    parser.add_argument("--results-dir", type=Path, metavar="DIR",
-                        help="where the runs and the report go (default: the file's results_dir, "
-                        "else results/matrix-<UTC timestamp>)")
+    parser.add_argument(
+        "--results-dir",
+        type=Path,
+        metavar="DIR",
+        help="where the runs and the report go (default: the file's results_dir, "
+        "else results/matrix-<UTC timestamp>)",
+    )
     return parser
 
 
@@ -46,8 +50,10 @@ def run(matrix: spec.Matrix, results_dir: Path) -> int:
     try:
         result = runner.run_matrix(matrix, results_dir, say=lambda line: print(line, flush=True))
     except OSError as exc:  # e.g. the results directory cannot be created
-        print(f"sparkload matrix: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-              file=sys.stderr)
+        print(
+            f"sparkload matrix: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:  # between targets or while the report is written
         print("sparkload matrix: interrupted", file=sys.stderr)

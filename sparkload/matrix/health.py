@@ -38,7 +38,9 @@ def deploy(target: Target, on_line: Callable[[str], None]) -> None:
 def wait_healthy(target: Target, on_line: Callable[[str], None], poll_s: float = POLL_S) -> None:
     """Return once the target is healthy; raise NotReady at its health_timeout."""
     deadline = time.monotonic() + target.health_timeout
-    check = _command_check(target.health, on_line) if target.health else _http_check(target.endpoints)
+    check = (
+        _command_check(target.health, on_line) if target.health else _http_check(target.endpoints)
+    )
     while True:
         problem = check(deadline)
         if problem is None:

@@ -11,6 +11,7 @@ in the background that still holds the pipe.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import signal
@@ -36,16 +37,27 @@ class Finished:
         return self.returncode == 0
 
 
-def run(command: list[str] | str, on_line: Callable[[str], None], timeout: float | None = None,
-        env: dict[str, str] | None = None) -> Finished:
+def run(
+    command: list[str] | str,
+    on_line: Callable[[str], None],
+    timeout: float | None = None,
+    env: dict[str, str] | None = None,
+) -> Finished:
     """Run ``command`` (a shell command when a string), passing each output line to ``on_line``.
 
     At ``timeout`` seconds the child is stopped and ``returncode`` is None. A KeyboardInterrupt
     stops the child (its remaining output still goes to ``on_line``) and is raised again.
     """
     proc = subprocess.Popen(
-        command, shell=isinstance(command, str), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True, env=env,
+        command,
+        shell=isinstance(command, str),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+        env=env,
     )
     lines: queue.Queue[str | None] = queue.Queue()
     threading.Thread(target=_read, args=(proc, lines), daemon=True).start()
@@ -82,7 +94,11 @@ def _drain(lines: queue.Queue, take: Callable[[str], None], wait_s: float) -> No
     until = time.monotonic() + wait_s
     while True:
         try:
-            line = lines.get(timeout=max(0.0, until - time.monotonic())) if wait_s else lines.get_nowait()
+            line = (
+                lines.get(timeout=max(0.0, until - time.monotonic()))
+                if wait_s
+                else lines.get_nowait()
+            )
         except queue.Empty:
             return
         if line is None:
@@ -98,8 +114,6 @@ def stop(proc: subprocess.Popen, grace_s: float = STOP_GRACE_S) -> None:
             proc.wait(grace_s)
     except (subprocess.TimeoutExpired, KeyboardInterrupt):
         pass
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     proc.wait()

@@ -93,18 +93,34 @@ def locust_command(matrix: Matrix, target: Target, results_dir: Path) -> list[st
     """The headless Locust run of one target, as a user would type it."""
     workload = matrix.workload
     command = [
-        *locust_executable(), "-f", str(LOCUSTFILE), "--headless",
-        "--label", target.label, "--variant", target.variant,
-        "--tp", str(target.tp), "--nodes", str(target.nodes),
-        "--ladder", ",".join(map(str, workload.ladder)),
-        "--requests-per-user", str(workload.requests_per_user),
-        "--max-tokens", str(workload.max_tokens),
+        *locust_executable(),
+        "-f",
+        str(LOCUSTFILE),
+        "--headless",
+        "--label",
+        target.label,
+        "--variant",
+        target.variant,
+        "--tp",
+        str(target.tp),
+        "--nodes",
+        str(target.nodes),
+        "--ladder",
+        ",".join(map(str, workload.ladder)),
+        "--requests-per-user",
+        str(workload.requests_per_user),
+        "--max-tokens",
+        str(workload.max_tokens),
     ]
     if workload.prompts is not None:
         command += ["--prompts", str(workload.prompts)]
     if target.simulator is not None:
-        command += ["--sim-profile", target.simulator.profile,
-                    "--sim-time-scale", f"{target.simulator.time_scale:g}"]
+        command += [
+            "--sim-profile",
+            target.simulator.profile,
+            "--sim-time-scale",
+            f"{target.simulator.time_scale:g}",
+        ]
     elif len(target.endpoints) == 1:
         command += ["-H", target.endpoints[0]]
     else:
@@ -159,7 +175,9 @@ class _CommandOutput:
             self.say("    | " + line)
 
 
-def run_matrix(matrix: Matrix, results_dir: Path, say: Callable[[str], None] = print) -> MatrixResult:
+def run_matrix(
+    matrix: Matrix, results_dir: Path, say: Callable[[str], None] = print
+) -> MatrixResult:
     """Every target in turn, the summary, then the combined report over the runs written."""
     results_dir.mkdir(parents=True, exist_ok=True)
     (results_dir / LOGS_FOLDER).mkdir(exist_ok=True)
@@ -174,12 +192,15 @@ def run_matrix(matrix: Matrix, results_dir: Path, say: Callable[[str], None] = p
         if result.interrupted:
             result.outcomes.append(Outcome(target, NOT_RUN, reason="after Ctrl-C"))
             continue
-        outcome = run_target(matrix, target, f"target {index}/{total} {target.label}", results_dir, say)
+        outcome = run_target(
+            matrix, target, f"target {index}/{total} {target.label}", results_dir, say
+        )
         result.outcomes.append(outcome)
         result.interrupted = outcome.status == STOPPED
     summary = summary_table(result.outcomes)
     (results_dir / SUMMARY_FILE).write_text(
-        (matrix.note + "\n\n" if matrix.note else "") + summary + "\n", encoding="utf-8")
+        (matrix.note + "\n\n" if matrix.note else "") + summary + "\n", encoding="utf-8"
+    )
     say("")
     say(f"matrix summary ({results_dir / SUMMARY_FILE}):")
     say(summary)
@@ -190,14 +211,18 @@ def run_matrix(matrix: Matrix, results_dir: Path, say: Callable[[str], None] = p
     if result.report is not None:
         say(f"report: {result.report}")
     else:
-        say("no report: " + ("no target wrote a run" if not run_dirs else "the report failed (see above)"))
+        say(
+            "no report: "
+            + ("no target wrote a run" if not run_dirs else "the report failed (see above)")
+        )
     if matrix.note:
         say(matrix.note)
     return result
 
 
-def run_target(matrix: Matrix, target: Target, head: str, results_dir: Path,
-               say: Callable[[str], None]) -> Outcome:
+def run_target(
+    matrix: Matrix, target: Target, head: str, results_dir: Path, say: Callable[[str], None]
+) -> Outcome:
     """Deploy, wait for health, run the ladder; a failure of any becomes the outcome, so the
     matrix goes on."""
     started = time.monotonic()
@@ -214,8 +239,15 @@ def run_target(matrix: Matrix, target: Target, head: str, results_dir: Path,
     return outcome
 
 
-def _prepare_and_run(matrix: Matrix, target: Target, head: str, results_dir: Path,
-                     before: set[Path], log: TextIO, say: Callable[[str], None]) -> Outcome:
+def _prepare_and_run(
+    matrix: Matrix,
+    target: Target,
+    head: str,
+    results_dir: Path,
+    before: set[Path],
+    log: TextIO,
+    say: Callable[[str], None],
+) -> Outcome:
     try:
         if target.deploy:
             say(f"{head}: deploying: {target.deploy}")
@@ -235,17 +267,31 @@ def _prepare_and_run(matrix: Matrix, target: Target, head: str, results_dir: Pat
     return _judge(target, finished, run_dir, output.last_error, results_dir)
 
 
-def _judge(target: Target, finished: process.Finished, run_dir: Path | None, last_error: str,
-           results_dir: Path) -> Outcome:
+def _judge(
+    target: Target,
+    finished: process.Finished,
+    run_dir: Path | None,
+    last_error: str,
+    results_dir: Path,
+) -> Outcome:
     log = results_dir / LOGS_FOLDER / f"{target.label}.log"
     why = last_error or next((line.strip() for line in reversed(finished.tail) if line.strip()), "")
     if run_dir is None:
-        return Outcome(target, FAILED, None, f"no run written (exit {finished.returncode}): {why} [log: {log}]")
+        return Outcome(
+            target, FAILED, None, f"no run written (exit {finished.returncode}): {why} [log: {log}]"
+        )
     status = _manifest_status(run_dir)
     if status != "complete":
-        return Outcome(target, FAILED, run_dir, f"run ended {status!r} (exit {finished.returncode}) [log: {log}]")
+        return Outcome(
+            target,
+            FAILED,
+            run_dir,
+            f"run ended {status!r} (exit {finished.returncode}) [log: {log}]",
+        )
     if finished.returncode != 0:
-        return Outcome(target, ERRORS, run_dir, f"some requests failed (exit {finished.returncode})")
+        return Outcome(
+            target, ERRORS, run_dir, f"some requests failed (exit {finished.returncode})"
+        )
     return Outcome(target, COMPLETE, run_dir)
 
 
@@ -255,7 +301,11 @@ def _run_dirs(results_dir: Path) -> set[Path]:
 
 def _new_run_dir(results_dir: Path, target: Target, before: set[Path]) -> Path | None:
     """The run directory this target's Locust run created (new since ``before``, its label)."""
-    new = [p for p in sorted(_run_dirs(results_dir) - before) if _manifest(p).get("label") == target.label]
+    new = [
+        p
+        for p in sorted(_run_dirs(results_dir) - before)
+        if _manifest(p).get("label") == target.label
+    ]
     return new[-1] if new else None
 
 
@@ -275,12 +325,20 @@ def summary_table(outcomes: list[Outcome]) -> str:
     rows = [("target", "variant", "tp", "status", "time", "run directory", "reason")]
     for o in outcomes:
         minutes, seconds = divmod(round(o.seconds), 60)
-        rows.append((o.target.label, o.target.variant, str(o.target.tp), o.status,
-                     f"{minutes}:{seconds:02d}" if o.seconds else "-",
-                     o.run_dir.name if o.run_dir else "-", o.reason))
+        rows.append(
+            (
+                o.target.label,
+                o.target.variant,
+                str(o.target.tp),
+                o.status,
+                f"{minutes}:{seconds:02d}" if o.seconds else "-",
+                o.run_dir.name if o.run_dir else "-",
+                o.reason,
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     return "\n".join(
-        ("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1]).rstrip()
+        ("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1]).rstrip()
         for row in rows
     )
 
@@ -289,5 +347,7 @@ def build_report(run_dirs: list[Path], out: Path, report_args: tuple[str, ...]) 
     """The combined report (``sparkload report RUN_DIR... --out DIR``); None when it failed."""
     from analysis.cli import main as report_main  # pandas and matplotlib: only when needed
 
-    code = report_main([*map(str, run_dirs), "--out", str(out), *report_args], prog="sparkload report")
+    code = report_main(
+        [*map(str, run_dirs), "--out", str(out), *report_args], prog="sparkload report"
+    )
     return out / "report.md" if code == 0 else None

@@ -119,10 +119,30 @@ class Matrix:
     text: str = ""  # the YAML as given, kept beside the results
 
 
-TOP_KEYS = ("ladder", "requests_per_user", "max_tokens", "prompts", "results_dir", "locust_args",
-            "report_args", "note", "targets")
-TARGET_KEYS = ("label", "variant", "tp", "nodes", "endpoints", "simulator", "deploy",
-               "deploy_timeout", "health", "health_timeout", "locust_args")
+TOP_KEYS = (
+    "ladder",
+    "requests_per_user",
+    "max_tokens",
+    "prompts",
+    "results_dir",
+    "locust_args",
+    "report_args",
+    "note",
+    "targets",
+)
+TARGET_KEYS = (
+    "label",
+    "variant",
+    "tp",
+    "nodes",
+    "endpoints",
+    "simulator",
+    "deploy",
+    "deploy_timeout",
+    "health",
+    "health_timeout",
+    "locust_args",
+)
 SIMULATOR_KEYS = ("profile", "time_scale")
 
 
@@ -167,7 +187,11 @@ class _Fields:
         value = self.data.get(key)
         if value is None:
             return default
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not 0 < value < float("inf")
+        ):
             raise self.error(key, f"must be {what} > 0, not {value!r}")
         return float(value)
 
@@ -225,8 +249,10 @@ def parse(data: object, source: str, text: str = "") -> Matrix:
     seen: set[str] = set()
     for i, target in enumerate(targets, start=1):
         if target.label in seen:
-            raise MatrixError(f"{source}: targets[{i}]: label: {target.label!r} is used by an earlier "
-                              "target (labels name the run directories and the report rows)")
+            raise MatrixError(
+                f"{source}: targets[{i}]: label: {target.label!r} is used by an earlier "
+                "target (labels name the run directories and the report rows)"
+            )
         seen.add(target.label)
     return Matrix(
         targets=targets,
@@ -244,7 +270,13 @@ def _ladder(top: _Fields) -> tuple[int, ...]:
     value = top.data.get("ladder")
     if value is None:
         return DEFAULT_LADDER
-    parts = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else [value]
+    parts = (
+        value.split(",")
+        if isinstance(value, str)
+        else value
+        if isinstance(value, list)
+        else [value]
+    )
     levels = []
     for part in parts:
         try:
@@ -276,7 +308,9 @@ def _report_args(fields: _Fields) -> tuple[str, ...]:
     from analysis.errors import InputError
 
     if any(arg.split("=", 1)[0] == "--out" for arg in args):
-        raise fields.error("report_args", "--out is set by the matrix: the report goes to <results_dir>/report")
+        raise fields.error(
+            "report_args", "--out is set by the matrix: the report goes to <results_dir>/report"
+        )
     try:
         parsed = build_parser().parse_args(["RUN_DIR", *args])
         if parsed.slo is not None:
@@ -290,7 +324,9 @@ def _report_args(fields: _Fields) -> tuple[str, ...]:
 
 def _target(data: object, source: str, index: int) -> Target:
     name = data.get("label") if isinstance(data, dict) else None
-    fields = _Fields(data, source, f"targets[{index}]" + (f" ({name})" if isinstance(name, str) else ""))
+    fields = _Fields(
+        data, source, f"targets[{index}]" + (f" ({name})" if isinstance(name, str) else "")
+    )
     fields.only(TARGET_KEYS)
     simulator = _simulator(fields) if fields.has("simulator") else None
     endpoints = fields.strings("endpoints")
@@ -306,15 +342,21 @@ def _target(data: object, source: str, index: int) -> Target:
     if simulator is not None:
         for key in ("deploy", "health"):
             if fields.has(key):
-                raise fields.error(key, "a simulator target is started by the run itself; "
-                                        "deploy and health apply to endpoints")
+                raise fields.error(
+                    key,
+                    "a simulator target is started by the run itself; "
+                    "deploy and health apply to endpoints",
+                )
     tp = fields.whole("tp", 1)
     if tp not in TP_SIZES:
         raise fields.error("tp", f"{tp} is not one of {', '.join(map(str, TP_SIZES))}")
     variant = fields.text("variant", simulator.profile if simulator else "")
     if not variant:
-        raise fields.error("variant", "give the deployment's variant, e.g. nvfp4-mtp (the report "
-                                      "compares variants, and TP sizes within one variant)")
+        raise fields.error(
+            "variant",
+            "give the deployment's variant, e.g. nvfp4-mtp (the report "
+            "compares variants, and TP sizes within one variant)",
+        )
     label = fields.text("label", f"{variant}-tp{tp}")
     if not _LABEL.match(label):
         raise fields.error("label", f"{label!r} may hold only letters, digits, '.', '_' and '-'")
@@ -340,4 +382,6 @@ def _simulator(target: _Fields) -> Simulator:
     if profile not in SIM_PROFILES:
         given = f"{profile!r} is not" if profile else "give"
         raise fields.error("profile", f"{given} one of {', '.join(SIM_PROFILES)}")
-    return Simulator(profile, fields.positive("time_scale", DEFAULT_TIME_SCALE, "a speed-up factor"))
+    return Simulator(
+        profile, fields.positive("time_scale", DEFAULT_TIME_SCALE, "a speed-up factor")
+    )

@@ -70,7 +70,9 @@ def _on_init(environment: Environment, runner, **_kwargs) -> None:
 
 
 def _terminate(runner) -> None:
-    logging.getLogger("sparkload").warning("sparkload: SIGTERM received: stopping the run, keeping its records")
+    logging.getLogger("sparkload").warning(
+        "sparkload: SIGTERM received: stopping the run, keeping its records"
+    )
     gevent.spawn(runner.quit)
 
 

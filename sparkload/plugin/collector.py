@@ -25,8 +25,13 @@ class RunCollector:
     waiting/KV-usage gauges, which are ~0 at the boundaries of a closed-loop level; 0 = never).
     """
 
-    def __init__(self, writer: ResultsWriter, time_scale: float,
-                 scraper: MetricsScraper | None = None, gauge_interval: float = 0.0) -> None:
+    def __init__(
+        self,
+        writer: ResultsWriter,
+        time_scale: float,
+        scraper: MetricsScraper | None = None,
+        gauge_interval: float = 0.0,
+    ) -> None:
         self.writer = writer
         self.time_scale = time_scale
         self.scraper = scraper
@@ -35,7 +40,9 @@ class RunCollector:
         self._measure_scraped: set[int] = set()
         self.tallies: dict[int, LevelTally] = {}
         self.issued_by_node: dict[str, int] = {}
-        self.client_load: dict[str, dict[str, dict]] = {}  # node -> level index -> its self-measurements
+        self.client_load: dict[
+            str, dict[str, dict]
+        ] = {}  # node -> level index -> its self-measurements
         self.received = 0
         self.started = time.monotonic()
 
@@ -72,8 +79,14 @@ class RunCollector:
     def begin_level(self, index: int, concurrency: int, expected: int | None) -> LevelTally:
         tally = self.tallies[index] = LevelTally(index, concurrency, expected)
         self.manifest["levels"].append(
-            {"index": index, "concurrency": concurrency, "expected": expected,
-             "started_at": utc_now(), "ended_at": None, "received": 0}
+            {
+                "index": index,
+                "concurrency": concurrency,
+                "expected": expected,
+                "started_at": utc_now(),
+                "ended_at": None,
+                "received": 0,
+            }
         )
         self.writer.write_manifest()
         self._scrape(index, concurrency, "start")
@@ -88,18 +101,29 @@ class RunCollector:
         level.update(ended_at=utc_now(), received=tally.measured, client=client, client_flags=flags)
         self.writer.write_manifest()
         if flags:
-            logger.warning("level %d (C=%d) is shaped by the load generator, not only the server: %s",
-                           index + 1, tally.concurrency, "; ".join(flags))
+            logger.warning(
+                "level %d (C=%d) is shaped by the load generator, not only the server: %s",
+                index + 1,
+                tally.concurrency,
+                "; ".join(flags),
+            )
         self._stop_gauges()
         self._scrape(index, tally.concurrency, "end")
         row = tally.row()
         logger.info(
             "level %d/%d done: C=%d, %d measured (%d failed), TTFT mean %s ms, TPS mean %s",
-            index + 1, len(self.manifest.get("ladder") or [0]), tally.concurrency, tally.measured,
-            tally.failures, _short(row["ttft_ms_mean"]), _short(row["tps_mean"]),
+            index + 1,
+            len(self.manifest.get("ladder") or [0]),
+            tally.concurrency,
+            tally.measured,
+            tally.failures,
+            _short(row["ttft_ms_mean"]),
+            _short(row["tps_mean"]),
         )
 
-    def _scrape(self, index: int, concurrency: int, when: str, names: tuple[str, ...] | None = None) -> None:
+    def _scrape(
+        self, index: int, concurrency: int, when: str, names: tuple[str, ...] | None = None
+    ) -> None:
         if self.scraper is None or not self.scraper.active:
             return
         for snapshot in self.scraper.take(index, concurrency, when, names):
@@ -124,13 +148,17 @@ class RunCollector:
         rows = []
         for index in sorted(self.tallies):
             flags = self.client_verdict(index)[1]
-            rows.append({**self.tallies[index].row(), "client": "; ".join(flags) if flags else "ok"})
+            rows.append(
+                {**self.tallies[index].row(), "client": "; ".join(flags) if flags else "ok"}
+            )
         return rows
 
     def summary(self) -> str:
         note = ""
         if self.time_scale != 1:
-            note = f" (simulated time: the simulator ran {self.time_scale:g}x faster than real time)"
+            note = (
+                f" (simulated time: the simulator ran {self.time_scale:g}x faster than real time)"
+            )
         return (
             f"sparkload per-level results{note}; mean/p50/p90 exact from records, linear percentiles\n"
             + format_table(self.rows())

@@ -73,7 +73,9 @@ class Sparkload:
         self.signal = LevelSignal()
         self.is_worker = isinstance(self.runner, WorkerRunner)
         self.options: RunOptions | None = None
-        self.workload: workloads.Workload | None = None  # what each request asks (prompts, sampling)
+        self.workload: workloads.Workload | None = (
+            None  # what each request asks (prompts, sampling)
+        )
         self.prompt_order: PromptOrder | None = None
         self.shipper: RecordShipper | None = None
         self.endpoints: list[Endpoint] = []
@@ -121,14 +123,21 @@ class Sparkload:
             self.environment.host = self.simulator.start()
             logger.info(
                 "No --host given: started the built-in DGX Spark simulator (profile %s, TP%d, %gx "
-                "real time) at %s", opts.sim_profile, opts.tp, opts.sim_time_scale, self.environment.host,
+                "real time) at %s",
+                opts.sim_profile,
+                opts.tp,
+                opts.sim_time_scale,
+                self.environment.host,
             )
 
     def resolve_target(self) -> None:
         """Check every endpoint answers (one clear line if not) and settle the model name."""
         opts = self.options
         self.endpoints = self._parse_endpoints()
-        models = [resolve_model(e.url, opts.api_key, opts.model, not opts.insecure) for e in self.endpoints]
+        models = [
+            resolve_model(e.url, opts.api_key, opts.model, not opts.insecure)
+            for e in self.endpoints
+        ]
         self.model = models[0]
         self.environment.parsed_options.model = self.model  # reaches workers with the spawn message
         self.time_scale = self._simulator_time_scale()
@@ -174,8 +183,11 @@ class Sparkload:
         for client in clients.values():
             if client.user_count > 0 and client.state != STATE_MISSING:
                 self._workers_with_users.add(client.id)
-        return [f"{self.runner.get_worker_index(node)} ({node})" for node in sorted(self._workers_with_users)
-                if node not in clients or clients[node].state == STATE_MISSING]
+        return [
+            f"{self.runner.get_worker_index(node)} ({node})"
+            for node in sorted(self._workers_with_users)
+            if node not in clients or clients[node].state == STATE_MISSING
+        ]
 
     def _abort(self, reason: str) -> None:
         logger.error("sparkload: %s", reason)
@@ -188,17 +200,26 @@ class Sparkload:
         self.resolve_target()
         opts = self.options
         writer = ResultsWriter(opts.results_dir, self._label(), self._manifest())
-        scraper = (MetricsScraper([e.url for e in self.endpoints], opts.api_key, verify_tls=not opts.insecure)
-                   if opts.server_metrics else None)
+        scraper = (
+            MetricsScraper(
+                [e.url for e in self.endpoints], opts.api_key, verify_tls=not opts.insecure
+            )
+            if opts.server_metrics
+            else None
+        )
         self.collector = RunCollector(writer, self.time_scale, scraper, opts.metrics_interval)
         self.profile = self._make_profile()
-        logger.info("sparkload run %s: %s mode, results in %s", writer.path.name, opts.mode, writer.path)
+        logger.info(
+            "sparkload run %s: %s mode, results in %s", writer.path.name, opts.mode, writer.path
+        )
         self._progress = gevent.spawn(self._report_progress)
 
     def _make_profile(self) -> Profile:
         opts = self.options
         if opts.mode == "arrival":
-            return ArrivalProfile(opts.arrival_rate, opts.arrival_users, opts.arrival_duration, opts.request_timeout)
+            return ArrivalProfile(
+                opts.arrival_rate, opts.arrival_users, opts.arrival_duration, opts.request_timeout
+            )
         if opts.mode == "steps":
             return StepsProfile(opts.ladder, opts.step_duration, opts.request_timeout)
         return LadderProfile(opts.ladder, opts.requests_per_user)
@@ -208,13 +229,17 @@ class Sparkload:
             return
         if self._progress is not None:
             self._progress.kill(block=False)
-        status = "complete" if self.profile.finished else "aborted" if self.abort_reason else "stopped"
+        status = (
+            "complete" if self.profile.finished else "aborted" if self.abort_reason else "stopped"
+        )
         if self.abort_reason:
             self.collector.manifest["abort_reason"] = self.abort_reason
         self.collector.close(status)
         self.last_rows = self.collector.rows()
         if status != "complete":
-            logger.warning("sparkload: run stopped before its plan finished; manifest marked '%s'", status)
+            logger.warning(
+                "sparkload: run stopped before its plan finished; manifest marked '%s'", status
+            )
         self.final_summary = self.collector.summary()
         if not self.environment.parsed_options.headless:
             print(self.final_summary, flush=True)
@@ -241,7 +266,11 @@ class Sparkload:
         opts = self.options
         simulator = None
         if self.simulator is not None and self.simulator.url == self.environment.host:
-            simulator = {"profile": opts.sim_profile, "tp": opts.tp, "time_scale": opts.sim_time_scale}
+            simulator = {
+                "profile": opts.sim_profile,
+                "tp": opts.tp,
+                "time_scale": opts.sim_time_scale,
+            }
         return {
             "schema": SCHEMA_VERSION,
             "label": self._label(),
@@ -255,8 +284,13 @@ class Sparkload:
             "requests_per_user": opts.requests_per_user if opts.mode == "ladder" else None,
             "warmup_requests_per_level": 1 if opts.mode == "ladder" else 0,
             "step_duration": opts.step_duration if opts.mode == "steps" else None,
-            "arrival": {"rate": opts.arrival_rate, "users": opts.arrival_users,
-                        "duration": opts.arrival_duration} if opts.mode == "arrival" else None,
+            "arrival": {
+                "rate": opts.arrival_rate,
+                "users": opts.arrival_users,
+                "duration": opts.arrival_duration,
+            }
+            if opts.mode == "arrival"
+            else None,
             "workload": self.workload.manifest(),
             "prompts": self.workload.describe(),
             "sampling": {"max_tokens": opts.max_tokens, **self.workload.sampling},
@@ -264,13 +298,22 @@ class Sparkload:
             "request_timeout": opts.request_timeout,
             "simulator": simulator,
             "time_scale": self.time_scale,
-            "versions": {"sparkload": sparkload.__version__, "locust": locust.__version__,
-                         "python": platform.python_version(), "geventhttpclient": version("geventhttpclient")},
-            "host_info": {"hostname": socket.gethostname(), "platform": platform.platform(),
-                          "cpus": os.cpu_count()},
-            "client": {"runner": "master" if self.distributed else "local",
-                       "workers": len(self.runner.clients) if self.distributed else 1,
-                       "processes": getattr(self.environment.parsed_options, "processes", None)},
+            "versions": {
+                "sparkload": sparkload.__version__,
+                "locust": locust.__version__,
+                "python": platform.python_version(),
+                "geventhttpclient": version("geventhttpclient"),
+            },
+            "host_info": {
+                "hostname": socket.gethostname(),
+                "platform": platform.platform(),
+                "cpus": os.cpu_count(),
+            },
+            "client": {
+                "runner": "master" if self.distributed else "local",
+                "workers": len(self.runner.clients) if self.distributed else 1,
+                "processes": getattr(self.environment.parsed_options, "processes", None),
+            },
             "command": redacted_command(sys.argv),
             "started_at": utc_now(),
             "ended_at": None,
@@ -353,9 +396,15 @@ class Sparkload:
         if stage.kind == ARRIVAL:
             share = self.runner.user_count / max(stage.concurrency, 1)
             seed = f"{self.options.seed}:{self.node_id}"
-            self.signal.run_schedule(start_schedule(
-                self.signal, stage.arrival_rate * share, stage.arrival_duration, seed, self.shipper.issue
-            ))
+            self.signal.run_schedule(
+                start_schedule(
+                    self.signal,
+                    stage.arrival_rate * share,
+                    stage.arrival_duration,
+                    seed,
+                    self.shipper.issue,
+                )
+            )
         self.signal.update(stage)
 
     def _on_records(self, environment: Environment, msg, **_kwargs) -> None:

@@ -84,20 +84,36 @@ def level_verdict(loads: list[dict]) -> tuple[dict, list[str]]:
     samples = sum(load["samples"] for load in loads)
     lagging = sum(load["lagging"] for load in loads)
     lag_max = max((load["lag_max_ms"] for load in loads), default=0.0)
-    cpu_pct = max((100 * load["cpu_s"] / load["wall_s"] for load in loads if load["wall_s"] > 0), default=0.0)
-    waiting_pct = max((100 * load.get("runqueue_s", 0.0) / load["wall_s"] for load in loads if load["wall_s"] > 0),
-                      default=0.0)
-    summary = {"processes": len(loads), "samples": samples,
-               "lagging_share": round(lagging / samples, 4) if samples else None,
-               "lag_max_ms": round(lag_max, 1), "cpu_pct_max": round(cpu_pct, 1),
-               "cpu_s": round(sum(load["cpu_s"] for load in loads), 3),
-               "runqueue_pct_max": round(waiting_pct, 1)}
+    cpu_pct = max(
+        (100 * load["cpu_s"] / load["wall_s"] for load in loads if load["wall_s"] > 0), default=0.0
+    )
+    waiting_pct = max(
+        (
+            100 * load.get("runqueue_s", 0.0) / load["wall_s"]
+            for load in loads
+            if load["wall_s"] > 0
+        ),
+        default=0.0,
+    )
+    summary = {
+        "processes": len(loads),
+        "samples": samples,
+        "lagging_share": round(lagging / samples, 4) if samples else None,
+        "lag_max_ms": round(lag_max, 1),
+        "cpu_pct_max": round(cpu_pct, 1),
+        "cpu_s": round(sum(load["cpu_s"] for load in loads), 3),
+        "runqueue_pct_max": round(waiting_pct, 1),
+    }
     flags = []
     if samples and (lagging / samples > LAG_SHARE_FLAG or lag_max >= LAG_MAX_FLAG_MS):
-        flags.append(f"event-loop lag: {lagging}/{samples} wake-ups over {LAG_SAMPLE_THRESHOLD_MS:g} ms, "
-                     f"worst {lag_max:.0f} ms")
+        flags.append(
+            f"event-loop lag: {lagging}/{samples} wake-ups over {LAG_SAMPLE_THRESHOLD_MS:g} ms, "
+            f"worst {lag_max:.0f} ms"
+        )
     if cpu_pct > CPU_FLAG_PCT:
         flags.append(f"client CPU {cpu_pct:.0f} % of a core")
     if waiting_pct > RUNQUEUE_FLAG_PCT:
-        flags.append(f"client starved of CPU: waited for a free core {waiting_pct:.0f} % of the time")
+        flags.append(
+            f"client starved of CPU: waited for a free core {waiting_pct:.0f} % of the time"
+        )
     return summary, flags

@@ -44,10 +44,15 @@ class RecordShipper:
         batch, self._buffer = self._buffer, []
         issued = self.issued
         try:
-            self.runner.send_message(MSG_RECORDS, {
-                "node": self.node_id, "issued": issued, "records": batch,
-                "monitor": self.monitor.snapshot() if self.monitor else None,
-            })
+            self.runner.send_message(
+                MSG_RECORDS,
+                {
+                    "node": self.node_id,
+                    "issued": issued,
+                    "records": batch,
+                    "monitor": self.monitor.snapshot() if self.monitor else None,
+                },
+            )
         except Exception:
             self._buffer = batch + self._buffer  # nothing is lost: resent with the next flush
             raise

@@ -62,7 +62,11 @@ class LevelSignal:
     def claim_warmup(self, node_id: str) -> bool:
         """True for exactly one caller per level, on the node the master picked."""
         stage = self.current
-        if stage.kind != WARMUP or stage.warmup_node != node_id or stage.index in self._warmups_claimed:
+        if (
+            stage.kind != WARMUP
+            or stage.warmup_node != node_id
+            or stage.index in self._warmups_claimed
+        ):
             return False
         self._warmups_claimed.add(stage.index)
         return True

@@ -24,7 +24,9 @@ class ChatUser(User):
         self.ordinal = self.sparkload.next_user_ordinal()
         self.endpoint = self.sparkload.endpoint_for(self.ordinal)
         opts = self.sparkload.options
-        self.connection = Connection(self.endpoint.base, opts.request_timeout, verify_tls=not opts.insecure)
+        self.connection = Connection(
+            self.endpoint.base, opts.request_timeout, verify_tls=not opts.insecure
+        )
         self.connection.warm(self.endpoint.models_path, self.sparkload.headers)
         self.sent_in_level: dict[int, int] = {}
 
@@ -81,8 +83,13 @@ class ChatUser(User):
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
         body = build_body(plugin.model, prompt.text, opts.max_tokens, plugin.workload.sampling)
-        request = ChatRequest(self.endpoint.chat_path, body, plugin.headers, opts.request_timeout,
-                              opts.keep_chunk_gaps)
+        request = ChatRequest(
+            self.endpoint.chat_path,
+            body,
+            plugin.headers,
+            opts.request_timeout,
+            opts.keep_chunk_gaps,
+        )
         measure(self.connection, request, record)
         plugin.workload.after(record)
         fire_events(self.environment, record, plugin.time_scale)
@@ -100,12 +107,30 @@ def fire_events(environment, record: RequestRecord, time_scale: float) -> None:
     ms = 1000.0 * time_scale
     fire = environment.events.request.fire
     tokens = record.output_tokens or 0
-    fire(request_type="E2E", name=name, response_time=_ms(record.latency, ms), response_length=tokens,
-         exception=error, context={})
-    fire(request_type="TTFT", name=name, response_time=_ms(record.ttft, ms), response_length=0,
-         exception=error, context={})
-    fire(request_type="ITL", name=name, response_time=_ms(record.itl, ms), response_length=0,
-         exception=error, context={})
+    fire(
+        request_type="E2E",
+        name=name,
+        response_time=_ms(record.latency, ms),
+        response_length=tokens,
+        exception=error,
+        context={},
+    )
+    fire(
+        request_type="TTFT",
+        name=name,
+        response_time=_ms(record.ttft, ms),
+        response_length=0,
+        exception=error,
+        context={},
+    )
+    fire(
+        request_type="ITL",
+        name=name,
+        response_time=_ms(record.itl, ms),
+        response_length=0,
+        exception=error,
+        context={},
+    )
 
 
 def _ms(seconds: float | None, factor: float) -> float | None:

@@ -32,7 +32,9 @@ def enable(web_ui, base_path: str = "") -> None:
     """Install the login handler; a ConfigError when the credentials are not set."""
     user, password = os.environ.get(USER_VARIABLE), os.environ.get(PASSWORD_VARIABLE)
     if not user or not password:
-        raise ConfigError(f"--web-login needs {USER_VARIABLE} and {PASSWORD_VARIABLE} in the environment")
+        raise ConfigError(
+            f"--web-login needs {USER_VARIABLE} and {PASSWORD_VARIABLE} in the environment"
+        )
     web_ui.app.config["SECRET_KEY"] = secrets.token_hex(32)
     web_ui.login_manager.user_loader(lambda name: WebUser(name) if name == user else None)
     web_ui.auth_args = {"username_password_callback": f"{base_path}/sparkload/login"}

@@ -37,7 +37,10 @@ def _display(value: object) -> object:
 def extend(web_ui, plugin) -> None:
     web_ui.template_args["extended_tabs"] = [{"title": "sparkload levels", "key": TAB_KEY}]
     web_ui.template_args["extended_tables"] = [
-        {"key": TAB_KEY, "structure": [{"key": _camel(key), "title": title} for key, title in COLUMNS]}
+        {
+            "key": TAB_KEY,
+            "structure": [{"key": _camel(key), "title": title} for key, title in COLUMNS],
+        }
     ]
     web_ui.template_args["extended_csv_files"] = [
         {"href": CSV_ROUTE, "title": "Download the sparkload per-level table (CSV)"}
@@ -62,5 +65,8 @@ def extend(web_ui, plugin) -> None:
         writer = csv.DictWriter(out, fieldnames=[key for key, _ in COLUMNS], extrasaction="ignore")
         writer.writeheader()
         writer.writerows(current_rows())
-        return Response(out.getvalue(), mimetype="text/csv",
-                        headers={"Content-Disposition": "attachment; filename=sparkload_levels.csv"})
+        return Response(
+            out.getvalue(),
+            mimetype="text/csv",
+            headers={"Content-Disposition": "attachment; filename=sparkload_levels.csv"},
+        )

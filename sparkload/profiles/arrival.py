@@ -63,8 +63,11 @@ class ArrivalProfile:
             if not conductor.users_ready(self.users):
                 return (self.users, SPAWN_RATE)
             conductor.begin_level(0, self.users, None)
-            conductor.broadcast(Stage(ARRIVAL, 0, self.users, arrival_rate=self.rate,
-                                      arrival_duration=self.duration))
+            conductor.broadcast(
+                Stage(
+                    ARRIVAL, 0, self.users, arrival_rate=self.rate, arrival_duration=self.duration
+                )
+            )
             self.started = now
         elif now - self.started >= self.duration:
             if self.drain.started is None:

@@ -18,7 +18,9 @@ class Drain:
     def done(self, conductor: Conductor, now: float) -> bool:
         if self.started is None:
             self.started = now
-        if self.settled is None and (conductor.in_flight() <= 0 or now - self.started > self.timeout):
+        if self.settled is None and (
+            conductor.in_flight() <= 0 or now - self.started > self.timeout
+        ):
             self.settled = now
         if self.settled is None:
             return False

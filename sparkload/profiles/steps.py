@@ -8,7 +8,9 @@ from sparkload.profiles.drain import Drain
 
 
 class StepsProfile:
-    def __init__(self, levels: tuple[int, ...], step_duration: float, request_timeout: float) -> None:
+    def __init__(
+        self, levels: tuple[int, ...], step_duration: float, request_timeout: float
+    ) -> None:
         self.levels = levels
         self.step_duration = step_duration
         self.index = 0

@@ -34,34 +34,62 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sparkload sim",
         description="Simulated vLLM server (OpenAI-compatible) behaving like Qwen3.6-27B on "
-                    "DGX Spark. Profiles: " + ", ".join([*PROFILES, FIXED]) + ".")
+        "DGX Spark. Profiles: " + ", ".join([*PROFILES, FIXED]) + ".",
+    )
     parser.add_argument("--profile", default="fp8", choices=[*PROFILES, FIXED])
-    parser.add_argument("--tp", type=int, default=1, choices=SUPPORTED_TP,
-                        help="tensor-parallel size (Sparks in the cluster)")
+    parser.add_argument(
+        "--tp",
+        type=int,
+        default=1,
+        choices=SUPPORTED_TP,
+        help="tensor-parallel size (Sparks in the cluster)",
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
-    parser.add_argument("--time-scale", type=float, default=1.0,
-                        help="run S times faster than real time")
+    parser.add_argument(
+        "--time-scale", type=float, default=1.0, help="run S times faster than real time"
+    )
     parser.add_argument("--seed", type=int, default=0, help="engine and frontend randomness")
-    parser.add_argument("--faults", default="",
-                        help='e.g. "http_500=0.1,disconnect=0.05" (rates per request)')
+    parser.add_argument(
+        "--faults", default="", help='e.g. "http_500=0.1,disconnect=0.05" (rates per request)'
+    )
     parser.add_argument("--fault-seed", type=int, default=0)
-    parser.add_argument("--allreduce-us", type=float, default=None,
-                        help="latency of one all-reduce over the node link (TP>1)")
+    parser.add_argument(
+        "--allreduce-us",
+        type=float,
+        default=None,
+        help="latency of one all-reduce over the node link (TP>1)",
+    )
     parser.add_argument("--served-model-name", default=None)
-    parser.add_argument("--reasoning-tokens", type=int, default=0,
-                        help="stream the first N tokens of every answer as reasoning")
-    parser.add_argument("--reasoning-field", default="reasoning",
-                        choices=["reasoning", "reasoning_content"])
+    parser.add_argument(
+        "--reasoning-tokens",
+        type=int,
+        default=0,
+        help="stream the first N tokens of every answer as reasoning",
+    )
+    parser.add_argument(
+        "--reasoning-field", default="reasoning", choices=["reasoning", "reasoning_content"]
+    )
     parser.add_argument("--fixed-ttft-ms", type=float, default=100.0)
     parser.add_argument("--fixed-itl-ms", type=float, default=10.0)
     parser.add_argument("--fixed-tokens-per-chunk", type=int, default=1)
-    parser.add_argument("--timing-log", type=Path, default=None,
-                        help="append one JSON line of server-side timing per request")
-    parser.add_argument("--tls-cert", type=Path, default=None, help="serve HTTPS with this PEM certificate")
-    parser.add_argument("--tls-key", type=Path, default=None, help="the certificate's PEM private key")
-    parser.add_argument("--exit-with-parent", action="store_true",
-                        help="exit when stdin closes (a parent that starts the simulator passes a pipe)")
+    parser.add_argument(
+        "--timing-log",
+        type=Path,
+        default=None,
+        help="append one JSON line of server-side timing per request",
+    )
+    parser.add_argument(
+        "--tls-cert", type=Path, default=None, help="serve HTTPS with this PEM certificate"
+    )
+    parser.add_argument(
+        "--tls-key", type=Path, default=None, help="the certificate's PEM private key"
+    )
+    parser.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="exit when stdin closes (a parent that starts the simulator passes a pipe)",
+    )
     return parser
 
 
@@ -79,8 +107,9 @@ def build_server(args: argparse.Namespace) -> SimServer:
         raise UsageError(f"--faults: {err}") from None
     backend: Backend
     if args.profile == FIXED:
-        timing = FixedTiming(args.fixed_ttft_ms / 1e3, args.fixed_itl_ms / 1e3,
-                             args.fixed_tokens_per_chunk)
+        timing = FixedTiming(
+            args.fixed_ttft_ms / 1e3, args.fixed_itl_ms / 1e3, args.fixed_tokens_per_chunk
+        )
         backend = FixedBackend(timing, args.time_scale)
         model, speculative = "sparkload-sim-fixed", False
     else:
@@ -89,10 +118,15 @@ def build_server(args: argparse.Namespace) -> SimServer:
         backend = EngineBackend(profile, args.time_scale, args.seed)
         model, speculative = profile.model_name, profile.spec is not None
     config = ServerConfig(
-        model_name=args.served_model_name or model, time_scale=args.time_scale,
-        fault_rates=rates, fault_seed=args.fault_seed, reasoning_tokens=args.reasoning_tokens,
-        reasoning_field=args.reasoning_field, timing_log=args.timing_log,
-        speculative=speculative)
+        model_name=args.served_model_name or model,
+        time_scale=args.time_scale,
+        fault_rates=rates,
+        fault_seed=args.fault_seed,
+        reasoning_tokens=args.reasoning_tokens,
+        reasoning_field=args.reasoning_field,
+        timing_log=args.timing_log,
+        speculative=speculative,
+    )
     return SimServer(backend, config)
 
 
@@ -107,6 +141,7 @@ def tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
 
 def stop_when_stdin_closes(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
     """End with the parent: its end of our stdin pipe closes when it exits, even on SIGKILL."""
+
     def on_readable() -> None:
         if not sys.stdin.buffer.raw.read(4096):
             loop.remove_reader(sys.stdin.fileno())
@@ -115,8 +150,13 @@ def stop_when_stdin_closes(loop: asyncio.AbstractEventLoop, stop: asyncio.Event)
     loop.add_reader(sys.stdin.fileno(), on_readable)
 
 
-async def serve(server: SimServer, host: str, port: int, exit_with_parent: bool = False,
-                tls: ssl.SSLContext | None = None) -> None:
+async def serve(
+    server: SimServer,
+    host: str,
+    port: int,
+    exit_with_parent: bool = False,
+    tls: ssl.SSLContext | None = None,
+) -> None:
     """Serve until SIGTERM/SIGINT (or the parent's exit), announcing the bound port on stdout."""
     runner = web.AppRunner(server.app(), access_log=None, handle_signals=False)
     await runner.setup()

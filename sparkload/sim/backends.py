@@ -104,8 +104,7 @@ class EngineBackend:
         await self._pacer.sleep_until(asyncio.get_running_loop().time() + delay)
         queue: asyncio.Queue[Emission] = asyncio.Queue()
         self._queues[gen.request_id] = queue
-        seq = self.engine.add(gen.request_id, gen.prompt_tokens, gen.max_tokens,
-                              gen.block_hashes)
+        seq = self.engine.add(gen.request_id, gen.prompt_tokens, gen.max_tokens, gen.block_hashes)
         self._wake.set()
         finished = False
         try:

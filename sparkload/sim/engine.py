@@ -73,13 +73,15 @@ def step_seconds(profile: Profile, batch: BatchShape) -> float:
     kv = batch.context_tokens * shape.kv_bytes_per_token / (n * STREAM_BANDWIDTH)
     state_passes = batch.decode_seqs * (2 + k) + 2 * batch.prefill_seqs
     state = state_passes * shape.state_bytes_per_seq / (n * STREAM_BANDWIDTH)
-    flops = (2 * shape.active_params * tokens
-             + 4 * shape.attention_layers * shape.query_heads * shape.head_dim
-             * batch.attention_pairs)
+    flops = (
+        2 * shape.active_params * tokens
+        + 4 * shape.attention_layers * shape.query_heads * shape.head_dim * batch.attention_pairs
+    )
     compute = flops / (n * profile.prefill_flops)
     draft = k * profile.spec.draft_token_s / n if profile.spec else 0.0
-    comm = ((2 * shape.layers + 2) * cluster.allreduce_s(tokens)
-            + 3 * k * cluster.allreduce_s(batch.seqs))
+    comm = (2 * shape.layers + 2) * cluster.allreduce_s(tokens) + 3 * k * cluster.allreduce_s(
+        batch.seqs
+    )
     memory = weights + kv + state
     overlap = max(memory, compute) + profile.overlap_loss * min(memory, compute)
     return profile.step_overhead_s + overlap + draft + comm
@@ -180,8 +182,13 @@ class Engine:
         self.counters = Counters(spec_accepted_per_pos=[0] * self._draft_tokens)
 
     # --- requests in and out -------------------------------------------------------------
-    def add(self, request_id: str, prompt_tokens: int, max_tokens: int,
-            block_hashes: tuple[int, ...] = ()) -> Sequence:
+    def add(
+        self,
+        request_id: str,
+        prompt_tokens: int,
+        max_tokens: int,
+        block_hashes: tuple[int, ...] = (),
+    ) -> Sequence:
         seq = Sequence(request_id, max(1, prompt_tokens), max(1, max_tokens), block_hashes)
         self._arrived.append(seq)
         return seq
@@ -267,8 +274,9 @@ class Engine:
         self.counters.prefix_cache_queries += seq.prompt_tokens
         self.counters.prefix_cache_hits += seq.cached_tokens
 
-    def _batch_shape(self, decodes: list[Sequence],
-                     chunks: list[tuple[Sequence, int]]) -> BatchShape:
+    def _batch_shape(
+        self, decodes: list[Sequence], chunks: list[tuple[Sequence, int]]
+    ) -> BatchShape:
         return BatchShape(
             decode_seqs=len(decodes),
             prefill_seqs=len(chunks),

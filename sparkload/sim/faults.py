@@ -30,7 +30,13 @@ from __future__ import annotations
 import random
 
 FAULT_KINDS = (
-    "http_500", "http_429", "disconnect", "malformed_sse", "error_event", "stall", "no_done",
+    "http_500",
+    "http_429",
+    "disconnect",
+    "malformed_sse",
+    "error_event",
+    "stall",
+    "no_done",
     "huge",
 )
 FAULT_HEADER = "X-Sparkload-Fault"

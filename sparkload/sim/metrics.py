@@ -18,12 +18,74 @@ from prometheus_client.registry import Collector
 from sparkload.sim.engine import Counters
 
 # vLLM's default buckets (vllm/v1/metrics/loggers.py), seconds.
-TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0,
-                7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)
-ITL_BUCKETS = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5,
-               10.0, 20.0, 40.0, 80.0)
-E2E_BUCKETS = (0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0,
-               120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0)
+TTFT_BUCKETS = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+    160.0,
+    640.0,
+    2560.0,
+)
+ITL_BUCKETS = (
+    0.01,
+    0.025,
+    0.05,
+    0.075,
+    0.1,
+    0.15,
+    0.2,
+    0.3,
+    0.4,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+)
+E2E_BUCKETS = (
+    0.3,
+    0.5,
+    0.8,
+    1.0,
+    1.5,
+    2.0,
+    2.5,
+    5.0,
+    10.0,
+    15.0,
+    20.0,
+    30.0,
+    40.0,
+    50.0,
+    60.0,
+    120.0,
+    240.0,
+    480.0,
+    960.0,
+    1920.0,
+    7680.0,
+)
 LABELS = ("model_name", "engine")
 
 
@@ -55,37 +117,58 @@ class _BackendCollector(Collector):
 
     def collect(self) -> Iterator[Metric]:
         src, c = self._source, self._source.counters
-        yield self._gauge("vllm:num_requests_running",
-                          "Number of requests in model execution batches.", src.num_running)
-        yield self._gauge("vllm:num_requests_waiting",
-                          "Number of requests waiting to be processed.", src.num_waiting)
-        yield self._gauge("vllm:kv_cache_usage_perc",
-                          "KV-cache usage. 1 means 100 percent usage.", src.kv_usage())
-        yield self._counter("vllm:prompt_tokens", "Number of prefill tokens processed.",
-                            c.prompt_tokens)
-        yield self._counter("vllm:generation_tokens", "Number of generation tokens processed.",
-                            c.generation_tokens)
-        yield self._counter("vllm:prefix_cache_queries",
-                            "Prefix cache queries, in terms of number of queried tokens.",
-                            c.prefix_cache_queries)
-        yield self._counter("vllm:prefix_cache_hits",
-                            "Prefix cache hits, in terms of number of cached tokens.",
-                            c.prefix_cache_hits)
-        yield self._counter("vllm:num_preemptions", "Cumulative number of preemptions.",
-                            c.preemptions)
+        yield self._gauge(
+            "vllm:num_requests_running",
+            "Number of requests in model execution batches.",
+            src.num_running,
+        )
+        yield self._gauge(
+            "vllm:num_requests_waiting",
+            "Number of requests waiting to be processed.",
+            src.num_waiting,
+        )
+        yield self._gauge(
+            "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", src.kv_usage()
+        )
+        yield self._counter(
+            "vllm:prompt_tokens", "Number of prefill tokens processed.", c.prompt_tokens
+        )
+        yield self._counter(
+            "vllm:generation_tokens", "Number of generation tokens processed.", c.generation_tokens
+        )
+        yield self._counter(
+            "vllm:prefix_cache_queries",
+            "Prefix cache queries, in terms of number of queried tokens.",
+            c.prefix_cache_queries,
+        )
+        yield self._counter(
+            "vllm:prefix_cache_hits",
+            "Prefix cache hits, in terms of number of cached tokens.",
+            c.prefix_cache_hits,
+        )
+        yield self._counter(
+            "vllm:num_preemptions", "Cumulative number of preemptions.", c.preemptions
+        )
         if self._speculative:
             yield from self._spec_families(c)
 
     def _spec_families(self, c: Counters) -> Iterator[Metric]:
-        yield self._counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.",
-                            c.spec_drafts)
-        yield self._counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.",
-                            c.spec_draft_tokens)
-        yield self._counter("vllm:spec_decode_num_accepted_tokens",
-                            "Number of accepted tokens.", c.spec_accepted_tokens)
-        per_pos = CounterMetricFamily("vllm:spec_decode_num_accepted_tokens_per_pos",
-                                      "Accepted tokens per draft position.",
-                                      labels=(*LABELS, "position"))
+        yield self._counter(
+            "vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", c.spec_drafts
+        )
+        yield self._counter(
+            "vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", c.spec_draft_tokens
+        )
+        yield self._counter(
+            "vllm:spec_decode_num_accepted_tokens",
+            "Number of accepted tokens.",
+            c.spec_accepted_tokens,
+        )
+        per_pos = CounterMetricFamily(
+            "vllm:spec_decode_num_accepted_tokens_per_pos",
+            "Accepted tokens per draft position.",
+            labels=(*LABELS, "position"),
+        )
         for position, count in enumerate(c.spec_accepted_per_pos):
             per_pos.add_metric([*self._labels, str(position)], count)
         yield per_pos
@@ -102,12 +185,21 @@ class SimMetrics:
             h = Histogram(name, doc, LABELS, registry=self.registry, buckets=buckets)
             return h.labels(model_name, "0")
 
-        self.ttft = histogram("vllm:time_to_first_token_seconds",
-                              "Histogram of time to first token in seconds.", TTFT_BUCKETS)
-        self.itl = histogram("vllm:inter_token_latency_seconds",
-                             "Histogram of inter-token latency in seconds.", ITL_BUCKETS)
-        self.e2e = histogram("vllm:e2e_request_latency_seconds",
-                             "Histogram of e2e request latency in seconds.", E2E_BUCKETS)
+        self.ttft = histogram(
+            "vllm:time_to_first_token_seconds",
+            "Histogram of time to first token in seconds.",
+            TTFT_BUCKETS,
+        )
+        self.itl = histogram(
+            "vllm:inter_token_latency_seconds",
+            "Histogram of inter-token latency in seconds.",
+            ITL_BUCKETS,
+        )
+        self.e2e = histogram(
+            "vllm:e2e_request_latency_seconds",
+            "Histogram of e2e request latency in seconds.",
+            E2E_BUCKETS,
+        )
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -210,22 +210,41 @@ class Profile:
 
 
 def _variant(name: str, weight_bytes: float, efficiency: float, **extra) -> Profile:
-    return Profile(name=name, model_name=f"qwen3.6-27b-{name}", weight_bytes=weight_bytes,
-                   weight_efficiency=efficiency, **extra)
+    return Profile(
+        name=name,
+        model_name=f"qwen3.6-27b-{name}",
+        weight_bytes=weight_bytes,
+        weight_efficiency=efficiency,
+        **extra,
+    )
 
 
 PROFILES: dict[str, Profile] = {
     profile.name: profile
     for profile in (
         _variant("fp8", 28.0 * GB, 0.871),
-        _variant("fp8-mtp", 28.0 * GB, 0.871, spec=SpecDecode((0.86, 0.82, 0.78)),
-                 async_scheduling=True),
-        _variant("awq-mtp", 17.0 * GB, 0.745, spec=SpecDecode((0.90, 0.86, 0.82)),
-                 async_scheduling=True, prefill_flops=120e12),
+        _variant(
+            "fp8-mtp", 28.0 * GB, 0.871, spec=SpecDecode((0.86, 0.82, 0.78)), async_scheduling=True
+        ),
+        _variant(
+            "awq-mtp",
+            17.0 * GB,
+            0.745,
+            spec=SpecDecode((0.90, 0.86, 0.82)),
+            async_scheduling=True,
+            prefill_flops=120e12,
+        ),
         _variant("nvfp4", 17.0 * GB, 0.639, max_num_batched_tokens=2048, prefill_flops=250e12),
-        _variant("nvfp4-mtp", 17.0 * GB, 0.639, spec=SpecDecode((0.84, 0.80, 0.74)),
-                 async_scheduling=True, max_num_batched_tokens=2048, prefill_flops=250e12,
-                 frontend_extra_s=0.18),
+        _variant(
+            "nvfp4-mtp",
+            17.0 * GB,
+            0.639,
+            spec=SpecDecode((0.84, 0.80, 0.74)),
+            async_scheduling=True,
+            max_num_batched_tokens=2048,
+            prefill_flops=250e12,
+            frontend_extra_s=0.18,
+        ),
     )
 }
 

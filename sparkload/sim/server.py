@@ -96,7 +96,7 @@ def block_hashes(text: str, block_tokens: int) -> tuple[int, ...]:
     size = block_tokens * CHARS_PER_TOKEN
     hashes, previous = [], 0
     for start in range(0, len(text) - size + 1, size):
-        previous = hash((previous, text[start:start + size]))
+        previous = hash((previous, text[start : start + size]))
         hashes.append(previous)
     return tuple(hashes)
 
@@ -122,13 +122,15 @@ def parse_chat_request(body: Any, model_name: str, reasoning_tokens: int) -> Cha
         raise RequestError(404, f"The model `{model}` does not exist.", "NotFoundError", "model")
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
-        raise RequestError(400, "messages: a non-empty list is required", "BadRequestError",
-                           "messages")
+        raise RequestError(
+            400, "messages: a non-empty list is required", "BadRequestError", "messages"
+        )
     max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
     max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        raise RequestError(400, "max_tokens must be a positive integer", "BadRequestError",
-                           "max_tokens")
+        raise RequestError(
+            400, "max_tokens must be a positive integer", "BadRequestError", "max_tokens"
+        )
     options = body.get("stream_options") or {}
     include_usage = bool(options.get("include_usage"))
     thinking = (body.get("chat_template_kwargs") or {}).get("enable_thinking")
@@ -146,8 +148,9 @@ def parse_chat_request(body: Any, model_name: str, reasoning_tokens: int) -> Cha
     )
 
 
-def error_response(status: int, message: str, error_type: str,
-                   param: str | None = None) -> web.Response:
+def error_response(
+    status: int, message: str, error_type: str, param: str | None = None
+) -> web.Response:
     return web.json_response(error_body(message, error_type, status, param), status=status)
 
 
@@ -178,8 +181,14 @@ class TimingLog:
         self._scale = time_scale
         self._task: asyncio.Task[None] | None = None
 
-    def record(self, request_id: str, times: RequestTimes, tokens: int, fault: str | None,
-               received_unix: float) -> None:
+    def record(
+        self,
+        request_id: str,
+        times: RequestTimes,
+        tokens: int,
+        fault: str | None,
+        received_unix: float,
+    ) -> None:
         decode = (times.last - times.first) if times.first is not None else None
         entry = {
             "request_id": request_id,
@@ -206,6 +215,7 @@ class TimingLog:
             while True:
                 await asyncio.sleep(1.0)
                 self.flush()
+
         self._task = asyncio.get_running_loop().create_task(every_second())
 
     async def close(self) -> None:
@@ -239,8 +249,9 @@ class SimServer:
         self.config = config
         self.metrics = SimMetrics(backend, config.model_name, config.speculative)
         self.faults = f.FaultPicker(config.fault_rates or {}, config.fault_seed)
-        self.timing_log = (TimingLog(config.timing_log, config.time_scale)
-                           if config.timing_log else None)
+        self.timing_log = (
+            TimingLog(config.timing_log, config.time_scale) if config.timing_log else None
+        )
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -267,9 +278,21 @@ class SimServer:
 
     async def models(self, _: web.Request) -> web.Response:
         model = self.config.model_name
-        return web.json_response({"object": "list", "data": [{
-            "id": model, "object": "model", "created": int(time.time()),
-            "owned_by": "sparkload-sim", "root": model, "parent": None}]})
+        return web.json_response(
+            {
+                "object": "list",
+                "data": [
+                    {
+                        "id": model,
+                        "object": "model",
+                        "created": int(time.time()),
+                        "owned_by": "sparkload-sim",
+                        "root": model,
+                        "parent": None,
+                    }
+                ],
+            }
+        )
 
     async def prometheus(self, _: web.Request) -> web.Response:
         response = web.Response(body=self.metrics.exposition())
@@ -294,12 +317,21 @@ class SimServer:
         if fault == "http_429":
             return error_response(429, "Too many requests (injected)", "RateLimitError")
         request_id = f"chatcmpl-{uuid.uuid4().hex}"
-        writer = ChunkWriter(request_id, self.config.model_name,
-                             estimate_tokens(chat.prompt_text), chat.reasoning_tokens,
-                             self.config.reasoning_field, chat.continuous_usage)
+        writer = ChunkWriter(
+            request_id,
+            self.config.model_name,
+            estimate_tokens(chat.prompt_text),
+            chat.reasoning_tokens,
+            self.config.reasoning_field,
+            chat.continuous_usage,
+        )
         max_tokens = f.HUGE_TOKENS if fault == "huge" else chat.max_tokens
-        gen = Generation(request_id, writer.prompt_tokens, max_tokens,
-                         block_hashes(chat.prompt_text, self.backend.block_tokens))
+        gen = Generation(
+            request_id,
+            writer.prompt_tokens,
+            max_tokens,
+            block_hashes(chat.prompt_text, self.backend.block_tokens),
+        )
         times = RequestTimes(received)
         try:
             if chat.stream:
@@ -309,8 +341,9 @@ class SimServer:
             if self.timing_log:
                 self.timing_log.record(request_id, times, writer.generated, fault, received_unix)
 
-    async def _complete(self, gen: Generation, writer: ChunkWriter,
-                        times: RequestTimes) -> web.Response:
+    async def _complete(
+        self, gen: Generation, writer: ChunkWriter, times: RequestTimes
+    ) -> web.Response:
         async with aclosing(self.backend.generate(gen)) as tokens:
             async for count in tokens:
                 self._observe(times, time.perf_counter(), first_output=writer.generated == 0)
@@ -319,11 +352,18 @@ class SimServer:
         self._observe_end(times)
         return web.json_response(writer.completion(self.backend.hidden_first_tokens))
 
-    async def _stream(self, request: web.Request, chat: ChatRequest, gen: Generation,
-                      writer: ChunkWriter, times: RequestTimes,
-                      fault: str | None) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
-                                               "Cache-Control": "no-cache"})
+    async def _stream(
+        self,
+        request: web.Request,
+        chat: ChatRequest,
+        gen: Generation,
+        writer: ChunkWriter,
+        times: RequestTimes,
+        fault: str | None,
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
         response.enable_chunked_encoding()
         await response.prepare(request)
         try:
@@ -339,9 +379,15 @@ class SimServer:
             pass  # the client went away; nothing left to tell it
         return response
 
-    async def _write_tokens(self, request: web.Request, response: web.StreamResponse,
-                            gen: Generation, writer: ChunkWriter, times: RequestTimes,
-                            fault: str | None) -> bool:
+    async def _write_tokens(
+        self,
+        request: web.Request,
+        response: web.StreamResponse,
+        gen: Generation,
+        writer: ChunkWriter,
+        times: RequestTimes,
+        fault: str | None,
+    ) -> bool:
         """Write token chunks as the backend yields them; True if a fault ended the stream."""
         hidden = self.backend.hidden_first_tokens
         pending_fault = fault if fault in MID_STREAM_FAULTS else None
@@ -351,7 +397,8 @@ class SimServer:
                 now = time.perf_counter()
                 self._observe(times, now, first_output=writer.generated == 0)
                 last = writer.generated + count >= gen.max_tokens or (
-                    fault == "huge" and now > huge_deadline)
+                    fault == "huge" and now > huge_deadline
+                )
                 writer.cached_tokens = self.backend.cached_tokens(gen.request_id)
                 data = writer.tokens(count, hidden, last)
                 if not data:
@@ -382,8 +429,9 @@ class SimServer:
 MID_STREAM_FAULTS = ("disconnect", "malformed_sse", "error_event", "stall")
 
 
-async def inject_fault(fault: str, request: web.Request, response: web.StreamResponse,
-                       writer: ChunkWriter) -> bool:
+async def inject_fault(
+    fault: str, request: web.Request, response: web.StreamResponse, writer: ChunkWriter
+) -> bool:
     """Do a mid-stream fault's wire behaviour (see ``faults``); True if the stream is over."""
     if fault == "malformed_sse":
         await response.write(malformed_frame(writer.request_id))

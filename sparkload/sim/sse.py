@@ -16,8 +16,28 @@ import json
 import time
 from dataclasses import dataclass, field
 
-WORDS = (" the", " load", " test", " runs", " on", " a", " small", " box", " and", " it",
-         " must", " stay", " fast", " so", " we", " can", " trust", " each", " tok", " en")
+WORDS = (
+    " the",
+    " load",
+    " test",
+    " runs",
+    " on",
+    " a",
+    " small",
+    " box",
+    " and",
+    " it",
+    " must",
+    " stay",
+    " fast",
+    " so",
+    " we",
+    " can",
+    " trust",
+    " each",
+    " tok",
+    " en",
+)
 DONE = b"data: [DONE]\n\n"
 
 
@@ -45,27 +65,45 @@ class ChunkWriter:
     generated: int = 0  # tokens produced, hidden ones included (what usage counts)
 
     def __post_init__(self) -> None:
-        head = {"id": self.request_id, "object": "chat.completion.chunk",
-                "created": self.created, "model": self.model}
+        head = {
+            "id": self.request_id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+        }
         # Pre-encoded around a one-field delta: the per-token path of the capacity benchmark
         # (no usage, no finish) then costs one json.dumps of a short string.
-        self._delta_head = b"data: " + json.dumps(head, separators=(",", ":"))[:-1].encode() + \
-            b',"choices":[{"index":0,"delta":{'
+        self._delta_head = (
+            b"data: "
+            + json.dumps(head, separators=(",", ":"))[:-1].encode()
+            + b',"choices":[{"index":0,"delta":{'
+        )
         self._delta_tail = b'},"logprobs":null,"finish_reason":null}]}\n\n'
 
     def _delta_frame(self, field_name: str, text: str, finish_reason: str | None) -> bytes:
         if finish_reason is None and not self.continuous_usage:
-            return (self._delta_head + json.dumps(field_name).encode() + b":"
-                    + json.dumps(text).encode() + self._delta_tail)
+            return (
+                self._delta_head
+                + json.dumps(field_name).encode()
+                + b":"
+                + json.dumps(text).encode()
+                + self._delta_tail
+            )
         return frame(self._chunk({field_name: text}, finish_reason))
 
-    def _chunk(self, delta: dict, finish_reason: str | None = None,
-               completion_tokens: int | None = None) -> dict:
+    def _chunk(
+        self, delta: dict, finish_reason: str | None = None, completion_tokens: int | None = None
+    ) -> dict:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
         if finish_reason is not None:
             choice["stop_reason"] = None
-        chunk = {"id": self.request_id, "object": "chat.completion.chunk",
-                 "created": self.created, "model": self.model, "choices": [choice]}
+        chunk = {
+            "id": self.request_id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [choice],
+        }
         if self.continuous_usage:
             chunk["usage"] = self.usage(completion_tokens, include_details=False)
         return chunk
@@ -89,38 +127,61 @@ class ChunkWriter:
         frames = b""
         if start < split:
             text = token_text(start, split - start)
-            frames += self._delta_frame(self.reasoning_field, text,
-                                        finish if split == end else None)
+            frames += self._delta_frame(
+                self.reasoning_field, text, finish if split == end else None
+            )
         if split < end:
             frames += self._delta_frame("content", token_text(split, end - split), finish)
         return frames
 
     def usage(self, completion_tokens: int | None = None, include_details: bool = True) -> dict:
         completion = self.generated if completion_tokens is None else completion_tokens
-        usage = {"prompt_tokens": self.prompt_tokens,
-                 "total_tokens": self.prompt_tokens + completion,
-                 "completion_tokens": completion}
+        usage = {
+            "prompt_tokens": self.prompt_tokens,
+            "total_tokens": self.prompt_tokens + completion,
+            "completion_tokens": completion,
+        }
         if include_details:
             usage["prompt_tokens_details"] = {"cached_tokens": self.cached_tokens}
         return usage
 
     def usage_chunk(self) -> bytes:
-        return frame({"id": self.request_id, "object": "chat.completion.chunk",
-                      "created": self.created, "model": self.model, "choices": [],
-                      "usage": self.usage()})
+        return frame(
+            {
+                "id": self.request_id,
+                "object": "chat.completion.chunk",
+                "created": self.created,
+                "model": self.model,
+                "choices": [],
+                "usage": self.usage(),
+            }
+        )
 
     def completion(self, visible_from: int) -> dict:
         """The non-streaming response body for everything generated so far."""
         reasoning_end = min(visible_from + self.reasoning_tokens, self.generated)
-        message: dict = {"role": "assistant",
-                         "content": token_text(reasoning_end, self.generated - reasoning_end)}
+        message: dict = {
+            "role": "assistant",
+            "content": token_text(reasoning_end, self.generated - reasoning_end),
+        }
         if reasoning_end > visible_from:
             message[self.reasoning_field] = token_text(visible_from, reasoning_end - visible_from)
-        return {"id": self.request_id, "object": "chat.completion", "created": self.created,
-                "model": self.model,
-                "choices": [{"index": 0, "message": message, "logprobs": None,
-                             "finish_reason": "length", "stop_reason": None}],
-                "usage": self.usage()}
+        return {
+            "id": self.request_id,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "logprobs": None,
+                    "finish_reason": "length",
+                    "stop_reason": None,
+                }
+            ],
+            "usage": self.usage(),
+        }
 
 
 def malformed_frame(request_id: str) -> bytes:
@@ -130,8 +191,9 @@ def malformed_frame(request_id: str) -> bytes:
 
 
 def error_frame(message: str = "Internal server error") -> bytes:
-    return frame({"error": {"message": message, "type": "InternalServerError", "param": None,
-                            "code": 500}})
+    return frame(
+        {"error": {"message": message, "type": "InternalServerError", "param": None, "code": 500}}
+    )
 
 
 def error_body(message: str, error_type: str, code: int, param: str | None = None) -> dict:

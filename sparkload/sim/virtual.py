@@ -61,8 +61,14 @@ def prompt_blocks(prompt_index: int, prompt_tokens: int, block_size: int) -> tup
     return tuple(hash((prompt_index, b)) for b in range(prompt_tokens // block_size))
 
 
-def run_level(engine: Engine, concurrency: int, prompts: list[int], prompt_tokens: int,
-              max_tokens: int, seed: int) -> list[RequestTiming]:
+def run_level(
+    engine: Engine,
+    concurrency: int,
+    prompts: list[int],
+    prompt_tokens: int,
+    max_tokens: int,
+    seed: int,
+) -> list[RequestTiming]:
     """One ladder level on ``engine`` (which keeps its prefix cache between levels), sending
     the prompts with the given indices in order; equal indices are identical prompts."""
     profile: Profile = engine.profile
@@ -106,27 +112,37 @@ def run_level(engine: Engine, concurrency: int, prompts: list[int], prompt_token
                 first[rid] = now
             if emission.finished:
                 start = sent[rid]
-                timings.append(RequestTiming(first[rid] - start, now - start,
-                                             now - start, produced[rid]))
+                timings.append(
+                    RequestTiming(first[rid] - start, now - start, now - start, produced[rid])
+                )
                 send(now)
     return timings
 
 
-def ladder_prompts(levels: tuple[int, ...], rounds: int,
-                   prompt_pool: int | None) -> list[list[int]]:
+def ladder_prompts(
+    levels: tuple[int, ...], rounds: int, prompt_pool: int | None
+) -> list[list[int]]:
     """Prompt indices per level: the report's tool sends the first 10 x C prompts of one pool
     at every level (cycling); ``prompt_pool=None`` makes every request's prompt distinct."""
     if prompt_pool is not None:
         return [[i % prompt_pool for i in range(c * rounds)] for c in levels]
     starts = [sum(c * rounds for c in levels[:n]) for n in range(len(levels))]
-    return [list(range(start, start + c * rounds)) for start, c in zip(starts, levels)]
+    return [list(range(start, start + c * rounds)) for start, c in zip(starts, levels, strict=False)]
 
 
-def run_ladder(profile: Profile, levels: tuple[int, ...] = (1, 2, 4, 8, 16), rounds: int = 10,
-               prompt_tokens: int = 128, max_tokens: int = 128, prompt_pool: int | None = None,
-               seed: int = 0) -> list[LevelMeans]:
+def run_ladder(
+    profile: Profile,
+    levels: tuple[int, ...] = (1, 2, 4, 8, 16),
+    rounds: int = 10,
+    prompt_tokens: int = 128,
+    max_tokens: int = 128,
+    prompt_pool: int | None = None,
+    seed: int = 0,
+) -> list[LevelMeans]:
     """The whole ladder on one engine, one warm-up request first, as the report ran it."""
     engine = Engine(profile, seed)
     run_level(engine, 1, [-1], 8, 32, seed)  # the tool's warm-up: "What is warmup?", 32 tokens
-    return [level_means(c, run_level(engine, c, prompts, prompt_tokens, max_tokens, seed + c))
-            for c, prompts in zip(levels, ladder_prompts(levels, rounds, prompt_pool))]
+    return [
+        level_means(c, run_level(engine, c, prompts, prompt_tokens, max_tokens, seed + c))
+        for c, prompts in zip(levels, ladder_prompts(levels, rounds, prompt_pool), strict=False)
+    ]

@@ -70,7 +70,7 @@ def expected(table: str, printed: dict[str, list[str]]) -> dict[tuple[str, int],
     return {
         (column, c): KNOWN_ROUNDING.get((table, column, c), value)
         for column, values in printed.items()
-        for c, value in zip(LEVELS, values)
+        for c, value in zip(LEVELS, values, strict=False)
     }
 
 
@@ -93,7 +93,7 @@ def summary(report_out) -> pd.DataFrame:
 def test_system_rps_table_of_section_5_5(report_md):
     rows = markdown_table(report_md, "System-wide RPS (C / mean latency)")
     assert rows[0][:6] == ["Label", "C=1", "C=2", "C=4", "C=8", "C=16"]
-    got = {(row[0], c): value for row in rows[1:] for c, value in zip(LEVELS, row[1:6])}
+    got = {(row[0], c): value for row in rows[1:] for c, value in zip(LEVELS, row[1:6], strict=False)}
     assert got == expected("system_rps", SYSTEM_RPS)
 
 
@@ -103,7 +103,7 @@ def test_tps_times_concurrency_table_of_section_6_1(report_md):
     got = {
         (column, int(row[0])): value
         for row in rows[1:]
-        for column, value in zip(header[1:], row[1:])
+        for column, value in zip(header[1:], row[1:], strict=False)
     }
     assert got == expected("total_tps", TOTAL_TPS)
 
@@ -114,7 +114,7 @@ def test_saturation_index_table_of_section_6_2(report_md):
     got = {
         (column, int(row[0])): value
         for row in rows[1:]
-        for column, value in zip(header[1:], row[1:])
+        for column, value in zip(header[1:], row[1:], strict=False)
     }
     assert got == expected("saturation", SATURATION)
 
@@ -127,7 +127,7 @@ def test_mtp_ratio_table_of_section_4_3(report_md):
     got = {
         (column.split()[0], int(row[0])): value
         for row in rows[1:]
-        for column, value in zip(rows[0][1:], row[1:])
+        for column, value in zip(rows[0][1:], row[1:], strict=False)
     }
     assert got == expected("mtp_ratio", MTP_RATIO)
 
@@ -208,13 +208,22 @@ def test_p90_over_p50_tables_of_section_7(tmp_path):
             for k in range(n):
                 high = k >= 0.6 * n
                 r = {m: ratios[m][(variant, c)] if high else 1.0 for m in ("ttft", "itl", "tps")}
-                records.append(make_record(c, index, ttft=0.3 * r["ttft"], itl=0.05 * r["itl"],
-                                           tps=20 * r["tps"], latency=6.4, start_time=1000.0 + k))
+                records.append(
+                    make_record(
+                        c,
+                        index,
+                        ttft=0.3 * r["ttft"],
+                        itl=0.05 * r["itl"],
+                        tps=20 * r["tps"],
+                        latency=6.4,
+                        start_time=1000.0 + k,
+                    )
+                )
         runs.append(write_run(tmp_path / "results", variant, records, stamp=f"2026010{i}"))
     out = tmp_path / "out"
     assert main([str(r) for r in runs] + ["--out", str(out), "--no-charts", "--quiet"]) == 0
     report = (out / "report.md").read_text()
     for metric, title in (("itl", "ITL p90/p50"), ("ttft", "TTFT p90/p50"), ("tps", "TPS p90/p50")):
         rows = markdown_table(report, title)
-        got = {(row[0], int(c[2:])): v for row in rows[1:] for c, v in zip(rows[0][1:], row[1:])}
+        got = {(row[0], int(c[2:])): v for row in rows[1:] for c, v in zip(rows[0][1:], row[1:], strict=False)}
         assert got == {key: f"{value:.2f}" for key, value in ratios[metric].items()}

@@ -19,12 +19,15 @@ def assert_clean_failure(run, expected: str) -> None:
     assert run.run_dir is None  # nothing was started, so nothing was written
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["--ladder", "1,x"], "--ladder: 'x' is not a whole number"),
-    (["--ladder", "0"], "--ladder: '0' must be 1 or more"),
-    (["--requests-per-user", "many"], "--requests-per-user: 'many' is not a whole number"),
-    (["--request-timeout", "0"], "--request-timeout: must be more than 0 seconds"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--ladder", "1,x"], "--ladder: 'x' is not a whole number"),
+        (["--ladder", "0"], "--ladder: '0' must be 1 or more"),
+        (["--requests-per-user", "many"], "--requests-per-user: 'many' is not a whole number"),
+        (["--request-timeout", "0"], "--request-timeout: must be more than 0 seconds"),
+    ],
+)
 def test_bad_option_values(tmp_path, args, expected):
     assert_clean_failure(run_locust(["--headless", *args], tmp_path), expected)
 
@@ -38,7 +41,9 @@ def test_unknown_option(tmp_path):
 def test_empty_prompt_file(tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("\n")
-    assert_clean_failure(run_locust(["--headless", "--prompts", str(empty)], tmp_path / "r"), "holds no prompts")
+    assert_clean_failure(
+        run_locust(["--headless", "--prompts", str(empty)], tmp_path / "r"), "holds no prompts"
+    )
 
 
 def test_missing_prompt_file(tmp_path):

@@ -14,8 +14,20 @@ from tests.conftest import free_port, run_locust
 def test_users_are_spread_over_the_endpoints_and_each_record_names_its_own(simulator, tmp_path):
     first = simulator("fixed", 1.0, "--fixed-ttft-ms", "20", "--fixed-itl-ms", "2")
     second = simulator("fixed", 1.0, "--fixed-ttft-ms", "20", "--fixed-itl-ms", "2")
-    run = run_locust(["--headless", "--endpoints", f"{first},{second}", "--ladder", "4", "--requests-per-user", "3",
-                      "--max-tokens", "16"], tmp_path)
+    run = run_locust(
+        [
+            "--headless",
+            "--endpoints",
+            f"{first},{second}",
+            "--ladder",
+            "4",
+            "--requests-per-user",
+            "3",
+            "--max-tokens",
+            "16",
+        ],
+        tmp_path,
+    )
     assert run.returncode == 0, run.output
     measured = Counter(r["endpoint"] for r in run.records if r["phase"] == "measure")
     assert measured == {first: 6, second: 6}
@@ -24,16 +36,26 @@ def test_users_are_spread_over_the_endpoints_and_each_record_names_its_own(simul
 
 def test_an_unreachable_endpoint_among_several_stops_the_run_before_any_load(simulator, tmp_path):
     good = simulator("fixed", 1.0)
-    run = run_locust(["--headless", "--endpoints", f"{good},http://127.0.0.1:{free_port()}"], tmp_path)
+    run = run_locust(
+        ["--headless", "--endpoints", f"{good},http://127.0.0.1:{free_port()}"], tmp_path
+    )
     assert run.returncode == 2 and "cannot reach http://127.0.0.1:" in run.output
     assert run.run_dir is None
 
 
-@pytest.mark.parametrize("url, base, chat, models", [
-    ("http://spark-1:8000", "http://spark-1:8000", "/v1/chat/completions", "/v1/models"),
-    ("http://spark-1:8000/v1/", "http://spark-1:8000", "/v1/chat/completions", "/v1/models"),
-    ("https://gw.example/openai/v1", "https://gw.example", "/openai/v1/chat/completions", "/openai/v1/models"),
-])
+@pytest.mark.parametrize(
+    "url, base, chat, models",
+    [
+        ("http://spark-1:8000", "http://spark-1:8000", "/v1/chat/completions", "/v1/models"),
+        ("http://spark-1:8000/v1/", "http://spark-1:8000", "/v1/chat/completions", "/v1/models"),
+        (
+            "https://gw.example/openai/v1",
+            "https://gw.example",
+            "/openai/v1/chat/completions",
+            "/openai/v1/models",
+        ),
+    ],
+)
 def test_endpoint_urls_with_or_without_v1_map_to_the_same_routes(url, base, chat, models):
     endpoint = Endpoint.parse(url)
     assert (endpoint.base, endpoint.chat_path, endpoint.models_path) == (base, chat, models)

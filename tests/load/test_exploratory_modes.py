@@ -9,8 +9,10 @@ FIXED = ["--fixed-ttft-ms", "50", "--fixed-itl-ms", "5"]
 
 def test_time_based_steps_hold_each_level_and_label_records_with_it(simulator, tmp_path):
     host = simulator("fixed", 1.0, *FIXED)
-    run = run_locust(["--headless", "-H", host, "--ladder", "1,3", "--step-duration", "2", "--max-tokens", "16"],
-                     tmp_path)
+    run = run_locust(
+        ["--headless", "-H", host, "--ladder", "1,3", "--step-duration", "2", "--max-tokens", "16"],
+        tmp_path,
+    )
     assert run.returncode == 0, run.output
     assert run.manifest["mode"] == "steps" and run.manifest["status"] == "complete"
     levels = {r["level"] for r in run.records}
@@ -22,8 +24,24 @@ def test_time_based_steps_hold_each_level_and_label_records_with_it(simulator, t
 
 def test_open_loop_arrivals_record_their_schedule_and_wait(simulator, tmp_path):
     host = simulator("fixed", 1.0, *FIXED)
-    run = run_locust(["--headless", "-H", host, "--arrival-rate", "20", "--arrival-users", "2",
-                      "--arrival-duration", "3", "--max-tokens", "16", "--seed", "5"], tmp_path)
+    run = run_locust(
+        [
+            "--headless",
+            "-H",
+            host,
+            "--arrival-rate",
+            "20",
+            "--arrival-users",
+            "2",
+            "--arrival-duration",
+            "3",
+            "--max-tokens",
+            "16",
+            "--seed",
+            "5",
+        ],
+        tmp_path,
+    )
     assert run.returncode == 0, run.output
     assert run.manifest["mode"] == "arrival" and run.manifest["status"] == "complete"
     records = run.records
@@ -36,8 +54,20 @@ def test_open_loop_arrivals_record_their_schedule_and_wait(simulator, tmp_path):
 
 def test_a_long_run_prints_progress_with_the_level_its_count_and_the_time_left(simulator, tmp_path):
     host = simulator("fixed", 1.0, "--fixed-ttft-ms", "100", "--fixed-itl-ms", "10")
-    run = run_locust(["--headless", "-H", host, "--ladder", "2", "--requests-per-user", "6", "--max-tokens", "64"],
-                     tmp_path)
+    run = run_locust(
+        [
+            "--headless",
+            "-H",
+            host,
+            "--ladder",
+            "2",
+            "--requests-per-user",
+            "6",
+            "--max-tokens",
+            "64",
+        ],
+        tmp_path,
+    )
     progress = [line for line in run.output.splitlines() if "level 1/1 (C=2):" in line]
     assert progress, run.output
     assert "/12 requests" in progress[-1] and "left" in progress[-1]

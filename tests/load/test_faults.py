@@ -25,7 +25,9 @@ FAST = ["--headless", "--max-tokens", "32", "--request-timeout", "1.5"]
 
 
 @pytest.mark.parametrize("fault, error_kind", sorted(FAULT_CLASSES.items()))
-def test_every_request_hit_by_a_fault_is_recorded_in_its_class(simulator, tmp_path, fault, error_kind):
+def test_every_request_hit_by_a_fault_is_recorded_in_its_class(
+    simulator, tmp_path, fault, error_kind
+):
     host = simulator("fixed", 1.0, "--fixed-itl-ms", "2", "--faults", f"{fault}=1")
     run = run_locust([*FAST, "-H", host, "--ladder", "2", "--requests-per-user", "1"], tmp_path)
     assert run.manifest["status"] == "complete", run.output
@@ -35,9 +37,12 @@ def test_every_request_hit_by_a_fault_is_recorded_in_its_class(simulator, tmp_pa
 
 
 @pytest.mark.parametrize("fault, error_kind", sorted(FAULT_CLASSES.items()))
-def test_at_a_partial_rate_faulted_requests_are_classified_and_the_rest_succeed(simulator, tmp_path, fault,
-                                                                                 error_kind):
-    host = simulator("fixed", 1.0, "--fixed-itl-ms", "2", "--faults", f"{fault}=0.4", "--fault-seed", "11")
+def test_at_a_partial_rate_faulted_requests_are_classified_and_the_rest_succeed(
+    simulator, tmp_path, fault, error_kind
+):
+    host = simulator(
+        "fixed", 1.0, "--fixed-itl-ms", "2", "--faults", f"{fault}=0.4", "--fault-seed", "11"
+    )
     run = run_locust([*FAST, "-H", host, "--ladder", "4", "--requests-per-user", "2"], tmp_path)
     assert run.manifest["status"] == "complete", run.output
     assert len(run.records) == 1 + 8
@@ -70,7 +75,9 @@ def record() -> RequestRecord:
 
 def test_connection_refused_is_a_connect_failure():
     connection = Connection(f"http://127.0.0.1:{free_port()}", timeout=5)
-    request = ChatRequest("/v1/chat/completions", build_body("m", "hi", 16), build_headers(None), timeout=5)
+    request = ChatRequest(
+        "/v1/chat/completions", build_body("m", "hi", 16), build_headers(None), timeout=5
+    )
     result = measure(connection, request, record())
     assert (result.status, result.error_kind) == ("error", "connect")
     assert result.latency is not None and result.tps is None
@@ -79,13 +86,24 @@ def test_connection_refused_is_a_connect_failure():
 def test_the_report_shows_failure_counts_and_classes_per_level(simulator, tmp_path):
     from sparkload.cli import main as sparkload_main
 
-    host = simulator("fixed", 1.0, "--fixed-itl-ms", "2", "--faults", "http_500=0.3,disconnect=0.3", "--fault-seed", "4")
+    host = simulator(
+        "fixed",
+        1.0,
+        "--fixed-itl-ms",
+        "2",
+        "--faults",
+        "http_500=0.3,disconnect=0.3",
+        "--fault-seed",
+        "4",
+    )
     run = run_locust([*FAST, "-H", host, "--ladder", "1,4", "--requests-per-user", "4"], tmp_path)
     assert sparkload_main(["report", str(run.run_dir), "--no-charts", "--quiet"]) == 0
     report = (run.run_dir / "report" / "report.md").read_text()
     measured = [r for r in run.records if r["phase"] == "measure"]
     for level in (1, 4):
-        failed = Counter(r["error_kind"] for r in measured if r["level"] == level and r["status"] == "error")
+        failed = Counter(
+            r["error_kind"] for r in measured if r["level"] == level and r["status"] == "error"
+        )
         row = next(line for line in report.splitlines() if line.startswith(f"| {level} | "))
         assert f"| {sum(failed.values())} |" in row
         assert all(f"{kind}: {count}" in row for kind, count in failed.items())

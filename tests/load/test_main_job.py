@@ -32,7 +32,7 @@ def test_headless_run_without_host_uses_the_simulator_and_writes_exact_counts(tm
 
 def test_headless_run_prints_the_per_level_table_and_the_results_path(tmp_path):
     run = run_locust(LADDER, tmp_path)
-    table = run.output[run.output.index("sparkload per-level results"):]
+    table = run.output[run.output.index("sparkload per-level results") :]
     rows = [line.split() for line in table.splitlines()[2:4]]
     assert [row[:3] for row in rows] == [["1", "2", "0"], ["2", "4", "0"]]
     assert f"results: {run.run_dir}" in run.output
@@ -57,12 +57,18 @@ def test_processes_2_gives_the_same_counts_as_a_local_run(tmp_path):
 def test_master_and_two_workers_give_the_same_counts_as_a_local_run(tmp_path):
     port = str(free_port())
     workers = [
-        subprocess.Popen(locust_command("--worker", "--master-port", port), stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        subprocess.Popen(
+            locust_command("--worker", "--master-port", port),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+        )
         for _ in range(2)
     ]
     try:
-        run = run_locust([*LADDER, "--master", "--expect-workers", "2", "--master-bind-port", port], tmp_path)
+        run = run_locust(
+            [*LADDER, "--master", "--expect-workers", "2", "--master-bind-port", port], tmp_path
+        )
     finally:
         for worker in workers:
             worker.wait(timeout=30)
@@ -72,8 +78,15 @@ def test_master_and_two_workers_give_the_same_counts_as_a_local_run(tmp_path):
 
 
 def test_options_can_come_from_environment_variables(tmp_path):
-    run = run_locust(["--headless"], tmp_path, env={"SPARKLOAD_LADDER": "2", "SPARKLOAD_REQUESTS_PER_USER": "1",
-                                                     "SPARKLOAD_LABEL": "from-env"})
+    run = run_locust(
+        ["--headless"],
+        tmp_path,
+        env={
+            "SPARKLOAD_LADDER": "2",
+            "SPARKLOAD_REQUESTS_PER_USER": "1",
+            "SPARKLOAD_LABEL": "from-env",
+        },
+    )
     assert run.returncode == 0, run.output
     assert phase_counts(run.records) == Counter({(2, "measure"): 2, (2, "warmup"): 1})
     assert run.manifest["label"] == "from-env"

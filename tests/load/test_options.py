@@ -30,29 +30,43 @@ def test_ladder_is_parsed_from_a_comma_separated_string():
     assert options.from_namespace(namespace(ladder="1, 3,9")).ladder == (1, 3, 9)
 
 
-@pytest.mark.parametrize("ladder, message", [
-    ("1,x", "'x' is not a whole number"),
-    ("1,0", "must be 1 or more"),
-    ("", "give at least one level"),
-    ("1,,2", "'' is not a whole number"),
-])
+@pytest.mark.parametrize(
+    "ladder, message",
+    [
+        ("1,x", "'x' is not a whole number"),
+        ("1,0", "must be 1 or more"),
+        ("", "give at least one level"),
+        ("1,,2", "'' is not a whole number"),
+    ],
+)
 def test_bad_ladders_are_rejected_with_the_offending_part(ladder, message):
     with pytest.raises(ConfigError, match=message):
         options.from_namespace(namespace(ladder=ladder))
 
 
-@pytest.mark.parametrize("field, value", [
-    ("requests_per_user", "ten"), ("max_tokens", "0"), ("request_timeout", "0"),
-    ("request_timeout", "-3"), ("arrival_rate", "fast"), ("sim_time_scale", "0"), ("tp", "1.5"),
-    ("seed", "abc"), ("sim_profile", "fp16"),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("requests_per_user", "ten"),
+        ("max_tokens", "0"),
+        ("request_timeout", "0"),
+        ("request_timeout", "-3"),
+        ("arrival_rate", "fast"),
+        ("sim_time_scale", "0"),
+        ("tp", "1.5"),
+        ("seed", "abc"),
+        ("sim_profile", "fp16"),
+    ],
+)
 def test_bad_values_name_their_option(field, value):
     with pytest.raises(ConfigError, match="--" + field.replace("_", "-")):
         options.from_namespace(namespace(**{field: value}))
 
 
 def test_web_form_strings_are_accepted():
-    opts = options.from_namespace(namespace(requests_per_user="3", keep_chunk_gaps="true", arrival_rate="2.5"))
+    opts = options.from_namespace(
+        namespace(requests_per_user="3", keep_chunk_gaps="true", arrival_rate="2.5")
+    )
     assert opts.requests_per_user == 3
     assert opts.keep_chunk_gaps is True
     assert opts.mode == "arrival"

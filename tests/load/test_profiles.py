@@ -40,8 +40,16 @@ class FakeConductor:
 
     def deliver(self, index, phase, count):
         for _ in range(count):
-            self.tallies[index].add({"phase": phase, "status": "ok", "ttft": 0.1, "itl": 0.01,
-                                     "tps": 10.0, "latency": 1.0})
+            self.tallies[index].add(
+                {
+                    "phase": phase,
+                    "status": "ok",
+                    "ttft": 0.1,
+                    "itl": 0.01,
+                    "tps": 10.0,
+                    "latency": 1.0,
+                }
+            )
 
 
 def test_ladder_spawns_then_warms_up_then_measures_each_level():
@@ -103,7 +111,10 @@ def test_steps_hold_each_level_for_its_duration_then_drain():
 
 
 def test_arrival_starts_the_schedule_once_the_pool_is_up_and_ends_after_its_duration():
-    arrival, conductor = ArrivalProfile(rate=5, users=8, duration=30, request_timeout=60), FakeConductor()
+    arrival, conductor = (
+        ArrivalProfile(rate=5, users=8, duration=30, request_timeout=60),
+        FakeConductor(),
+    )
     assert arrival.tick(conductor, 0) == (8, 100.0)
     assert not conductor.stages
     conductor.users = 8

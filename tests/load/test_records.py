@@ -6,13 +6,26 @@ from sparkload.records import RequestRecord, scale_to_simulated_time, summarize_
 
 
 def record(**fields) -> RequestRecord:
-    base = dict(request_id="r", level=1, level_index=0, phase="measure", worker="local", user=0,
-                endpoint="http://127.0.0.1:1", model="m", prompt_index=0, max_tokens=128, start_time=0.0)
+    base = dict(
+        request_id="r",
+        level=1,
+        level_index=0,
+        phase="measure",
+        worker="local",
+        user=0,
+        endpoint="http://127.0.0.1:1",
+        model="m",
+        prompt_index=0,
+        max_tokens=128,
+        start_time=0.0,
+    )
     return RequestRecord(**{**base, **fields})
 
 
 def test_itl_divides_decode_time_by_output_tokens_minus_one_not_by_chunks():
-    r = record(ttft=0.3, t_last_token=0.3 + 127 * 0.04, latency=5.5, output_tokens=128, chunks=50).derive()
+    r = record(
+        ttft=0.3, t_last_token=0.3 + 127 * 0.04, latency=5.5, output_tokens=128, chunks=50
+    ).derive()
     assert r.itl == pytest.approx(0.04)
 
 
@@ -52,5 +65,9 @@ def test_to_dict_leaves_out_the_full_gap_list_unless_kept():
 
 def test_simulated_time_multiplies_durations_and_divides_rates():
     scaled = scale_to_simulated_time({"ttft": 0.1, "latency": 2.0, "tps": 50.0, "level": 4}, 10)
-    assert scaled == {"ttft": pytest.approx(1.0), "latency": pytest.approx(20.0), "tps": pytest.approx(5.0),
-                      "level": 4}
+    assert scaled == {
+        "ttft": pytest.approx(1.0),
+        "latency": pytest.approx(20.0),
+        "tps": pytest.approx(5.0),
+        "level": 4,
+    }

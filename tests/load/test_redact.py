@@ -4,7 +4,13 @@ from sparkload.redact import redacted_command
 
 
 def test_the_value_after_api_key_is_hidden():
-    assert redacted_command(["locust", "--api-key", "sk-1", "-H", "h"]) == ["locust", "--api-key", "***", "-H", "h"]
+    assert redacted_command(["locust", "--api-key", "sk-1", "-H", "h"]) == [
+        "locust",
+        "--api-key",
+        "***",
+        "-H",
+        "h",
+    ]
 
 
 def test_the_value_joined_with_an_equals_sign_is_hidden():
@@ -12,4 +18,8 @@ def test_the_value_joined_with_an_equals_sign_is_hidden():
 
 
 def test_other_options_are_left_alone():
-    assert redacted_command(["--label", "api-key", "--model=x"]) == ["--label", "api-key", "--model=x"]
+    assert redacted_command(["--label", "api-key", "--model=x"]) == [
+        "--label",
+        "api-key",
+        "--model=x",
+    ]

@@ -29,14 +29,39 @@ def start(args: list[str], **kwargs) -> subprocess.Popen:
     return subprocess.Popen(locust_command(*args), stdin=subprocess.DEVNULL, text=True, **kwargs)
 
 
-def test_a_killed_worker_is_reported_and_the_run_stops_cleanly_keeping_its_records(simulator, tmp_path):
+def test_a_killed_worker_is_reported_and_the_run_stops_cleanly_keeping_its_records(
+    simulator, tmp_path
+):
     host = simulator("awq-mtp", 10.0)
     port = str(free_port())
-    master = start(["--headless", "-H", host, "--master", "--expect-workers", "2", "--master-bind-port", port,
-                    "--ladder", "4", "--requests-per-user", "20", "--results-dir", str(tmp_path)],
-                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    workers = [start(["--worker", "--master-port", port], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-               for _ in range(2)]
+    master = start(
+        [
+            "--headless",
+            "-H",
+            host,
+            "--master",
+            "--expect-workers",
+            "2",
+            "--master-bind-port",
+            port,
+            "--ladder",
+            "4",
+            "--requests-per-user",
+            "20",
+            "--results-dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    workers = [
+        start(
+            ["--worker", "--master-port", port],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(2)
+    ]
     try:
         run_dir = wait_for_records(tmp_path, 4)
         workers[0].send_signal(signal.SIGKILL)
@@ -54,13 +79,33 @@ def test_a_killed_worker_is_reported_and_the_run_stops_cleanly_keeping_its_recor
 
 
 def test_a_master_killed_with_sigkill_leaves_readable_records_that_analysis_reports_as_incomplete(
-        simulator, tmp_path, capsys):
+    simulator, tmp_path, capsys
+):
     host = simulator("awq-mtp", 10.0)
     port = str(free_port())
-    master = start(["--headless", "-H", host, "--master", "--expect-workers", "1", "--master-bind-port", port,
-                    "--ladder", "4", "--requests-per-user", "20", "--results-dir", str(tmp_path / "results")],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    worker = start(["--worker", "--master-port", port], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    master = start(
+        [
+            "--headless",
+            "-H",
+            host,
+            "--master",
+            "--expect-workers",
+            "1",
+            "--master-bind-port",
+            port,
+            "--ladder",
+            "4",
+            "--requests-per-user",
+            "20",
+            "--results-dir",
+            str(tmp_path / "results"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    worker = start(
+        ["--worker", "--master-port", port], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         run_dir = wait_for_records(tmp_path / "results", 6)
         os.kill(master.pid, signal.SIGKILL)
@@ -72,13 +117,27 @@ def test_a_master_killed_with_sigkill_leaves_readable_records_that_analysis_repo
     lines = (run_dir / "requests.jsonl").read_text().splitlines()
     assert len(lines) >= 6 and all(json.loads(line)["schema"] == 1 for line in lines)
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "running"
-    assert sparkload_main(["report", str(run_dir), "--out", str(tmp_path / "report"), "--no-charts"]) == 0
+    assert (
+        sparkload_main(["report", str(run_dir), "--out", str(tmp_path / "report"), "--no-charts"])
+        == 0
+    )
     assert "INCOMPLETE" in (tmp_path / "report" / "report.md").read_text()
 
 
 def test_sigterm_stops_a_headless_run_cleanly_marking_it_stopped(tmp_path):
-    run = start(["--headless", "--ladder", "1", "--requests-per-user", "40", "--results-dir", str(tmp_path)],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    run = start(
+        [
+            "--headless",
+            "--ladder",
+            "1",
+            "--requests-per-user",
+            "40",
+            "--results-dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         run_dir = wait_for_records(tmp_path, 3)
         run.send_signal(signal.SIGTERM)

@@ -20,12 +20,36 @@ def every_file_below(path):
 def test_the_api_key_given_as_an_option_appears_in_no_output(simulator, tmp_path):
     host = simulator("fixed", 1.0, "--fixed-itl-ms", "1")
     out = tmp_path / "out"
-    run = run_locust(["--headless", "-H", host, "--api-key", KEY, "--ladder", "1,2", "--requests-per-user", "1",
-                      "--max-tokens", "8", "--csv", str(out / "locust"), "--html", str(out / "locust.html"),
-                      "--loglevel", "DEBUG"], tmp_path / "results")
+    run = run_locust(
+        [
+            "--headless",
+            "-H",
+            host,
+            "--api-key",
+            KEY,
+            "--ladder",
+            "1,2",
+            "--requests-per-user",
+            "1",
+            "--max-tokens",
+            "8",
+            "--csv",
+            str(out / "locust"),
+            "--html",
+            str(out / "locust.html"),
+            "--loglevel",
+            "DEBUG",
+        ],
+        tmp_path / "results",
+    )
     assert run.returncode == 0, run.output
     files = every_file_below(tmp_path)
-    assert {p.suffix for p in files} >= {".json", ".jsonl", ".csv", ".html"}  # the grep covers every kind
+    assert {p.suffix for p in files} >= {
+        ".json",
+        ".jsonl",
+        ".csv",
+        ".html",
+    }  # the grep covers every kind
     assert KEY not in run.output
     for path in files:
         assert KEY.encode() not in path.read_bytes(), path
@@ -33,8 +57,21 @@ def test_the_api_key_given_as_an_option_appears_in_no_output(simulator, tmp_path
 
 def test_the_api_key_from_the_environment_appears_in_no_output(simulator, tmp_path):
     host = simulator("fixed", 1.0, "--fixed-itl-ms", "1")
-    run = run_locust(["--headless", "-H", host, "--ladder", "1", "--requests-per-user", "1", "--max-tokens", "8"],
-                     tmp_path, env={"OPENAI_API_KEY": KEY})
+    run = run_locust(
+        [
+            "--headless",
+            "-H",
+            host,
+            "--ladder",
+            "1",
+            "--requests-per-user",
+            "1",
+            "--max-tokens",
+            "8",
+        ],
+        tmp_path,
+        env={"OPENAI_API_KEY": KEY},
+    )
     assert run.returncode == 0, run.output
     assert KEY not in run.output
     assert all(KEY.encode() not in p.read_bytes() for p in every_file_below(tmp_path))
@@ -42,9 +79,12 @@ def test_the_api_key_from_the_environment_appears_in_no_output(simulator, tmp_pa
 
 def test_the_web_ui_never_shows_the_api_key(tmp_path):
     port = free_port()
-    process = subprocess.Popen(locust_command("--web-port", str(port), "--api-key", KEY, "--results-dir",
-                                              str(tmp_path)),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        locust_command("--web-port", str(port), "--api-key", KEY, "--results-dir", str(tmp_path)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         wait_until_up(url)
@@ -58,12 +98,19 @@ def test_the_web_ui_never_shows_the_api_key(tmp_path):
 
 def test_the_web_ui_listens_on_loopback_only_by_default(tmp_path):
     port = free_port()
-    process = subprocess.Popen(locust_command("--web-port", str(port), "--results-dir", str(tmp_path)),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        locust_command("--web-port", str(port), "--results-dir", str(tmp_path)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         wait_until_up(f"http://127.0.0.1:{port}")
-        listening = [c.laddr.ip for c in psutil.Process(process.pid).net_connections("tcp")
-                     if c.status == psutil.CONN_LISTEN and c.laddr.port == port]
+        listening = [
+            c.laddr.ip
+            for c in psutil.Process(process.pid).net_connections("tcp")
+            if c.status == psutil.CONN_LISTEN and c.laddr.port == port
+        ]
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -23,9 +23,25 @@ def level_of_last_record(run_dirs) -> int:
 
 def test_levels_run_beside_a_cpu_hog_are_flagged_and_the_quiet_level_is_not(simulator, tmp_path):
     host = simulator("fixed", 1.0, "--fixed-ttft-ms", "20", "--fixed-itl-ms", "1")
-    run = subprocess.Popen(locust_command("--headless", "-H", host, "--ladder", "16,32", "--requests-per-user", "4",
-                                          "--max-tokens", "500", "--results-dir", str(tmp_path)),
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+    run = subprocess.Popen(
+        locust_command(
+            "--headless",
+            "-H",
+            host,
+            "--ladder",
+            "16,32",
+            "--requests-per-user",
+            "4",
+            "--max-tokens",
+            "500",
+            "--results-dir",
+            str(tmp_path),
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     hogs: list[subprocess.Popen] = []
     try:
         deadline = time.monotonic() + 60
@@ -44,6 +60,13 @@ def test_levels_run_beside_a_cpu_hog_are_flagged_and_the_quiet_level_is_not(simu
     assert any("starved of CPU" in flag for flag in hogged["client_flags"]), hogged
     assert "is shaped by the load generator" in output
     assert sparkload_main(["report", str(manifest_path.parent), "--no-charts", "--quiet"]) == 0
-    means = [line for line in (manifest_path.parent / "report" / "report.md").read_text().splitlines()
-             if line.startswith(("| 16 |", "| 32 |"))]
-    assert means[0].endswith("| ok |") and "FLAGGED:" in means[1] and "client starved of CPU" in means[1]
+    means = [
+        line
+        for line in (manifest_path.parent / "report" / "report.md").read_text().splitlines()
+        if line.startswith(("| 16 |", "| 32 |"))
+    ]
+    assert (
+        means[0].endswith("| ok |")
+        and "FLAGGED:" in means[1]
+        and "client starved of CPU" in means[1]
+    )

@@ -25,7 +25,9 @@ def test_kernel_stamps_the_arrival_not_the_later_read():
         right, _ = server.accept()
     try:
         stamped = kernel_stamps_enabled(right)
-        left.sendall(b": prime\n\n")  # the kernel turns stamping on lazily: the first packet may miss it
+        left.sendall(
+            b": prime\n\n"
+        )  # the kernel turns stamping on lazily: the first packet may miss it
         time.sleep(0.05)
         receive(right, stamped)
         sent = time.time_ns()
@@ -37,4 +39,6 @@ def test_kernel_stamps_the_arrival_not_the_later_read():
         left.close()
         right.close()
     assert stamped and data == b"data: x\n\n"
-    assert sent <= arrival < sent + 20_000_000 < read_at  # stamped on arrival, within 20 ms of sending
+    assert (
+        sent <= arrival < sent + 20_000_000 < read_at
+    )  # stamped on arrival, within 20 ms of sending

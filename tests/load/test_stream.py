@@ -9,7 +9,9 @@ from sparkload.stream import ChatStream, StreamError
 
 def chunk(delta=None, finish_reason=None, usage=None, choices=True) -> str:
     body = {"id": "chatcmpl-1", "object": "chat.completion.chunk"}
-    body["choices"] = [{"index": 0, "delta": delta or {}, "finish_reason": finish_reason}] if choices else []
+    body["choices"] = (
+        [{"index": 0, "delta": delta or {}, "finish_reason": finish_reason}] if choices else []
+    )
     if usage is not None:
         body["usage"] = usage
     return json.dumps(body)
@@ -24,11 +26,13 @@ def feed_all(events: list[tuple[float, str]]) -> ChatStream:
 
 
 def test_role_only_and_empty_chunks_do_not_count_as_tokens():
-    stream = feed_all([
-        (0.1, chunk({"role": "assistant", "content": ""})),
-        (0.2, chunk({"content": ""})),
-        (0.3, chunk({"content": "Hi"})),
-    ])
+    stream = feed_all(
+        [
+            (0.1, chunk({"role": "assistant", "content": ""})),
+            (0.2, chunk({"content": ""})),
+            (0.3, chunk({"content": "Hi"})),
+        ]
+    )
     assert stream.ttft == pytest.approx(0.3)
     assert stream.chunks == 1
 
@@ -40,10 +44,12 @@ def test_role_chunk_carrying_the_first_token_counts():
 
 @pytest.mark.parametrize("field", ["reasoning", "reasoning_content"])
 def test_reasoning_delta_sets_ttft_but_not_ttfc(field):
-    stream = feed_all([
-        (0.2, chunk({field: "thinking"})),
-        (0.5, chunk({"content": "answer"})),
-    ])
+    stream = feed_all(
+        [
+            (0.2, chunk({field: "thinking"})),
+            (0.5, chunk({"content": "answer"})),
+        ]
+    )
     assert stream.ttft == pytest.approx(0.2)
     assert stream.ttfc == pytest.approx(0.5)
 
@@ -54,24 +60,37 @@ def test_tool_call_delta_counts_as_a_token():
 
 
 def test_gaps_are_measured_between_token_chunks_only():
-    stream = feed_all([
-        (0.1, chunk({"content": "a"})),
-        (0.2, chunk({}, finish_reason=None)),
-        (0.3, chunk({"content": "b"})),
-        (0.6, chunk({"content": "c"})),
-    ])
+    stream = feed_all(
+        [
+            (0.1, chunk({"content": "a"})),
+            (0.2, chunk({}, finish_reason=None)),
+            (0.3, chunk({"content": "b"})),
+            (0.6, chunk({"content": "c"})),
+        ]
+    )
     assert stream.gaps == pytest.approx([0.2, 0.3])
     assert stream.t_last_token == pytest.approx(0.6)
 
 
 def test_usage_chunk_gives_output_tokens_even_when_chunks_carry_several():
-    stream = feed_all([
-        (0.1, chunk({"content": "a b c"})),
-        (0.2, chunk({"content": "d e"})),
-        (0.3, chunk(choices=False, usage={"prompt_tokens": 128, "completion_tokens": 5,
-                                          "prompt_tokens_details": {"cached_tokens": 96}})),
-        (0.31, "[DONE]"),
-    ])
+    stream = feed_all(
+        [
+            (0.1, chunk({"content": "a b c"})),
+            (0.2, chunk({"content": "d e"})),
+            (
+                0.3,
+                chunk(
+                    choices=False,
+                    usage={
+                        "prompt_tokens": 128,
+                        "completion_tokens": 5,
+                        "prompt_tokens_details": {"cached_tokens": 96},
+                    },
+                ),
+            ),
+            (0.31, "[DONE]"),
+        ]
+    )
     assert stream.output_tokens == (5, "usage")
     assert stream.chunks == 2
     assert stream.prompt_tokens == 128
@@ -80,7 +99,9 @@ def test_usage_chunk_gives_output_tokens_even_when_chunks_carry_several():
 
 
 def test_without_usage_output_tokens_fall_back_to_chunk_count():
-    stream = feed_all([(0.1, chunk({"content": "a"})), (0.2, chunk({"content": "b"})), (0.3, "[DONE]")])
+    stream = feed_all(
+        [(0.1, chunk({"content": "a"})), (0.2, chunk({"content": "b"})), (0.3, "[DONE]")]
+    )
     assert stream.output_tokens == (2, "chunks")
 
 
@@ -107,8 +128,16 @@ def test_json_that_is_not_an_object_is_malformed():
 
 
 def test_error_object_inside_a_200_stream_is_a_server_error_event():
-    error = json.dumps({"error": {"message": "Internal server error", "type": "InternalServerError",
-                                  "param": None, "code": 500}})
+    error = json.dumps(
+        {
+            "error": {
+                "message": "Internal server error",
+                "type": "InternalServerError",
+                "param": None,
+                "code": 500,
+            }
+        }
+    )
     with pytest.raises(StreamError) as caught:
         ChatStream(0.0).feed(error.encode(), 1.0)
     assert caught.value.kind == "server_error_event"

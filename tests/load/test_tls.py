@@ -13,15 +13,36 @@ from tests.conftest import run_locust
 def self_signed(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tls")
     cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
-                    "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key),
-                    "-out", str(cert)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return cert, key
 
 
 def https_simulator(simulator, self_signed) -> str:
     cert, key = self_signed
-    url = simulator("fixed", 1.0, "--fixed-itl-ms", "1", "--tls-cert", str(cert), "--tls-key", str(key))
+    url = simulator(
+        "fixed", 1.0, "--fixed-itl-ms", "1", "--tls-cert", str(cert), "--tls-key", str(key)
+    )
     assert url.startswith("https://")
     return url
 
@@ -33,7 +54,20 @@ def test_an_untrusted_certificate_stops_the_run_with_one_line(simulator, self_si
 
 
 def test_insecure_switches_verification_off_for_the_whole_run(simulator, self_signed, tmp_path):
-    run = run_locust(["--headless", "-H", https_simulator(simulator, self_signed), "--insecure", "--ladder", "1",
-                      "--requests-per-user", "2", "--max-tokens", "8"], tmp_path)
+    run = run_locust(
+        [
+            "--headless",
+            "-H",
+            https_simulator(simulator, self_signed),
+            "--insecure",
+            "--ladder",
+            "1",
+            "--requests-per-user",
+            "2",
+            "--max-tokens",
+            "8",
+        ],
+        tmp_path,
+    )
     assert run.returncode == 0, run.output
     assert [r["status"] for r in run.records] == ["ok"] * 3

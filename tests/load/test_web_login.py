@@ -17,9 +17,13 @@ CREDENTIALS = {"SPARKLOAD_WEB_USER": "tester", "SPARKLOAD_WEB_PASSWORD": "s3cret
 @pytest.fixture
 def guarded_ui(tmp_path):
     port = free_port()
-    process = subprocess.Popen(locust_command("--web-port", str(port), "--web-login", "--results-dir", str(tmp_path)),
-                               env={**os.environ, **CREDENTIALS}, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        locust_command("--web-port", str(port), "--web-login", "--results-dir", str(tmp_path)),
+        env={**os.environ, **CREDENTIALS},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(url + "/login")
@@ -31,7 +35,9 @@ def guarded_ui(tmp_path):
 
 def log_in(url: str, password: str) -> requests.Session:
     session = requests.Session()
-    session.post(url + "/sparkload/login", data={"username": "tester", "password": password}, timeout=10)
+    session.post(
+        url + "/sparkload/login", data={"username": "tester", "password": password}, timeout=10
+    )
     return session
 
 
@@ -41,7 +47,9 @@ def test_without_logging_in_the_statistics_are_refused(guarded_ui):
 
 
 def test_a_wrong_password_does_not_log_in(guarded_ui):
-    response = log_in(guarded_ui, "guess").get(guarded_ui + "/stats/requests", timeout=10, allow_redirects=False)
+    response = log_in(guarded_ui, "guess").get(
+        guarded_ui + "/stats/requests", timeout=10, allow_redirects=False
+    )
     assert response.status_code in (302, 401)
 
 

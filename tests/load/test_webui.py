@@ -16,7 +16,9 @@ from tests.conftest import free_port, locust_command
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None and os.environ.get("SPARKLOAD_REQUIRE_BROWSER"):
     raise RuntimeError("SPARKLOAD_REQUIRE_BROWSER is set but no Chromium was found")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)"
+)
 SCREENSHOT = Path(os.environ.get("SPARKLOAD_SCREENSHOT_DIR", "/tmp")) / "sparkload-webui-levels.png"
 
 
@@ -35,9 +37,19 @@ def wait_until_up(url: str, timeout: float = 30) -> None:
 def web_ui(tmp_path):
     port = free_port()
     process = subprocess.Popen(
-        locust_command("--web-port", str(port), "--ladder", "1,2", "--requests-per-user", "6",
-                       "--results-dir", str(tmp_path)),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+        locust_command(
+            "--web-port",
+            str(port),
+            "--ladder",
+            "1,2",
+            "--requests-per-user",
+            "6",
+            "--results-dir",
+            str(tmp_path),
+        ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -52,9 +64,17 @@ def test_ladder_started_from_the_ui_fills_the_sparkload_levels_tab_live(web_ui):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
         page = browser.new_page(viewport={"width": 1400, "height": 700})
         page.goto(web_ui)
         page.get_by_role("button", name="Start").click()
@@ -64,7 +84,11 @@ def test_ladder_started_from_the_ui_fills_the_sparkload_levels_tab_live(web_ui):
         deadline = time.monotonic() + 60
         cells: list[str] = []
         while time.monotonic() < deadline:
-            cells = [c.strip() for c in first_row.locator("td").all_inner_texts()] if first_row.count() else []
+            cells = (
+                [c.strip() for c in first_row.locator("td").all_inner_texts()]
+                if first_row.count()
+                else []
+            )
             if len(cells) > 3 and cells[1] not in ("", "0") and cells[3]:
                 break
             page.wait_for_timeout(300)

@@ -34,13 +34,24 @@ def write_matrix(path: Path, data: dict) -> Path:
 
 
 def sim_target(label: str, variant: str = "fp8", tp: int = 1) -> dict:
-    return {"label": label, "variant": variant, "tp": tp,
-            "simulator": {"profile": variant, "time_scale": 40}}
+    return {
+        "label": label,
+        "variant": variant,
+        "tp": tp,
+        "simulator": {"profile": variant, "time_scale": 40},
+    }
 
 
 def run_sparkload(*args: str, timeout: float = 120) -> Finished:
-    proc = subprocess.run([SPARKLOAD, *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT, stdin=subprocess.DEVNULL, env=dict(os.environ))
+    proc = subprocess.run(
+        [SPARKLOAD, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        env=dict(os.environ),
+    )
     return Finished(proc.returncode, proc.stdout, proc.stderr)
 
 
@@ -56,8 +67,9 @@ def summary(results: Path) -> dict[str, dict[str, str]]:
     names = header.split("  ")
     names = [n.strip() for n in names if n.strip()]
     starts = [header.index(name) for name in names]
-    bounds = list(zip(starts, starts[1:] + [None]))
+    bounds = list(zip(starts, starts[1:] + [None], strict=False))
     return {
-        line[:starts[1]].strip(): {n: line[a:b].strip() for n, (a, b) in zip(names, bounds)}
-        for line in lines[start + 1:] if line.strip()
+        line[: starts[1]].strip(): {n: line[a:b].strip() for n, (a, b) in zip(names, bounds, strict=False)}
+        for line in lines[start + 1 :]
+        if line.strip()
     }

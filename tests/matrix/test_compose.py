@@ -64,32 +64,52 @@ def process_env(env: dict[str, str]) -> dict[str, str]:
 
 
 def test_the_compose_file_is_valid_against_the_compose_spec_schema():
-    result = subprocess.run([CHECK_JSONSCHEMA, "--builtin-schema", "vendor.compose-spec", str(COMPOSE)],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [CHECK_JSONSCHEMA, "--builtin-schema", "vendor.compose-spec", str(COMPOSE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_the_schema_check_rejects_a_broken_compose_file(tmp_path):
     broken = tmp_path / "docker-compose.yml"
     broken.write_text(COMPOSE.read_text().replace("    command:", "    comand:", 1))
-    result = subprocess.run([CHECK_JSONSCHEMA, "--builtin-schema", "vendor.compose-spec", str(broken)],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [CHECK_JSONSCHEMA, "--builtin-schema", "vendor.compose-spec", str(broken)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1 and "comand" in result.stdout
 
 
 def test_master_and_scalable_worker_run_the_locustfile_and_the_simulator_is_optional():
     found = services()
-    assert found["master"]["command"][:3] == found["worker"]["command"][:3] == ["locust", "-f", "locustfiles/chat.py"]
+    assert (
+        found["master"]["command"][:3]
+        == found["worker"]["command"][:3]
+        == ["locust", "-f", "locustfiles/chat.py"]
+    )
     assert "--master" in found["master"]["command"] and "--worker" in found["worker"]["command"]
-    assert "ports" not in found["worker"] and "container_name" not in found["worker"]  # --scale worker=N
-    assert found["sim"]["profiles"] == ["sim"] and found["sim"]["command"][:2] == ["sparkload", "sim"]
+    assert (
+        "ports" not in found["worker"] and "container_name" not in found["worker"]
+    )  # --scale worker=N
+    assert found["sim"]["profiles"] == ["sim"] and found["sim"]["command"][:2] == [
+        "sparkload",
+        "sim",
+    ]
     assert found["worker"]["depends_on"] == ["master"]
 
 
 def test_workers_find_the_master_by_its_service_name_unless_told_another_host():
     worker = services()["worker"]
     assert container_env(worker, {})["LOCUST_MASTER_NODE_HOST"] == "master"
-    assert container_env(worker, {"SPARKLOAD_MASTER_HOST": "10.0.0.5"})["LOCUST_MASTER_NODE_HOST"] == "10.0.0.5"
+    assert (
+        container_env(worker, {"SPARKLOAD_MASTER_HOST": "10.0.0.5"})["LOCUST_MASTER_NODE_HOST"]
+        == "10.0.0.5"
+    )
 
 
 def test_the_web_ui_listens_in_the_container_but_is_published_on_loopback_only():
@@ -119,22 +139,53 @@ def compose_sim():
     sim.stop()
 
 
-def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(compose_sim, tmp_path):
+def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
+    compose_sim, tmp_path
+):
     shell = {  # what a user exports before `docker compose up --scale worker=2`
-        "SPARKLOAD_HOST": compose_sim, "SPARKLOAD_WORKERS": "2", "SPARKLOAD_MASTER_HOST": "127.0.0.1",
-        "SPARKLOAD_LADDER": "1,2", "SPARKLOAD_REQUESTS_PER_USER": "2", "SPARKLOAD_MAX_TOKENS": "4",
-        "SPARKLOAD_VARIANT": "fp8", "SPARKLOAD_LABEL": "compose",
+        "SPARKLOAD_HOST": compose_sim,
+        "SPARKLOAD_WORKERS": "2",
+        "SPARKLOAD_MASTER_HOST": "127.0.0.1",
+        "SPARKLOAD_LADDER": "1,2",
+        "SPARKLOAD_REQUESTS_PER_USER": "2",
+        "SPARKLOAD_MAX_TOKENS": "4",
+        "SPARKLOAD_VARIANT": "fp8",
+        "SPARKLOAD_LABEL": "compose",
     }
     port = str(free_port())
     found = services()
-    master_env = process_env({**container_env(found["master"], shell), "LOCUST_MASTER_BIND_HOST": "127.0.0.1",
-                              "LOCUST_MASTER_BIND_PORT": port, "SPARKLOAD_RESULTS_DIR": str(tmp_path)})
-    worker_env = process_env({**container_env(found["worker"], shell), "LOCUST_MASTER_NODE_PORT": port})
-    workers = [subprocess.Popen(command(found["worker"], shell), env=worker_env, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+    master_env = process_env(
+        {
+            **container_env(found["master"], shell),
+            "LOCUST_MASTER_BIND_HOST": "127.0.0.1",
+            "LOCUST_MASTER_BIND_PORT": port,
+            "SPARKLOAD_RESULTS_DIR": str(tmp_path),
+        }
+    )
+    worker_env = process_env(
+        {**container_env(found["worker"], shell), "LOCUST_MASTER_NODE_PORT": port}
+    )
+    workers = [
+        subprocess.Popen(
+            command(found["worker"], shell),
+            env=worker_env,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(2)
+    ]
     try:
-        master = subprocess.run(command(found["master"], shell), env=master_env, cwd=ROOT, capture_output=True,
-                                text=True, timeout=120, stdin=subprocess.DEVNULL)
+        master = subprocess.run(
+            command(found["master"], shell),
+            env=master_env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
     finally:
         for worker in workers:
             try:
@@ -148,4 +199,8 @@ def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
     assert {r["worker"] for r in run.records if r["level"] == 2} == {"0", "1"}
     manifest = run.manifest
     assert (manifest["client"]["runner"], manifest["client"]["workers"]) == ("master", 2)
-    assert (manifest["label"], manifest["endpoints"], manifest["status"]) == ("compose", [compose_sim], "complete")
+    assert (manifest["label"], manifest["endpoints"], manifest["status"]) == (
+        "compose",
+        [compose_sim],
+        "complete",
+    )

@@ -12,13 +12,17 @@ from tests.matrix.matrix_helpers import run_dirs, run_sparkload, summary
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo") / "results"
-    return run_sparkload("demo", "--quick", "--time-scale", "50", "--out", str(out), timeout=240), out
+    return run_sparkload(
+        "demo", "--quick", "--time-scale", "50", "--out", str(out), timeout=240
+    ), out
 
 
 def test_the_demo_finishes_by_itself_with_every_variant_complete(demo):
     finished, out = demo
     assert finished.returncode == 0, finished.stdout + finished.stderr
-    assert {row["variant"]: row["status"] for row in summary(out).values()} == dict.fromkeys(VARIANTS, "complete")
+    assert {row["variant"]: row["status"] for row in summary(out).values()} == dict.fromkeys(
+        VARIANTS, "complete"
+    )
     assert len(run_dirs(out)) == 5
 
 
@@ -33,7 +37,9 @@ def test_the_demo_report_shows_all_five_variants(demo):
 
 def test_the_demo_says_its_figures_are_simulated_and_reduced(demo):
     finished, out = demo
-    assert "demo: simulated time (50x faster than real time), 1 request(s) per user" in finished.stdout
+    assert (
+        "demo: simulated time (50x faster than real time), 1 request(s) per user" in finished.stdout
+    )
     assert "demo: simulated time" in (out / "matrix-summary.txt").read_text()
 
 

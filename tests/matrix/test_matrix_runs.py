@@ -27,10 +27,14 @@ from tests.matrix.matrix_helpers import (
 def tp_matrix(tmp_path_factory):
     """One variant at TP1, TP2 and TP4 on the simulator."""
     root = tmp_path_factory.mktemp("tp-matrix")
-    path = write_matrix(root / "tp.yaml", {
-        **FAST, "results_dir": str(root / "results"),
-        "targets": [sim_target(f"fp8-tp{tp}", "fp8", tp) for tp in (1, 2, 4)],
-    })
+    path = write_matrix(
+        root / "tp.yaml",
+        {
+            **FAST,
+            "results_dir": str(root / "results"),
+            "targets": [sim_target(f"fp8-tp{tp}", "fp8", tp) for tp in (1, 2, 4)],
+        },
+    )
     return run_sparkload("matrix", str(path)), root / "results"
 
 
@@ -44,10 +48,14 @@ def test_a_matrix_of_three_targets_writes_three_complete_run_directories(tp_matr
 
 def test_each_run_records_the_cluster_topology_of_its_target(tp_matrix):
     _, results = tp_matrix
-    manifests = {m["label"]: m for m in (json.loads((d / "manifest.json").read_text()) for d in run_dirs(results))}
-    assert [(m["variant"], m["tp"], m["nodes"], m["simulator"]["tp"]) for m in
-            (manifests["fp8-tp1"], manifests["fp8-tp2"], manifests["fp8-tp4"])] == [
-        ("fp8", 1, 1, 1), ("fp8", 2, 2, 2), ("fp8", 4, 4, 4)]
+    manifests = {
+        m["label"]: m
+        for m in (json.loads((d / "manifest.json").read_text()) for d in run_dirs(results))
+    }
+    assert [
+        (m["variant"], m["tp"], m["nodes"], m["simulator"]["tp"])
+        for m in (manifests["fp8-tp1"], manifests["fp8-tp2"], manifests["fp8-tp4"])
+    ] == [("fp8", 1, 1, 1), ("fp8", 2, 2, 2), ("fp8", 4, 4, 4)]
 
 
 def test_the_combined_report_has_the_tp_comparison_table(tp_matrix):
@@ -68,20 +76,27 @@ def test_the_summary_lists_every_target_with_its_run_directory(tp_matrix):
     _, results = tp_matrix
     rows = summary(results)
     assert {label: row["status"] for label, row in rows.items()} == dict.fromkeys(
-        ["fp8-tp1", "fp8-tp2", "fp8-tp4"], "complete")
+        ["fp8-tp1", "fp8-tp2", "fp8-tp4"], "complete"
+    )
     assert {rows[d.name.split("Z-", 1)[1]]["run directory"] for d in run_dirs(results)} == {
-        d.name for d in run_dirs(results)}
+        d.name for d in run_dirs(results)
+    }
 
 
 def test_each_target_prints_the_locust_command_it_runs_and_its_progress(tp_matrix):
     finished, results = tp_matrix
     assert "target 2/3 fp8-tp2: running…" in finished.stdout
-    command = next(line.strip()[2:] for line in finished.stdout.splitlines()
-                   if line.strip().startswith("$ ") and "--label fp8-tp2" in line)
+    command = next(
+        line.strip()[2:]
+        for line in finished.stdout.splitlines()
+        if line.strip().startswith("$ ") and "--label fp8-tp2" in line
+    )
     assert f"-f {ROOT / 'locustfiles' / 'chat.py'} --headless" in command
     assert "--tp 2 --nodes 2 --ladder 1,2 --requests-per-user 2 --max-tokens 32" in command
     assert "level 2/2 done: C=2" in finished.stdout
-    assert "Starting Locust" in (results / "logs" / "fp8-tp2.log").read_text()  # the rest: in the log
+    assert (
+        "Starting Locust" in (results / "logs" / "fp8-tp2.log").read_text()
+    )  # the rest: in the log
 
 
 @pytest.fixture(scope="module")
@@ -89,14 +104,19 @@ def failing_matrix(tmp_path_factory):
     """A good target between one that never gets healthy and one whose run cannot start."""
     root = tmp_path_factory.mktemp("failing-matrix")
     dead = f"http://127.0.0.1:{free_port()}"
-    path = write_matrix(root / "m.yaml", {
-        **FAST, "ladder": [1], "results_dir": str(root / "results"),
-        "targets": [
-            {"label": "down", "variant": "fp8", "endpoints": [dead], "health_timeout": 1},
-            sim_target("good"),
-            {"label": "unreachable", "variant": "fp8", "endpoints": [dead], "health": "true"},
-        ],
-    })
+    path = write_matrix(
+        root / "m.yaml",
+        {
+            **FAST,
+            "ladder": [1],
+            "results_dir": str(root / "results"),
+            "targets": [
+                {"label": "down", "variant": "fp8", "endpoints": [dead], "health_timeout": 1},
+                sim_target("good"),
+                {"label": "unreachable", "variant": "fp8", "endpoints": [dead], "health": "true"},
+            ],
+        },
+    )
     return run_sparkload("matrix", str(path)), root / "results", dead
 
 
@@ -126,12 +146,24 @@ def test_a_matrix_with_a_skipped_or_failed_target_exits_1(failing_matrix):
 
 
 def test_ctrl_c_stops_the_current_run_cleanly_and_still_writes_the_summary(tmp_path):
-    path = write_matrix(tmp_path / "m.yaml", {
-        **FAST, "ladder": [1, 2, 4], "requests_per_user": 20, "results_dir": str(tmp_path / "results"),
-        "targets": [sim_target("first"), sim_target("second", "nvfp4")],
-    })
-    proc = subprocess.Popen([SPARKLOAD, "matrix", str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, text=True, cwd=ROOT)
+    path = write_matrix(
+        tmp_path / "m.yaml",
+        {
+            **FAST,
+            "ladder": [1, 2, 4],
+            "requests_per_user": 20,
+            "results_dir": str(tmp_path / "results"),
+            "targets": [sim_target("first"), sim_target("second", "nvfp4")],
+        },
+    )
+    proc = subprocess.Popen(
+        [SPARKLOAD, "matrix", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
     output = []
     try:
         deadline = time.monotonic() + 60
@@ -151,17 +183,59 @@ def test_ctrl_c_stops_the_current_run_cleanly_and_still_writes_the_summary(tmp_p
 
 
 def test_a_target_runs_as_the_locust_command_a_user_would_type():
-    matrix = spec.parse({"ladder": [1, 4], "requests_per_user": 3, "locust_args": ["--processes", "2"], "targets": [
-        {"label": "dp", "variant": "nvfp4", "endpoints": ["http://s1:8000", "http://s2:8000"], "tp": 1, "nodes": 2,
-         "locust_args": ["--api-key", "secret"]},
-        {"variant": "fp8", "endpoints": "http://s1:8000", "tp": 2},
-    ]}, "m.yaml")
+    matrix = spec.parse(
+        {
+            "ladder": [1, 4],
+            "requests_per_user": 3,
+            "locust_args": ["--processes", "2"],
+            "targets": [
+                {
+                    "label": "dp",
+                    "variant": "nvfp4",
+                    "endpoints": ["http://s1:8000", "http://s2:8000"],
+                    "tp": 1,
+                    "nodes": 2,
+                    "locust_args": ["--api-key", "secret"],
+                },
+                {"variant": "fp8", "endpoints": "http://s1:8000", "tp": 2},
+            ],
+        },
+        "m.yaml",
+    )
     replicas, cluster = (runner.locust_command(matrix, t, ROOT / "r") for t in matrix.targets)
-    assert replicas[1:] == ["-f", str(runner.LOCUSTFILE), "--headless", "--label", "dp", "--variant", "nvfp4",
-                            "--tp", "1", "--nodes", "2", "--ladder", "1,4", "--requests-per-user", "3",
-                            "--max-tokens", "128", "--endpoints", "http://s1:8000,http://s2:8000",
-                            "--results-dir", str(ROOT / "r"), "--processes", "2", "--api-key", "secret"]
-    assert cluster[cluster.index("--tp"):cluster.index("--ladder")] == ["--tp", "2", "--nodes", "2"]
+    assert replicas[1:] == [
+        "-f",
+        str(runner.LOCUSTFILE),
+        "--headless",
+        "--label",
+        "dp",
+        "--variant",
+        "nvfp4",
+        "--tp",
+        "1",
+        "--nodes",
+        "2",
+        "--ladder",
+        "1,4",
+        "--requests-per-user",
+        "3",
+        "--max-tokens",
+        "128",
+        "--endpoints",
+        "http://s1:8000,http://s2:8000",
+        "--results-dir",
+        str(ROOT / "r"),
+        "--processes",
+        "2",
+        "--api-key",
+        "secret",
+    ]
+    assert cluster[cluster.index("--tp") : cluster.index("--ladder")] == [
+        "--tp",
+        "2",
+        "--nodes",
+        "2",
+    ]
     assert cluster[cluster.index("-H") + 1] == "http://s1:8000"
 
 

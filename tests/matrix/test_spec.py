@@ -18,13 +18,24 @@ def parse(**top) -> spec.Matrix:
 
 
 def test_a_target_gets_its_label_variant_and_nodes_from_what_it_names():
-    target = spec.parse({"targets": [{"tp": 2, "simulator": {"profile": "nvfp4-mtp"}}]}, "m.yaml").targets[0]
-    assert (target.label, target.variant, target.tp, target.nodes) == ("nvfp4-mtp-tp2", "nvfp4-mtp", 2, 2)
+    target = spec.parse(
+        {"targets": [{"tp": 2, "simulator": {"profile": "nvfp4-mtp"}}]}, "m.yaml"
+    ).targets[0]
+    assert (target.label, target.variant, target.tp, target.nodes) == (
+        "nvfp4-mtp-tp2",
+        "nvfp4-mtp",
+        2,
+        2,
+    )
 
 
 def test_the_ladder_and_workload_default_to_the_benchmark_reports():
     workload = parse().workload
-    assert (workload.ladder, workload.requests_per_user, workload.max_tokens) == ((1, 2, 4, 8, 16), 10, 128)
+    assert (workload.ladder, workload.requests_per_user, workload.max_tokens) == (
+        (1, 2, 4, 8, 16),
+        10,
+        128,
+    )
 
 
 def test_a_ladder_may_be_written_as_a_comma_separated_string():
@@ -32,7 +43,9 @@ def test_a_ladder_may_be_written_as_a_comma_separated_string():
 
 
 def test_a_single_endpoint_may_be_written_as_a_string():
-    target = spec.parse({"targets": [{"variant": "fp8", "endpoints": "http://spark-1:8000"}]}, "m").targets[0]
+    target = spec.parse(
+        {"targets": [{"variant": "fp8", "endpoints": "http://spark-1:8000"}]}, "m"
+    ).targets[0]
     assert target.endpoints == ("http://spark-1:8000",)
 
 
@@ -54,40 +67,88 @@ BAD_FILES = [
     ("not-a-mapping", "- just a list\n", "must be a mapping of keys"),
     ("missing-targets", "ladder: [1, 2]\n", "targets: give a list of at least one target"),
     ("empty-targets", "targets: []\n", "targets: give a list of at least one target"),
-    ("unknown-top-key", "ladders: [1]\ntargets: [{variant: fp8, simulator: {profile: fp8}}]\n",
-     "ladders: unknown key"),
-    ("unknown-target-key", "targets: [{label: x, variant: fp8, endpoint: 'http://a:1'}]\n",
-     "targets[1] (x): endpoint: unknown key"),
-    ("no-endpoint-or-simulator", "targets: [{label: x, variant: fp8, tp: 1}]\n",
-     "targets[1] (x): give endpoints (URLs of the deployment) or simulator"),
-    ("both", "targets: [{label: x, variant: fp8, endpoints: ['http://a:1'], simulator: {profile: fp8}}]\n",
-     "give endpoints or simulator, not both"),
-    ("bad-tp", "targets: [{label: x, simulator: {profile: fp8}, tp: 3}]\n",
-     "targets[1] (x): tp: 3 is not one of 1, 2, 4"),
-    ("tp-not-a-number", "targets: [{label: x, simulator: {profile: fp8}, tp: two}]\n",
-     "tp: must be a whole number >= 1, not 'two'"),
-    ("bad-profile", "targets: [{label: x, simulator: {profile: fp16}}]\n",
-     "targets[1] (x): simulator: profile: 'fp16' is not one of"),
-    ("bad-url", "targets: [{label: x, variant: fp8, endpoints: ['spark-1:8000']}]\n",
-     "targets[1] (x): endpoints: not an http(s) URL"),
-    ("no-variant", "targets: [{label: x, endpoints: ['http://a:1']}]\n", "targets[1] (x): variant: give"),
-    ("duplicate-label", "targets: [{simulator: {profile: fp8}}, {simulator: {profile: fp8}}]\n",
-     "targets[2]: label: 'fp8-tp1' is used by an earlier target"),
-    ("bad-ladder", "ladder: [1, 0]\ntargets: [{simulator: {profile: fp8}}]\n", "ladder: 0 is not a concurrency level"),
-    ("managed-locust-arg", "locust_args: ['--tp', '2']\ntargets: [{simulator: {profile: fp8}}]\n",
-     "locust_args: --tp is set by the matrix"),
-    ("bad-report-arg", "report_args: ['--nope']\ntargets: [{simulator: {profile: fp8}}]\n",
-     "report_args: unrecognized arguments: --nope"),
-    ("health-on-simulator", "targets: [{simulator: {profile: fp8}, health: 'true'}]\n",
-     "health: a simulator target is started by the run itself"),
-    ("bad-timeout", "targets: [{variant: fp8, endpoints: ['http://a:1'], health_timeout: -1}]\n",
-     "health_timeout: must be a number of seconds > 0"),
+    (
+        "unknown-top-key",
+        "ladders: [1]\ntargets: [{variant: fp8, simulator: {profile: fp8}}]\n",
+        "ladders: unknown key",
+    ),
+    (
+        "unknown-target-key",
+        "targets: [{label: x, variant: fp8, endpoint: 'http://a:1'}]\n",
+        "targets[1] (x): endpoint: unknown key",
+    ),
+    (
+        "no-endpoint-or-simulator",
+        "targets: [{label: x, variant: fp8, tp: 1}]\n",
+        "targets[1] (x): give endpoints (URLs of the deployment) or simulator",
+    ),
+    (
+        "both",
+        "targets: [{label: x, variant: fp8, endpoints: ['http://a:1'], simulator: {profile: fp8}}]\n",
+        "give endpoints or simulator, not both",
+    ),
+    (
+        "bad-tp",
+        "targets: [{label: x, simulator: {profile: fp8}, tp: 3}]\n",
+        "targets[1] (x): tp: 3 is not one of 1, 2, 4",
+    ),
+    (
+        "tp-not-a-number",
+        "targets: [{label: x, simulator: {profile: fp8}, tp: two}]\n",
+        "tp: must be a whole number >= 1, not 'two'",
+    ),
+    (
+        "bad-profile",
+        "targets: [{label: x, simulator: {profile: fp16}}]\n",
+        "targets[1] (x): simulator: profile: 'fp16' is not one of",
+    ),
+    (
+        "bad-url",
+        "targets: [{label: x, variant: fp8, endpoints: ['spark-1:8000']}]\n",
+        "targets[1] (x): endpoints: not an http(s) URL",
+    ),
+    (
+        "no-variant",
+        "targets: [{label: x, endpoints: ['http://a:1']}]\n",
+        "targets[1] (x): variant: give",
+    ),
+    (
+        "duplicate-label",
+        "targets: [{simulator: {profile: fp8}}, {simulator: {profile: fp8}}]\n",
+        "targets[2]: label: 'fp8-tp1' is used by an earlier target",
+    ),
+    (
+        "bad-ladder",
+        "ladder: [1, 0]\ntargets: [{simulator: {profile: fp8}}]\n",
+        "ladder: 0 is not a concurrency level",
+    ),
+    (
+        "managed-locust-arg",
+        "locust_args: ['--tp', '2']\ntargets: [{simulator: {profile: fp8}}]\n",
+        "locust_args: --tp is set by the matrix",
+    ),
+    (
+        "bad-report-arg",
+        "report_args: ['--nope']\ntargets: [{simulator: {profile: fp8}}]\n",
+        "report_args: unrecognized arguments: --nope",
+    ),
+    (
+        "health-on-simulator",
+        "targets: [{simulator: {profile: fp8}, health: 'true'}]\n",
+        "health: a simulator target is started by the run itself",
+    ),
+    (
+        "bad-timeout",
+        "targets: [{variant: fp8, endpoints: ['http://a:1'], health_timeout: -1}]\n",
+        "health_timeout: must be a number of seconds > 0",
+    ),
 ]
 
 
 @pytest.mark.parametrize("name, text, expected", BAD_FILES, ids=[case[0] for case in BAD_FILES])
-def test_a_bad_matrix_file_exits_2_with_one_line_naming_file_target_and_key(tmp_path, capsys, name, text,
-                                                                             expected):
+def test_a_bad_matrix_file_exits_2_with_one_line_naming_file_target_and_key(
+    tmp_path, capsys, name, text, expected
+):
     path = tmp_path / f"{name}.yaml"
     path.write_text(text)
     code = main(["matrix", str(path), "--results-dir", str(tmp_path / "results")])
@@ -100,4 +161,7 @@ def test_a_bad_matrix_file_exits_2_with_one_line_naming_file_target_and_key(tmp_
 
 def test_a_missing_matrix_file_exits_2_with_one_line(tmp_path, capsys):
     assert main(["matrix", str(tmp_path / "nope.yaml")]) == 2
-    assert capsys.readouterr().err == f"sparkload matrix: error: {Path(tmp_path / 'nope.yaml')}: no such file\n"
+    assert (
+        capsys.readouterr().err
+        == f"sparkload matrix: error: {Path(tmp_path / 'nope.yaml')}: no such file\n"
+    )

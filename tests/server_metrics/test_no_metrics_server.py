@@ -11,13 +11,36 @@ from tests.conftest import ROOT, run_locust
 
 
 def test_a_server_without_metrics_gets_one_line_and_a_complete_run(tmp_path):
-    server = ServerProcess([sys.executable, str(ROOT / "benchmarks" / "reference_server.py"), "--port", "0",
-                            "--ttft-ms", "20", "--itl-ms", "2"], ready_prefix="reference-server listening on ",
-                           name="the reference server")
+    server = ServerProcess(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "reference_server.py"),
+            "--port",
+            "0",
+            "--ttft-ms",
+            "20",
+            "--itl-ms",
+            "2",
+        ],
+        ready_prefix="reference-server listening on ",
+        name="the reference server",
+    )
     url = server.start()
     try:
-        run = run_locust(["--headless", "-H", url, "--ladder", "1,2", "--requests-per-user", "1",
-                          "--max-tokens", "8"], tmp_path)
+        run = run_locust(
+            [
+                "--headless",
+                "-H",
+                url,
+                "--ladder",
+                "1,2",
+                "--requests-per-user",
+                "1",
+                "--max-tokens",
+                "8",
+            ],
+            tmp_path,
+        )
     finally:
         server.stop()
     assert run.returncode == 0, run.output

@@ -53,19 +53,28 @@ def test_created_timestamps_are_dropped():
 def test_counter_samples_keep_the_total_suffix_and_their_labels():
     samples = parse_samples(EXPOSITION)
     tokens = [s for s in samples if s["name"] == "vllm:generation_tokens_total"]
-    assert sorted((s["labels"]["engine"], s["value"]) for s in tokens) == [("0", 700.0), ("1", 300.0)]
+    assert sorted((s["labels"]["engine"], s["value"]) for s in tokens) == [
+        ("0", 700.0),
+        ("1", 300.0),
+    ]
 
 
 def test_histogram_parts_are_separate_samples():
     found = names(parse_samples(EXPOSITION))
-    assert {"vllm:inter_token_latency_seconds_sum", "vllm:inter_token_latency_seconds_count",
-            "vllm:inter_token_latency_seconds_bucket"} <= found
+    assert {
+        "vllm:inter_token_latency_seconds_sum",
+        "vllm:inter_token_latency_seconds_count",
+        "vllm:inter_token_latency_seconds_bucket",
+    } <= found
 
 
 def test_per_position_counters_keep_their_position_label():
     samples = parse_samples(EXPOSITION)
-    positions = {s["labels"]["position"]: s["value"] for s in samples
-                 if s["name"] == "vllm:spec_decode_num_accepted_tokens_per_pos_total"}
+    positions = {
+        s["labels"]["position"]: s["value"]
+        for s in samples
+        if s["name"] == "vllm:spec_decode_num_accepted_tokens_per_pos_total"
+    }
     assert positions == {"0": 80.0, "1": 55.0}
 
 
@@ -87,6 +96,7 @@ def test_metrics_sit_at_the_server_root_whatever_the_api_path():
 
 def test_a_refused_connection_is_no_metrics_not_an_error():
     import socket
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed again: nothing listens there
@@ -99,11 +109,29 @@ def test_analysis_sums_counters_over_engines_between_two_snapshots(tmp_path):
     end = parse_samples(EXPOSITION.replace(" 700.0", " 900.0").replace(" 300.0", " 350.0"))
     run = tmp_path / "run"
     run.mkdir()
-    (run / "manifest.json").write_text(json.dumps({"label": "x", "status": "complete", "time_scale": 1}))
-    (run / "requests.jsonl").write_text(json.dumps(
-        {"level": 2, "level_index": 0, "phase": "measure", "status": "ok", "latency": 1.0, "start_time": 0.0,
-         "output_tokens": 10, "tps": 10.0, "ttft": 0.1}) + "\n")
-    lines = [snapshot("http://a", 0, 2, "start", start, now=100.0), snapshot("http://a", 0, 2, "end", end, now=110.0)]
+    (run / "manifest.json").write_text(
+        json.dumps({"label": "x", "status": "complete", "time_scale": 1})
+    )
+    (run / "requests.jsonl").write_text(
+        json.dumps(
+            {
+                "level": 2,
+                "level_index": 0,
+                "phase": "measure",
+                "status": "ok",
+                "latency": 1.0,
+                "start_time": 0.0,
+                "output_tokens": 10,
+                "tps": 10.0,
+                "ttft": 0.1,
+            }
+        )
+        + "\n"
+    )
+    lines = [
+        snapshot("http://a", 0, 2, "start", start, now=100.0),
+        snapshot("http://a", 0, 2, "end", end, now=110.0),
+    ]
     (run / "server_metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     row = server_metrics.per_level(load([run]).runs).iloc[0]
     assert row["gen_tok_s"] == pytest.approx((200 + 50) / 10)  # both engines' deltas over 10 s

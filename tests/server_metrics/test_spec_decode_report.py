@@ -23,8 +23,22 @@ PER_POS = "vllm:spec_decode_num_accepted_tokens_per_pos_total"
 @pytest.fixture(scope="module")
 def mtp_run(tmp_path_factory):
     results = tmp_path_factory.mktemp("results")
-    run = run_locust(["--headless", "--ladder", "1,2", "--requests-per-user", "2", "--max-tokens", "256",
-                      "--sim-profile", PROFILE, "--sim-time-scale", "20"], results)
+    run = run_locust(
+        [
+            "--headless",
+            "--ladder",
+            "1,2",
+            "--requests-per-user",
+            "2",
+            "--max-tokens",
+            "256",
+            "--sim-profile",
+            PROFILE,
+            "--sim-time-scale",
+            "20",
+        ],
+        results,
+    )
     assert run.returncode == 0, run.output
     out = results / "report"
     assert analysis_main([str(run.run_dir), "--out", str(out), "--no-charts", "--quiet"]) == 0
@@ -64,8 +78,17 @@ def report_rows(out):
 
 def test_every_level_has_start_measure_and_end_snapshots(mtp_run):
     run, _ = mtp_run
-    kinds = sorted((s["level_index"], s["when"]) for s in snapshots(run.run_dir) if s["when"] != "during")
-    assert kinds == [(0, "end"), (0, "measure"), (0, "start"), (1, "end"), (1, "measure"), (1, "start")]
+    kinds = sorted(
+        (s["level_index"], s["when"]) for s in snapshots(run.run_dir) if s["when"] != "during"
+    )
+    assert kinds == [
+        (0, "end"),
+        (0, "measure"),
+        (0, "start"),
+        (1, "end"),
+        (1, "measure"),
+        (1, "start"),
+    ]
 
 
 def test_the_measured_span_holds_exactly_the_measured_requests_tokens(mtp_run):
@@ -73,7 +96,9 @@ def test_the_measured_span_holds_exactly_the_measured_requests_tokens(mtp_run):
     run, _ = mtp_run
     deltas = deltas_by_level(run.run_dir)
     for c, delta in deltas.items():
-        received = sum(r["output_tokens"] for r in run.records if r["level"] == c and r["phase"] == "measure")
+        received = sum(
+            r["output_tokens"] for r in run.records if r["level"] == c and r["phase"] == "measure"
+        )
         assert delta["vllm:generation_tokens_total"] == received
 
 
@@ -81,21 +106,28 @@ def test_snapshots_hold_only_vllm_samples_with_an_endpoint_and_a_time(mtp_run):
     run, _ = mtp_run
     for snap in snapshots(run.run_dir):
         assert snap["endpoint"].startswith("http://127.0.0.1:") and snap["time"] > 0
-        assert all(s["name"].startswith("vllm:") and not s["name"].endswith("_created") for s in snap["samples"])
+        assert all(
+            s["name"].startswith("vllm:") and not s["name"].endswith("_created")
+            for s in snap["samples"]
+        )
 
 
 def test_report_acceptance_rate_is_accepted_over_draft_tokens_per_level(mtp_run):
     run, out = mtp_run
     rows = report_rows(out)
     for c, delta in deltas_by_level(run.run_dir).items():
-        assert float(rows[c]["acceptance_rate"]) == pytest.approx(delta[ACCEPTED] / delta[DRAFT_TOKENS])
+        assert float(rows[c]["acceptance_rate"]) == pytest.approx(
+            delta[ACCEPTED] / delta[DRAFT_TOKENS]
+        )
 
 
 def test_report_tokens_per_pass_is_one_plus_accepted_over_drafts_per_level(mtp_run):
     run, out = mtp_run
     rows = report_rows(out)
     for c, delta in deltas_by_level(run.run_dir).items():
-        assert float(rows[c]["tokens_per_pass"]) == pytest.approx(1 + delta[ACCEPTED] / delta[DRAFTS])
+        assert float(rows[c]["tokens_per_pass"]) == pytest.approx(
+            1 + delta[ACCEPTED] / delta[DRAFTS]
+        )
 
 
 def test_report_per_position_acceptance_is_accepted_at_position_over_drafts(mtp_run):
@@ -103,7 +135,9 @@ def test_report_per_position_acceptance_is_accepted_at_position_over_drafts(mtp_
     rows = report_rows(out)
     for c, delta in deltas_by_level(run.run_dir).items():
         for position in range(3):
-            assert float(rows[c][f"accept_pos{position}"]) == pytest.approx(delta[("pos", position)] / delta[DRAFTS])
+            assert float(rows[c][f"accept_pos{position}"]) == pytest.approx(
+                delta[("pos", position)] / delta[DRAFTS]
+            )
 
 
 def test_per_position_acceptance_is_non_increasing(mtp_run):
@@ -119,11 +153,17 @@ def test_the_whole_run_agrees_with_the_profiles_acceptance_parameters(mtp_run):
     deltas = deltas_by_level(run.run_dir).values()
     accepted = sum(d[ACCEPTED] for d in deltas)
     spec = get_profile(PROFILE).spec
-    assert accepted / sum(d[DRAFT_TOKENS] for d in deltas) == pytest.approx(spec.acceptance_rate(), abs=0.08)
-    assert 1 + accepted / sum(d[DRAFTS] for d in deltas) == pytest.approx(spec.expected_tokens_per_step(), abs=0.25)
+    assert accepted / sum(d[DRAFT_TOKENS] for d in deltas) == pytest.approx(
+        spec.acceptance_rate(), abs=0.08
+    )
+    assert 1 + accepted / sum(d[DRAFTS] for d in deltas) == pytest.approx(
+        spec.expected_tokens_per_step(), abs=0.25
+    )
 
 
 def test_report_md_shows_the_speculative_decoding_table(mtp_run):
     _, out = mtp_run
     text = (out / "report.md").read_text()
-    assert "**Speculative decoding per level**" in text and "**Client vs server, per level**" in text
+    assert (
+        "**Speculative decoding per level**" in text and "**Client vs server, per level**" in text
+    )

@@ -15,8 +15,9 @@ def run_to_completion(engine: Engine, max_steps: int = 10_000) -> list:
 
 def test_decode_step_time_grows_with_batch_size():
     profile = get_profile("fp8")
-    times = [step_seconds(profile, BatchShape(decode_seqs=b, context_tokens=200 * b))
-             for b in (1, 4, 16)]
+    times = [
+        step_seconds(profile, BatchShape(decode_seqs=b, context_tokens=200 * b)) for b in (1, 4, 16)
+    ]
     assert times[0] < times[1] < times[2]
 
 
@@ -49,7 +50,8 @@ def test_allreduce_latency_is_a_parameter_of_the_step_time():
 def test_allreduce_costs_nothing_on_one_node():
     batch = BatchShape(decode_seqs=1)
     assert step_seconds(get_profile("fp8", 1, 25e-6), batch) == step_seconds(
-        get_profile("fp8", 1, 450e-6), batch)
+        get_profile("fp8", 1, 450e-6), batch
+    )
 
 
 def test_chunked_prefill_never_exceeds_the_token_budget():

@@ -13,14 +13,17 @@ def test_empty_fault_spec_means_no_faults():
     assert parse_fault_spec("") == {}
 
 
-@pytest.mark.parametrize("spec, reason", [
-    ("oops=0.1", "unknown fault kind"),
-    ("http_500", "needs a rate"),
-    ("http_500=x", "not a number"),
-    ("http_500=1.5", "between 0 and 1"),
-    ("http_500=0.6,stall=0.6", "sum to"),
-    ("stall=0.1,stall=0.2", "twice"),
-])
+@pytest.mark.parametrize(
+    "spec, reason",
+    [
+        ("oops=0.1", "unknown fault kind"),
+        ("http_500", "needs a rate"),
+        ("http_500=x", "not a number"),
+        ("http_500=1.5", "between 0 and 1"),
+        ("http_500=0.6,stall=0.6", "sum to"),
+        ("stall=0.1,stall=0.2", "twice"),
+    ],
+)
 def test_bad_fault_specs_are_rejected_with_a_reason(spec, reason):
     with pytest.raises(ValueError, match=reason):
         parse_fault_spec(spec)

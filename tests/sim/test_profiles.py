@@ -7,9 +7,12 @@ from sparkload.sim.profiles import PROFILES, SpecDecode, get_profile, with_tp
 
 def test_the_report_variants_are_profiles_with_served_model_names():
     assert {name: p.model_name for name, p in PROFILES.items()} == {
-        "fp8": "qwen3.6-27b-fp8", "fp8-mtp": "qwen3.6-27b-fp8-mtp",
-        "awq-mtp": "qwen3.6-27b-awq-mtp", "nvfp4": "qwen3.6-27b-nvfp4",
-        "nvfp4-mtp": "qwen3.6-27b-nvfp4-mtp"}
+        "fp8": "qwen3.6-27b-fp8",
+        "fp8-mtp": "qwen3.6-27b-fp8-mtp",
+        "awq-mtp": "qwen3.6-27b-awq-mtp",
+        "nvfp4": "qwen3.6-27b-nvfp4",
+        "nvfp4-mtp": "qwen3.6-27b-nvfp4-mtp",
+    }
 
 
 def test_only_mtp_variants_speculate():

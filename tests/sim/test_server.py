@@ -22,10 +22,14 @@ def mtp_url():
 
 
 def chat(url: str, **body) -> requests.Response:
-    payload = {"messages": [{"role": "user", "content": "Tell me about load tests. " * 20}],
-               "max_tokens": 24, **body}
-    return requests.post(f"{url}/v1/chat/completions", json=payload, timeout=TIMEOUT,
-                         stream=bool(body.get("stream")))
+    payload = {
+        "messages": [{"role": "user", "content": "Tell me about load tests. " * 20}],
+        "max_tokens": 24,
+        **body,
+    }
+    return requests.post(
+        f"{url}/v1/chat/completions", json=payload, timeout=TIMEOUT, stream=bool(body.get("stream"))
+    )
 
 
 def sse_payloads(response: requests.Response) -> list[str]:
@@ -58,10 +62,13 @@ def test_stream_without_include_usage_has_no_usage_chunk(mtp_url):
 
 
 def test_mtp_stream_carries_several_tokens_in_some_chunks(mtp_url):
-    chunks = stream_chunks(mtp_url, max_tokens=64,
-                           stream_options={"include_usage": True, "continuous_usage_stats": True})
+    chunks = stream_chunks(
+        mtp_url,
+        max_tokens=64,
+        stream_options={"include_usage": True, "continuous_usage_stats": True},
+    )
     counts = [c["usage"]["completion_tokens"] for c in chunks[1:-2]]
-    steps = [b - a for a, b in zip(counts, counts[1:])]
+    steps = [b - a for a, b in zip(counts, counts[1:], strict=False)]
     assert max(steps) > 1
     assert counts[-1] == 64
 
@@ -76,8 +83,10 @@ def test_reasoning_tokens_come_first_when_thinking_is_enabled(mtp_url):
 
 def test_repeated_prompt_reports_cached_tokens(mtp_url):
     # ~680 tokens: longer than one 512-token page of the hybrid model, so one page is reusable
-    body = {"messages": [{"role": "user", "content": "A repeated prompt of some length. " * 80}],
-            "max_tokens": 4}
+    body = {
+        "messages": [{"role": "user", "content": "A repeated prompt of some length. " * 80}],
+        "max_tokens": 4,
+    }
     chat(mtp_url, **body)
     usage = chat(mtp_url, **body).json()["usage"]
     assert usage["prompt_tokens_details"]["cached_tokens"] > 0
@@ -97,8 +106,9 @@ def test_wrong_model_is_404_with_an_openai_error(mtp_url):
 
 
 def test_missing_messages_is_400(mtp_url):
-    response = requests.post(f"{mtp_url}/v1/chat/completions", json={"max_tokens": 3},
-                             timeout=TIMEOUT)
+    response = requests.post(
+        f"{mtp_url}/v1/chat/completions", json={"max_tokens": 3}, timeout=TIMEOUT
+    )
     assert response.status_code == 400
 
 
@@ -117,12 +127,19 @@ def test_metrics_parse_and_carry_vllm_names(mtp_url):
     text = requests.get(f"{mtp_url}/metrics", timeout=TIMEOUT).text
     samples = {s.name for f in text_string_to_metric_families(text) for s in f.samples}
     assert {
-        "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
-        "vllm:prompt_tokens_total", "vllm:generation_tokens_total",
-        "vllm:prefix_cache_queries_total", "vllm:prefix_cache_hits_total",
-        "vllm:time_to_first_token_seconds_bucket", "vllm:inter_token_latency_seconds_bucket",
-        "vllm:e2e_request_latency_seconds_count", "vllm:spec_decode_num_drafts_total",
-        "vllm:spec_decode_num_draft_tokens_total", "vllm:spec_decode_num_accepted_tokens_total",
+        "vllm:num_requests_running",
+        "vllm:num_requests_waiting",
+        "vllm:kv_cache_usage_perc",
+        "vllm:prompt_tokens_total",
+        "vllm:generation_tokens_total",
+        "vllm:prefix_cache_queries_total",
+        "vllm:prefix_cache_hits_total",
+        "vllm:time_to_first_token_seconds_bucket",
+        "vllm:inter_token_latency_seconds_bucket",
+        "vllm:e2e_request_latency_seconds_count",
+        "vllm:spec_decode_num_drafts_total",
+        "vllm:spec_decode_num_draft_tokens_total",
+        "vllm:spec_decode_num_accepted_tokens_total",
         "vllm:spec_decode_num_accepted_tokens_per_pos_total",
     } <= samples
 
@@ -132,12 +149,16 @@ def test_metrics_acceptance_counters_give_the_profiles_tokens_per_step(mtp_url):
 
     chat(mtp_url, max_tokens=1500)
     text = requests.get(f"{mtp_url}/metrics", timeout=TIMEOUT).text
-    values = {(s.name, s.labels.get("position")): s.value
-              for f in text_string_to_metric_families(text) for s in f.samples}
+    values = {
+        (s.name, s.labels.get("position")): s.value
+        for f in text_string_to_metric_families(text)
+        for s in f.samples
+    }
     drafts = values[("vllm:spec_decode_num_drafts_total", None)]
     accepted = values[("vllm:spec_decode_num_accepted_tokens_total", None)]
-    per_pos = [values[("vllm:spec_decode_num_accepted_tokens_per_pos_total", str(i))]
-               for i in range(3)]
+    per_pos = [
+        values[("vllm:spec_decode_num_accepted_tokens_per_pos_total", str(i))] for i in range(3)
+    ]
     assert per_pos == sorted(per_pos, reverse=True) and sum(per_pos) == accepted
     expected = get_profile("fp8-mtp").spec.expected_tokens_per_step()
     assert abs(1 + accepted / drafts - expected) < 0.15
@@ -156,8 +177,16 @@ def test_tp_profiles_serve(tp):
 
 
 def test_reasoning_field_can_use_the_old_name():
-    with running_sim("--profile", "fixed", "--fixed-itl-ms", "1", "--reasoning-tokens", "3",
-                     "--reasoning-field", "reasoning_content") as url:
+    with running_sim(
+        "--profile",
+        "fixed",
+        "--fixed-itl-ms",
+        "1",
+        "--reasoning-tokens",
+        "3",
+        "--reasoning-field",
+        "reasoning_content",
+    ) as url:
         chunks = stream_chunks(url, max_tokens=5)
     assert "reasoning_content" in chunks[1]["choices"][0]["delta"]
 
@@ -174,16 +203,24 @@ def test_timing_log_has_one_line_per_request(tmp_path):
 
 
 def test_bad_fault_spec_exits_2_with_one_line():
-    result = subprocess.run([sys.executable, "-m", "sparkload.sim", "--faults", "boom=0.1"],
-                            capture_output=True, text=True, timeout=TIMEOUT)
+    result = subprocess.run(
+        [sys.executable, "-m", "sparkload.sim", "--faults", "boom=0.1"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert "boom" in result.stderr
 
 
 def test_sigterm_ends_the_server_with_exit_code_0():
-    proc = subprocess.Popen([sys.executable, "-m", "sparkload.sim", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sparkload.sim", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout.readline().startswith(READY_PREFIX)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=TIMEOUT) == 0

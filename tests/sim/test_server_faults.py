@@ -21,10 +21,19 @@ def url():
 
 def send(url: str, fault: str | None = None, read_timeout: float = 10) -> requests.Response:
     headers = {"X-Sparkload-Fault": fault} if fault else {}
-    body = {"messages": [{"role": "user", "content": "hello"}], "max_tokens": MAX_TOKENS,
-            "stream": True, "stream_options": {"include_usage": True}}
-    return requests.post(f"{url}/v1/chat/completions", json=body, headers=headers,
-                         stream=True, timeout=(5, read_timeout))
+    body = {
+        "messages": [{"role": "user", "content": "hello"}],
+        "max_tokens": MAX_TOKENS,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    return requests.post(
+        f"{url}/v1/chat/completions",
+        json=body,
+        headers=headers,
+        stream=True,
+        timeout=(5, read_timeout),
+    )
 
 
 def read_data_lines(response: requests.Response, limit: int = 10_000) -> list[str]:
@@ -107,8 +116,18 @@ def test_unknown_forced_fault_is_a_400(url):
 
 def test_fault_rates_with_a_seed_fail_the_same_requests():
     def statuses() -> list[int]:
-        with running_sim("--profile", "fixed", "--fixed-ttft-ms", "1", "--fixed-itl-ms", "0",
-                         "--faults", "http_500=0.3,http_429=0.2", "--fault-seed", "9") as u:
+        with running_sim(
+            "--profile",
+            "fixed",
+            "--fixed-ttft-ms",
+            "1",
+            "--fixed-itl-ms",
+            "0",
+            "--faults",
+            "http_500=0.3,http_429=0.2",
+            "--fault-seed",
+            "9",
+        ) as u:
             return [send(u).status_code for _ in range(30)]
 
     first = statuses()
@@ -134,9 +153,20 @@ LOAD_SIDE_SCRIPT = textwrap.dedent("""
 
 
 def test_each_fault_ends_as_the_right_failure_class_on_the_load_side(url):
-    expected = {"http_500": "http_500", "http_429": "http_429", "disconnect": "disconnect",
-                "malformed_sse": "malformed_sse", "error_event": "server_error_event",
-                "stall": "timeout", "no_done": "disconnect", "huge": "timeout"}
-    result = subprocess.run([sys.executable, "-c", LOAD_SIDE_SCRIPT, url, *expected],
-                            capture_output=True, text=True, timeout=60)
+    expected = {
+        "http_500": "http_500",
+        "http_429": "http_429",
+        "disconnect": "disconnect",
+        "malformed_sse": "malformed_sse",
+        "error_event": "server_error_event",
+        "stall": "timeout",
+        "no_done": "disconnect",
+        "huge": "timeout",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", LOAD_SIDE_SCRIPT, url, *expected],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert json.loads(result.stdout) == expected, result.stderr[-2000:]

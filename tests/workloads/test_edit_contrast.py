@@ -9,20 +9,40 @@ import pytest
 from analysis.cli import main as analysis_main
 from tests.conftest import run_locust
 
-EDIT = ["--headless", "--workload", "edit", "--ladder", "1,2", "--requests-per-user", "2", "--max-tokens", "64",
-        "--sim-profile", "awq-mtp", "--sim-time-scale", "20"]
+EDIT = [
+    "--headless",
+    "--workload",
+    "edit",
+    "--ladder",
+    "1,2",
+    "--requests-per-user",
+    "2",
+    "--max-tokens",
+    "64",
+    "--sim-profile",
+    "awq-mtp",
+    "--sim-time-scale",
+    "20",
+]
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     results = tmp_path_factory.mktemp("results")
-    runs = [run_locust([*EDIT, "--label", "edit-distinct"], results / "a"),
-            run_locust([*EDIT, "--label", "edit-distinct"], results / "b"),
-            run_locust([*EDIT, "--label", "edit-identical", "--identical-prompts"], results / "c")]
+    runs = [
+        run_locust([*EDIT, "--label", "edit-distinct"], results / "a"),
+        run_locust([*EDIT, "--label", "edit-distinct"], results / "b"),
+        run_locust([*EDIT, "--label", "edit-identical", "--identical-prompts"], results / "c"),
+    ]
     for run in runs:
         assert run.returncode == 0, run.output
     out = results / "report"
-    assert analysis_main([*(str(r.run_dir) for r in runs), "--out", str(out), "--no-charts", "--quiet"]) == 0
+    assert (
+        analysis_main(
+            [*(str(r.run_dir) for r in runs), "--out", str(out), "--no-charts", "--quiet"]
+        )
+        == 0
+    )
     return runs, out
 
 
@@ -51,8 +71,14 @@ def test_report_md_shows_distinct_and_identical_figures_side_by_side(report):
     _, out = report
     text = (out / "report.md").read_text()
     assert "**Distinct (edit-distinct) vs identical (edit-identical) prompts**" in text
-    header = next(line for line in text.splitlines() if line.startswith("| Concurrency | Aggregate, distinct"))
-    assert "Aggregate, identical" in header and "Per stream, distinct" in header and "Per stream, identical" in header
+    header = next(
+        line for line in text.splitlines() if line.startswith("| Concurrency | Aggregate, distinct")
+    )
+    assert (
+        "Aggregate, identical" in header
+        and "Per stream, distinct" in header
+        and "Per stream, identical" in header
+    )
 
 
 def test_the_contrast_table_has_both_figures_for_every_level(report):
@@ -68,12 +94,19 @@ def test_aggregate_and_per_stream_throughput_are_side_by_side_for_every_level(re
     _, out = report
     rows = table(out, "11_edit-identical_aggregate_per_stream")
     assert [row["Concurrency"] for row in rows] == ["1", "2"]
-    assert all(float(row["Aggregate tok/s"]) > 0 and float(row["Per-stream tok/s"]) > 0 for row in rows)
+    assert all(
+        float(row["Aggregate tok/s"]) > 0 and float(row["Per-stream tok/s"]) > 0 for row in rows
+    )
 
 
 def test_two_runs_of_one_label_get_an_agreement_table_in_percent(report):
     _, out = report
     rows = table(out, "12_edit-distinct_agreement")
-    assert {row["Metric"] for row in rows} == {"Aggregate tok/s", "Per-stream tok/s", "TTFT ms", "ITL ms"}
+    assert {row["Metric"] for row in rows} == {
+        "Aggregate tok/s",
+        "Per-stream tok/s",
+        "TTFT ms",
+        "ITL ms",
+    }
     assert all(float(row["Agreement (spread %)"]) >= 0 for row in rows)
     assert all(float(row["Run 1"]) > 0 and float(row["Run 2"]) > 0 for row in rows)

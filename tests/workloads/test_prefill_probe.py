@@ -9,8 +9,17 @@ import pytest
 from analysis.cli import main as analysis_main
 from tests.conftest import run_locust
 
-PROBE = ["--headless", "--workload", "prefill", "--prefill-sizes", "2000,4000", "--sim-profile", "fp8",
-         "--sim-time-scale", "20"]
+PROBE = [
+    "--headless",
+    "--workload",
+    "prefill",
+    "--prefill-sizes",
+    "2000,4000",
+    "--sim-profile",
+    "fp8",
+    "--sim-time-scale",
+    "20",
+]
 
 
 @pytest.fixture(scope="module")
@@ -21,8 +30,12 @@ def runs(tmp_path_factory):
     assert probe.returncode == 0, probe.output
     assert control.returncode == 0, control.output
     out = results / "report"
-    assert analysis_main([str(probe.run_dir), str(control.run_dir), "--out", str(out), "--no-charts",
-                          "--quiet"]) == 0
+    assert (
+        analysis_main(
+            [str(probe.run_dir), str(control.run_dir), "--out", str(out), "--no-charts", "--quiet"]
+        )
+        == 0
+    )
     return probe, control, out
 
 
@@ -33,13 +46,21 @@ def measured(run):
 def test_each_size_gets_two_measured_cold_requests_after_a_warm_up(runs):
     probe, _, _ = runs
     sizes = sorted((r["extra"]["target_tokens"], r["phase"]) for r in probe.records)
-    assert sizes == [(2000, "measure"), (2000, "measure"), (2000, "warmup"),
-                     (4000, "measure"), (4000, "measure"), (4000, "warmup")]
+    assert sizes == [
+        (2000, "measure"),
+        (2000, "measure"),
+        (2000, "warmup"),
+        (4000, "measure"),
+        (4000, "measure"),
+        (4000, "warmup"),
+    ]
 
 
 def test_probe_requests_ask_for_one_token_and_all_succeed(runs):
     probe, _, _ = runs
-    assert {(r["max_tokens"], r["status"], r["output_tokens"]) for r in probe.records} == {(1, "ok", 1)}
+    assert {(r["max_tokens"], r["status"], r["output_tokens"]) for r in probe.records} == {
+        (1, "ok", 1)
+    }
 
 
 def test_the_prefix_cache_serves_nothing_of_the_probe(runs):

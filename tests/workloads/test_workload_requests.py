@@ -83,7 +83,11 @@ def test_edit_prompts_hold_a_whole_source_file_with_several_classes():
 
 def test_records_keep_the_workload_and_the_prompt_length():
     request = workloads.load(opts("--workload", "fresh")).request(0, user=0, level_index=0)
-    assert request.extra == {"workload": "fresh", "identical": False, "prompt_chars": len(request.text)}
+    assert request.extra == {
+        "workload": "fresh",
+        "identical": False,
+        "prompt_chars": len(request.text),
+    }
 
 
 def test_prefill_runs_one_c1_level_per_size_with_the_runs_per_size():
@@ -116,5 +120,10 @@ def test_prefill_with_a_time_based_mode_is_a_config_error():
 
 def test_the_manifest_entry_names_the_workload_and_its_parameters():
     entry = workloads.load(opts("--workload", "edit", "--identical-prompts")).manifest()
-    assert entry == {"name": "edit", "max_tokens": 3000, "ignore_eos": True, "identical_prompts": True,
-                     "cache_bust": True}
+    assert entry == {
+        "name": "edit",
+        "max_tokens": 3000,
+        "ignore_eos": True,
+        "identical_prompts": True,
+        "cache_bust": True,
+    }
