@@ -1,14 +1,18 @@
 """The results-directory contract: one RequestRecord per request, one manifest per run.
 
 Both halves of sparkload depend on this module and on nothing else of each other: the load side
-writes these records, ``analysis`` reads them. Durations are seconds of the client's wall clock
-(``time.perf_counter``); when the target is a time-scaled simulator, ``manifest["time_scale"]``
-says how to turn them into simulated time (``scale_to_simulated_time``).
+writes these records, ``analysis`` reads them. Durations are seconds between the kernel's receive
+stamps of the response's packets and the request's send time, all on ``time.time_ns()``'s clock;
+when the target is a time-scaled simulator, ``Manifest.time_scale`` says how to turn them into
+simulated time (``scale_to_simulated_time``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+import json
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
 
 SCHEMA_VERSION = 1
 REQUESTS_FILE = "requests.jsonl"
@@ -19,6 +23,12 @@ PHASE_WARMUP = "warmup"
 PHASE_MEASURE = "measure"
 STATUS_OK = "ok"
 STATUS_ERROR = "error"
+
+# Run status (``Manifest.status``)
+STATUS_RUNNING = "running"
+STATUS_COMPLETE = "complete"
+STATUS_STOPPED = "stopped"  # stopped by the user (Ctrl-C, SIGTERM, the web UI's STOP)
+STATUS_ABORTED = "aborted"  # the plan could not be finished (e.g. a worker was lost)
 
 # Failure classes (``error_kind``); HTTP failures are ``http_<code>``, e.g. ``http_500``.
 ERROR_CONNECT = "connect"
@@ -173,3 +183,100 @@ def scale_to_simulated_time(record: dict, time_scale: float) -> dict:
         if out.get(key) is not None:
             out[key] = out[key] / time_scale
     return out
+
+
+@dataclass
+class LevelEntry:
+    """One level of a run as the manifest keeps it: its plan, its timing and its checks."""
+
+    index: int
+    concurrency: int
+    expected: int | None  # measured requests the plan asks for (None: time-based / open loop)
+    started_at: str
+    ended_at: str | None = None
+    received: int = 0
+    client: dict[str, Any] = field(default_factory=dict)  # the load generator's self-measurements
+    client_flags: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LevelEntry:
+        return cls(**_known(cls, data))
+
+
+@dataclass
+class Manifest:
+    """What a run was (target, plan, workload, versions) and how far it got: manifest.json.
+
+    Written only by the load side's run controller, read through ``read_manifest`` by the
+    analysis and the matrix runner. Fields unknown to this version are kept in ``unknown`` and
+    written back, so an older reader never drops what a newer writer recorded.
+    """
+
+    label: str
+    schema: int = SCHEMA_VERSION
+    variant: str | None = None
+    tp: int | None = None
+    nodes: int | None = None
+    endpoints: list[str] = field(default_factory=list)
+    model: str = ""
+    mode: str = "ladder"  # ladder | steps | arrival
+    ladder: list[int] = field(default_factory=list)
+    requests_per_user: int | None = None
+    warmup_requests_per_level: int = 0
+    step_duration: float | None = None
+    arrival: dict[str, Any] | None = None
+    workload: dict[str, Any] = field(default_factory=dict)
+    prompts: dict[str, Any] = field(default_factory=dict)
+    sampling: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    request_timeout: float | None = None
+    simulator: dict[str, Any] | None = None
+    time_scale: float = 1.0
+    versions: dict[str, Any] = field(default_factory=dict)
+    host_info: dict[str, Any] = field(default_factory=dict)
+    client: dict[str, Any] = field(default_factory=dict)
+    command: str = ""
+    started_at: str = ""
+    ended_at: str | None = None
+    status: str = STATUS_RUNNING
+    abort_reason: str | None = None
+    levels: list[LevelEntry] = field(default_factory=list)
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def workload_name(self) -> str:
+        return str(self.workload.get("name") or "chat")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Manifest:
+        """Any manifest sparkload ever wrote; older ones lack fields and get their defaults."""
+        known = _known(cls, data)
+        known["label"] = str(known.get("label") or "")
+        known["levels"] = [
+            LevelEntry.from_dict(x) for x in data.get("levels") or [] if isinstance(x, dict)
+        ]
+        if isinstance(known.get("workload"), str):  # the first manifests named the workload only
+            known["workload"] = {"name": known["workload"]}
+        if isinstance(known.get("command"), list):
+            known["command"] = " ".join(map(str, known["command"]))
+        names = {f.name for f in fields(cls)}
+        known["unknown"] = {k: v for k, v in data.items() if k not in names}
+        return cls(**known)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.update(data.pop("unknown"))
+        return data
+
+
+def read_manifest(run_dir: Path) -> Manifest:
+    """The manifest of a run directory; ``OSError`` / ``ValueError`` when it is missing or bad."""
+    data = json.loads((Path(run_dir) / MANIFEST_FILE).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{MANIFEST_FILE} is not a JSON object")
+    return Manifest.from_dict(data)
+
+
+def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)} - {"unknown"}
+    return {k: v for k, v in data.items() if k in names}
