@@ -235,7 +235,7 @@ class Manifest:
     versions: dict[str, Any] = field(default_factory=dict)
     host_info: dict[str, Any] = field(default_factory=dict)
     client: dict[str, Any] = field(default_factory=dict)
-    command: str = ""
+    command: list[str] = field(default_factory=list)  # argv, secrets hidden
     started_at: str = ""
     ended_at: str | None = None
     status: str = STATUS_RUNNING
@@ -257,8 +257,8 @@ class Manifest:
         ]
         if isinstance(known.get("workload"), str):  # the first manifests named the workload only
             known["workload"] = {"name": known["workload"]}
-        if isinstance(known.get("command"), list):
-            known["command"] = " ".join(map(str, known["command"]))
+        if isinstance(known.get("command"), str):
+            known["command"] = known["command"].split()
         names = {f.name for f in fields(cls)}
         known["unknown"] = {k: v for k, v in data.items() if k not in names}
         return cls(**known)
