@@ -197,6 +197,9 @@ class LevelEntry:
     received: int = 0
     client: dict[str, Any] = field(default_factory=dict)  # the load generator's self-measurements
     client_flags: list[str] = field(default_factory=list)
+    stream: dict[str, Any] = field(default_factory=dict)  # stream-shape figures of the level
+    stream_flags: list[str] = field(default_factory=list)  # what the stream shape says of the path
+    arrival_rate: float | None = None  # open loop: the offered rate of this level (requests/s)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LevelEntry:
@@ -235,6 +238,9 @@ class Manifest:
     versions: dict[str, Any] = field(default_factory=dict)
     host_info: dict[str, Any] = field(default_factory=dict)
     client: dict[str, Any] = field(default_factory=dict)
+    request: dict[str, Any] = field(default_factory=dict)  # api, extra body, header names, ...
+    servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # endpoint -> version, headers
+    metadata: dict[str, str] = field(default_factory=dict)  # the user's --metadata KEY=VALUE
     command: list[str] = field(default_factory=list)  # argv, secrets hidden
     started_at: str = ""
     ended_at: str | None = None
