@@ -125,8 +125,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m analysis") -> int:
+    """``[--prog NAME] [--check-options] RUN_DIR... [options]``.
+
+    ``--prog`` names the command in messages (``sparkload report`` runs this module);
+    ``--check-options`` only validates the options (a matrix's ``report_args``) and reads no run.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--prog"] and len(args) > 1:
+        prog, args = args[1], args[2:]
+    check_only = args[:1] == ["--check-options"]
     try:
-        return run(build_parser(prog).parse_args(argv))
+        if check_only:
+            parsed = build_parser(prog).parse_args(["RUN_DIR", *args[1:]])
+            if parsed.slo is not None:
+                slo.parse(parsed.slo)
+            return 0
+        return run(build_parser(prog).parse_args(args))
     except InputError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

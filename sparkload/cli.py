@@ -6,6 +6,7 @@ what is not Locust. Each subcommand owns its options (``sparkload SUBCOMMAND --h
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Callable
 
@@ -28,9 +29,9 @@ def _sim(argv: list[str]) -> int:
 
 
 def _report(argv: list[str]) -> int:
-    from analysis.cli import main
+    from sparkload.matrix.runner import report_command
 
-    return main(argv, prog="sparkload report")
+    return subprocess.run(report_command(argv), check=False).returncode
 
 
 def _matrix(argv: list[str]) -> int:

@@ -41,7 +41,6 @@ def matrix_data(time_scale: float, quick: bool) -> dict:
     return {
         "ladder": ladder,
         "requests_per_user": per_user,
-        "max_tokens": spec.DEFAULT_MAX_TOKENS,
         "note": note,
         "targets": [
             {

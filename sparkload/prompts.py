@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from sparkload.options import ConfigError
+from sparkload.errors import ConfigError
 
 
 @dataclass(frozen=True)

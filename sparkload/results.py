@@ -12,9 +12,10 @@ import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TextIO
 
-from sparkload.options import ConfigError
-from sparkload.records import MANIFEST_FILE, REQUESTS_FILE, SERVER_METRICS_FILE
+from sparkload.errors import ConfigError
+from sparkload.records import MANIFEST_FILE, REQUESTS_FILE, SERVER_METRICS_FILE, Manifest
 
 
 def utc_now() -> str:
@@ -28,18 +29,16 @@ def run_dir_name(label: str, when: datetime | None = None) -> str:
 
 
 class ResultsWriter:
-    def __init__(self, results_dir: Path, label: str, manifest: dict) -> None:
-        self.path = _create_unique_dir(results_dir, run_dir_name(label))
+    def __init__(self, results_dir: Path, manifest: Manifest) -> None:
+        self.path = _create_unique_dir(results_dir, run_dir_name(manifest.label))
         self.manifest = manifest
         self._requests = open(self.path / REQUESTS_FILE, "a", encoding="utf-8")  # noqa: SIM115 - open for the run
-        self._server_metrics = None
-        self.records_written = 0
+        self._server_metrics: TextIO | None = None
         self.write_manifest()
 
     def append_records(self, records: list[dict]) -> None:
         self._requests.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
         self._requests.flush()
-        self.records_written += len(records)
 
     def append_server_metrics(self, snapshot: dict) -> None:
         if self._server_metrics is None:
@@ -49,12 +48,12 @@ class ResultsWriter:
 
     def write_manifest(self) -> None:
         tmp = self.path / (MANIFEST_FILE + ".tmp")
-        tmp.write_text(json.dumps(self.manifest, indent=2) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(self.manifest.to_dict(), indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, self.path / MANIFEST_FILE)
 
     def close(self, status: str) -> None:
-        self.manifest["status"] = status
-        self.manifest["ended_at"] = utc_now()
+        self.manifest.status = status
+        self.manifest.ended_at = utc_now()
         self.write_manifest()
         self._requests.close()
         if self._server_metrics is not None:

@@ -12,7 +12,7 @@ import tempfile
 
 import gevent
 
-from sparkload.options import ConfigError
+from sparkload.errors import ConfigError
 
 READY_PREFIX = "sparkload-sim listening on "
 START_TIMEOUT = 30.0
@@ -40,6 +40,7 @@ class ServerProcess:
             self.args, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.PIPE, text=True
         )
         line = ""
+        assert self.process.stdout is not None
         with gevent.Timeout(START_TIMEOUT, False):
             line = self.process.stdout.readline()
         if not line.startswith(self.ready_prefix):
@@ -51,7 +52,8 @@ class ServerProcess:
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.stdin.close()
+        if self.process.stdin is not None:
+            self.process.stdin.close()
         self.process.terminate()
         try:
             self.process.wait(timeout=5)

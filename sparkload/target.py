@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from sparkload.options import ConfigError
+from sparkload.errors import ConfigError
 
 
 def chat_completions_url(host: str) -> str:

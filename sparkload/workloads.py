@@ -17,7 +17,7 @@ the server writes exactly the asked length; ``--ignore-eos no`` drops them for s
 unknown fields, ``--ignore-eos yes`` adds them to chat. Records keep the asked length
 (``max_tokens``) beside the received one (``output_tokens``).
 
-Cache busting (fresh, edit, prefill): a unique nonce is the very first text of every prompt,
+Cache busting (fresh, edit, prefill; chat with ``--cache-bust``): a unique nonce is the very first text of every prompt,
 so no prefix block can be shared with any earlier request (vLLM and the simulator chain block
 hashes from the start of the prompt; the chat template's own prefix is shorter than one block
 together with the nonce). ``--identical-prompts`` is the contrast case: every request of a level
@@ -40,19 +40,21 @@ import random
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sparkload.options import PROJECT_ROOT, ConfigError, RunOptions
+from sparkload.errors import ConfigError
+from sparkload.paths import EDIT_SOURCES, FRESH_SPECS
 from sparkload.prompts import load_prompts
 from sparkload.records import ERROR_EMPTY_OUTPUT, STATUS_OK, RequestRecord
 
+if TYPE_CHECKING:
+    from sparkload.config import RunOptions
+
 CHAT, FRESH, EDIT, PREFILL = "chat", "fresh", "edit", "prefill"
 NAMES = (CHAT, FRESH, EDIT, PREFILL)
-DEFAULT_MAX_TOKENS = {FRESH: 400, EDIT: 3000, PREFILL: 1}
+OUTPUT_TOKENS = {CHAT: 128, FRESH: 400, EDIT: 3000, PREFILL: 1}  # each workload's own length
 PINNED_BY_DEFAULT = (FRESH, EDIT)
-DEFAULT_PREFILL_SIZES = (8000, 32000, 100000)
-PROMPTS_DIR = PROJECT_ROOT / "prompts"
-FRESH_FILE = PROMPTS_DIR / "fresh.txt"
-EDIT_DIR = PROMPTS_DIR / "edit"
+COLD_BY_DESIGN = (FRESH, EDIT, PREFILL)  # chat reuses its prompts unless --cache-bust
 CHARS_PER_TOKEN = 4  # English prose, and the simulator's estimate
 
 FRESH_INSTRUCTION = (
@@ -180,44 +182,43 @@ def load(opts: RunOptions) -> Workload:
     """The run's workload; any unreadable prompt file is a ConfigError with one line."""
     name = opts.workload
     pinned = opts.ignore_eos == "yes" or (opts.ignore_eos == "auto" and name in PINNED_BY_DEFAULT)
-    common = {
-        "name": name,
-        "max_tokens": opts.max_tokens,
-        "pinned": pinned and name != PREFILL,
-        "identical": opts.identical_prompts,
-    }
+    texts: tuple[str, ...] = ()
     if name == CHAT:
         prompt_set = load_prompts(opts.prompts)
-        return Workload(
-            prompts=prompt_set.prompts, source=prompt_set.describe(), cache_bust=False, **common
+        prompts, source = prompt_set.prompts, prompt_set.describe()
+    elif name == FRESH:
+        specs = load_prompts(FRESH_SPECS)
+        prompts, source = (
+            tuple(FRESH_INSTRUCTION + spec for spec in specs.prompts),
+            specs.describe(),
         )
-    if name == FRESH:
-        specs = load_prompts(FRESH_FILE)
-        prompts = tuple(FRESH_INSTRUCTION + spec for spec in specs.prompts)
-        return Workload(prompts=prompts, source=specs.describe(), cache_bust=True, **common)
-    if name == EDIT:
-        prompts, source = _edit_prompts(EDIT_DIR)
-        return Workload(prompts=prompts, source=source, cache_bust=True, **common)
-    if name == PREFILL:
+    elif name == EDIT:
+        prompts, source = _edit_prompts(EDIT_SOURCES)
+    elif name == PREFILL:
         texts = tuple(
             filler_text(size * CHARS_PER_TOKEN - len(PREFILL_INSTRUCTION), opts.seed + i)
             for i, size in enumerate(opts.prefill_sizes)
         )
+        prompts = ("",)
         source = {
             "generator": "sparkload.workloads.filler_text",
             "seed": opts.seed,
             "sizes_tokens": list(opts.prefill_sizes),
             "chars_per_token": CHARS_PER_TOKEN,
         }
-        return Workload(
-            prompts=("",),
-            source=source,
-            cache_bust=True,
-            prefill_sizes=opts.prefill_sizes,
-            prefill_texts=texts,
-            **common,
-        )
-    raise ConfigError(f"--workload: {name!r} is not one of {', '.join(NAMES)}")
+    else:
+        raise ConfigError(f"--workload: {name!r} is not one of {', '.join(NAMES)}")
+    return Workload(
+        name=name,
+        prompts=prompts,
+        source=source,
+        max_tokens=opts.max_tokens,
+        pinned=pinned and name != PREFILL,
+        identical=opts.identical_prompts,
+        cache_bust=name in COLD_BY_DESIGN or opts.cache_bust,
+        prefill_sizes=opts.prefill_sizes if name == PREFILL else (),
+        prefill_texts=texts,
+    )
 
 
 def _edit_prompts(folder: Path) -> tuple[tuple[str, ...], dict]:

@@ -84,6 +84,7 @@ def run(
 
 
 def _read(proc: subprocess.Popen, lines: queue.Queue) -> None:
+    assert proc.stdout is not None  # started with stdout=PIPE
     for line in proc.stdout:
         lines.put(line.rstrip("\n"))
     lines.put(None)

@@ -16,9 +16,9 @@ reported in the summary and skipped; the others still run. The results directory
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -27,13 +27,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from sparkload.errors import EXIT_INTERRUPTED
 from sparkload.matrix import health, process
 from sparkload.matrix.spec import Matrix, Target
-from sparkload.options import PROJECT_ROOT
-from sparkload.records import MANIFEST_FILE
+from sparkload.paths import LOCUSTFILE
+from sparkload.records import MANIFEST_FILE, STATUS_COMPLETE, Manifest, read_manifest
 from sparkload.redact import redacted_command
 
-LOCUSTFILE = PROJECT_ROOT / "locustfiles" / "chat.py"
 SUMMARY_FILE = "matrix-summary.txt"
 MATRIX_FILE = "matrix.yaml"
 LOGS_FOLDER = "logs"
@@ -46,7 +46,6 @@ FAILED = "failed"  # the run did not finish (bad option, unreachable endpoint, c
 STOPPED = "stopped"  # Ctrl-C
 NOT_RUN = "not run"  # after a Ctrl-C
 
-EXIT_INTERRUPTED = 130
 _LOG_LINE = re.compile(r"^\[[^\]]*\] [^/]*/(?P<level>[A-Z]+)/(?P<logger>[\w.]+): (?P<message>.*)$")
 _TABLE_START = "sparkload per-level results"
 _RESULTS_LINE = "results: "
@@ -91,7 +90,6 @@ def locust_executable() -> list[str]:
 
 def locust_command(matrix: Matrix, target: Target, results_dir: Path) -> list[str]:
     """The headless Locust run of one target, as a user would type it."""
-    workload = matrix.workload
     command = [
         *locust_executable(),
         "-f",
@@ -105,22 +103,10 @@ def locust_command(matrix: Matrix, target: Target, results_dir: Path) -> list[st
         str(target.tp),
         "--nodes",
         str(target.nodes),
-        "--ladder",
-        ",".join(map(str, workload.ladder)),
-        "--requests-per-user",
-        str(workload.requests_per_user),
-        "--max-tokens",
-        str(workload.max_tokens),
+        *matrix.run_args(),
     ]
-    if workload.prompts is not None:
-        command += ["--prompts", str(workload.prompts)]
     if target.simulator is not None:
-        command += [
-            "--sim-profile",
-            target.simulator.profile,
-            "--sim-time-scale",
-            f"{target.simulator.time_scale:g}",
-        ]
+        command += target.simulator.args()
     elif len(target.endpoints) == 1:
         command += ["-H", target.endpoints[0]]
     else:
@@ -280,13 +266,15 @@ def _judge(
         return Outcome(
             target, FAILED, None, f"no run written (exit {finished.returncode}): {why} [log: {log}]"
         )
-    status = _manifest_status(run_dir)
-    if status != "complete":
+    manifest = _manifest(run_dir)
+    if manifest is None or manifest.status != STATUS_COMPLETE:
+        status = manifest.status if manifest is not None else "unreadable manifest"
+        because = f": {manifest.abort_reason}" if manifest and manifest.abort_reason else ""
         return Outcome(
             target,
             FAILED,
             run_dir,
-            f"run ended {status!r} (exit {finished.returncode}) [log: {log}]",
+            f"run ended {status!r}{because} (exit {finished.returncode}) [log: {log}]",
         )
     if finished.returncode != 0:
         return Outcome(
@@ -301,24 +289,20 @@ def _run_dirs(results_dir: Path) -> set[Path]:
 
 def _new_run_dir(results_dir: Path, target: Target, before: set[Path]) -> Path | None:
     """The run directory this target's Locust run created (new since ``before``, its label)."""
-    new = [
-        p
-        for p in sorted(_run_dirs(results_dir) - before)
-        if _manifest(p).get("label") == target.label
-    ]
+    new = [p for p in sorted(_run_dirs(results_dir) - before) if _label(p) == target.label]
     return new[-1] if new else None
 
 
-def _manifest(run_dir: Path) -> dict:
+def _manifest(run_dir: Path) -> Manifest | None:
     try:
-        data = json.loads((run_dir / MANIFEST_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+        return read_manifest(run_dir)
+    except (OSError, ValueError, TypeError):
+        return None
 
 
-def _manifest_status(run_dir: Path) -> str:
-    return str(_manifest(run_dir).get("status") or "unknown")
+def _label(run_dir: Path) -> str | None:
+    manifest = _manifest(run_dir)
+    return manifest.label if manifest is not None else None
 
 
 def summary_table(outcomes: list[Outcome]) -> str:
@@ -338,16 +322,25 @@ def summary_table(outcomes: list[Outcome]) -> str:
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     return "\n".join(
-        ("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1]).rstrip()
+        (
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
+            + "  "
+            + row[-1]
+        ).rstrip()
         for row in rows
     )
 
 
 def build_report(run_dirs: list[Path], out: Path, report_args: tuple[str, ...]) -> Path | None:
-    """The combined report (``sparkload report RUN_DIR... --out DIR``); None when it failed."""
-    from analysis.cli import main as report_main  # pandas and matplotlib: only when needed
+    """The combined report (``sparkload report RUN_DIR... --out DIR``); None when it failed.
 
-    code = report_main(
-        [*map(str, run_dirs), "--out", str(out), *report_args], prog="sparkload report"
-    )
+    The analysis runs as its own process: the load side and the analysis meet only in the
+    results directories."""
+    command = report_command([*map(str, run_dirs), "--out", str(out), *report_args])
+    code = subprocess.run(command, stdin=subprocess.DEVNULL, check=False).returncode
     return out / "report.md" if code == 0 else None
+
+
+def report_command(args: list[str]) -> list[str]:
+    """``sparkload report ARGS`` as a child process (the analysis package's own entry point)."""
+    return [sys.executable, "-m", "analysis", "--prog", "sparkload report", *args]

@@ -29,42 +29,51 @@ Relative paths are relative to the directory sparkload runs in, as Locust's own 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import subprocess
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-from sparkload.options import SIM_PROFILES, ConfigError
+from sparkload import config
+from sparkload.errors import ConfigError
 from sparkload.target import Endpoint
 
 TP_SIZES = (1, 2, 4)
-DEFAULT_LADDER = (1, 2, 4, 8, 16)
-DEFAULT_REQUESTS_PER_USER = 10
-DEFAULT_MAX_TOKENS = 128
-DEFAULT_TIME_SCALE = 10.0
 DEFAULT_DEPLOY_TIMEOUT = 1800.0
 DEFAULT_HEALTH_TIMEOUT = 600.0
 _LABEL = re.compile(r"^[A-Za-z0-9._-]+$")
 
+# sparkload options a matrix file sets for every run (by their names: ``requests_per_user``);
+# a deployment's identity is per target, the results directory is the matrix's own, and a
+# secret never belongs in a file that is copied beside the results.
+RUN_OPTIONS: dict[str, config.Option] = {
+    option.dest: option
+    for option in config.OPTIONS
+    if not option.per_target and not option.secret and option.dest != "results_dir"
+}
+# A simulator target's keys: the --sim-* options without their prefix (``time_scale``).
+SIMULATOR_OPTIONS: dict[str, config.Option] = {
+    option.dest.removeprefix("sim_"): option
+    for option in config.OPTIONS
+    if option.group == config.SIMULATOR
+}
+SIMULATOR_KEYS = tuple(SIMULATOR_OPTIONS)
+
 # Options the matrix sets on every run itself; in locust_args they would silently fight its keys.
 MANAGED_FLAGS = {
-    "-f": "it is always locustfiles/chat.py",
-    "--locustfile": "it is always locustfiles/chat.py",
+    "-f": "it is always the sparkload locustfile",
+    "--locustfile": "it is always the sparkload locustfile",
     "--headless": "every matrix run is headless",
     "-H": "use the target's endpoints",
     "--host": "use the target's endpoints",
-    "--endpoints": "use the target's endpoints",
-    "--label": "use the target's label",
-    "--variant": "use the target's variant",
-    "--tp": "use the target's tp",
-    "--nodes": "use the target's nodes",
     "--results-dir": "use results_dir",
-    "--ladder": "use ladder",
-    "--requests-per-user": "use requests_per_user",
-    "--max-tokens": "use max_tokens",
-    "--prompts": "use prompts",
-    "--sim-profile": "use the target's simulator profile",
-    "--sim-time-scale": "use the target's simulator time_scale",
+    **{
+        option.flag: f"use the target's {option.dest.removeprefix('sim_')}"
+        for option in config.OPTIONS
+        if option.per_target
+    },
 }
 
 
@@ -76,8 +85,18 @@ class MatrixError(ConfigError):
 class Simulator:
     """The built-in simulator, started by the Locust run itself (no host given)."""
 
-    profile: str
-    time_scale: float = DEFAULT_TIME_SCALE
+    options: dict[str, Any]  # simulator key (``profile``, ``time_scale``) -> validated value
+
+    @property
+    def profile(self) -> str:
+        return str(self.options["profile"])
+
+    def args(self) -> list[str]:
+        return [
+            arg
+            for key, value in self.options.items()
+            for arg in command_args(SIMULATOR_OPTIONS[key], value)
+        ]
 
 
 @dataclass(frozen=True)
@@ -98,19 +117,9 @@ class Target:
 
 
 @dataclass(frozen=True)
-class Workload:
-    """What every target is asked: the same ladder and requests, so the runs compare."""
-
-    ladder: tuple[int, ...] = DEFAULT_LADDER
-    requests_per_user: int = DEFAULT_REQUESTS_PER_USER
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    prompts: Path | None = None
-
-
-@dataclass(frozen=True)
 class Matrix:
     targets: tuple[Target, ...]
-    workload: Workload
+    run_options: dict[str, Any] = field(default_factory=dict)  # given sparkload options, validated
     results_dir: Path | None = None  # None: results/matrix-<UTC timestamp>
     locust_args: tuple[str, ...] = ()
     report_args: tuple[str, ...] = ()
@@ -118,18 +127,35 @@ class Matrix:
     source: str = "matrix"  # the file name errors and the summary refer to
     text: str = ""  # the YAML as given, kept beside the results
 
+    def option(self, dest: str) -> Any:
+        """What every run gets for an option: the file's value, or sparkload's own default."""
+        if dest in self.run_options:
+            return self.run_options[dest]
+        return config.default(dest)
 
-TOP_KEYS = (
-    "ladder",
-    "requests_per_user",
-    "max_tokens",
-    "prompts",
-    "results_dir",
-    "locust_args",
-    "report_args",
-    "note",
-    "targets",
-)
+    def run_args(self) -> list[str]:
+        return [
+            arg
+            for dest, value in self.run_options.items()
+            for arg in command_args(RUN_OPTIONS[dest], value)
+        ]
+
+
+def command_args(option: config.Option, value: Any) -> list[str]:
+    """An option and its validated value as command-line arguments."""
+    if option.is_flag:
+        return [option.flag] if value else []
+    if value is None:
+        return []
+    if isinstance(value, tuple):
+        return [option.flag, ",".join(map(str, value))]
+    if isinstance(value, float):
+        return [option.flag, f"{value:g}"]
+    return [option.flag, str(value)]
+
+
+MATRIX_KEYS = ("results_dir", "locust_args", "report_args", "note", "targets")
+TOP_KEYS = (*RUN_OPTIONS, *MATRIX_KEYS)
 TARGET_KEYS = (
     "label",
     "variant",
@@ -143,7 +169,6 @@ TARGET_KEYS = (
     "health_timeout",
     "locust_args",
 )
-SIMULATOR_KEYS = ("profile", "time_scale")
 
 
 class _Fields:
@@ -195,6 +220,14 @@ class _Fields:
             raise self.error(key, f"must be {what} > 0, not {value!r}")
         return float(value)
 
+    def option(self, option: config.Option, key: str | None = None) -> Any:
+        """A sparkload option's value, checked by the option's own parser."""
+        key = key or option.dest
+        try:
+            return option.value(self.data.get(key))
+        except ConfigError as exc:
+            raise self.error(key, str(exc).removeprefix(option.flag + ": ")) from None
+
     def strings(self, key: str) -> tuple[str, ...]:
         """A list of strings; a single string is a one-item list (``endpoints: http://x``)."""
         value = self.data.get(key)
@@ -239,13 +272,12 @@ def parse(data: object, source: str, text: str = "") -> Matrix:
     targets_data = top.data.get("targets")
     if not isinstance(targets_data, list) or not targets_data:
         raise top.error("targets", "give a list of at least one target")
-    workload = Workload(
-        ladder=_ladder(top),
-        requests_per_user=top.whole("requests_per_user", DEFAULT_REQUESTS_PER_USER),
-        max_tokens=top.whole("max_tokens", DEFAULT_MAX_TOKENS),
-        prompts=Path(top.text("prompts")) if top.has("prompts") else None,
+    run_options = {
+        dest: top.option(option) for dest, option in RUN_OPTIONS.items() if top.has(dest)
+    }
+    targets = tuple(
+        _target(item, source, i, run_options) for i, item in enumerate(targets_data, start=1)
     )
-    targets = tuple(_target(item, source, i) for i, item in enumerate(targets_data, start=1))
     seen: set[str] = set()
     for i, target in enumerate(targets, start=1):
         if target.label in seen:
@@ -256,9 +288,9 @@ def parse(data: object, source: str, text: str = "") -> Matrix:
         seen.add(target.label)
     return Matrix(
         targets=targets,
-        workload=workload,
+        run_options=run_options,
         results_dir=Path(top.text("results_dir")) if top.has("results_dir") else None,
-        locust_args=_locust_args(top),
+        locust_args=_locust_args(top, run_options),
         report_args=_report_args(top),
         note=top.text("note"),
         source=source,
@@ -266,35 +298,16 @@ def parse(data: object, source: str, text: str = "") -> Matrix:
     )
 
 
-def _ladder(top: _Fields) -> tuple[int, ...]:
-    value = top.data.get("ladder")
-    if value is None:
-        return DEFAULT_LADDER
-    parts = (
-        value.split(",")
-        if isinstance(value, str)
-        else value
-        if isinstance(value, list)
-        else [value]
-    )
-    levels = []
-    for part in parts:
-        try:
-            level = int(str(part).strip()) if not isinstance(part, bool) else 0
-        except ValueError:
-            level = 0
-        if level < 1:
-            raise top.error("ladder", f"{part!r} is not a concurrency level (a whole number >= 1)")
-        levels.append(level)
-    return tuple(levels)
-
-
-def _locust_args(fields: _Fields) -> tuple[str, ...]:
+def _locust_args(fields: _Fields, run_options: dict[str, Any]) -> tuple[str, ...]:
+    """Extra options; none may fight what the matrix or its keys already set."""
     args = fields.strings("locust_args")
+    given = {RUN_OPTIONS[dest].flag: dest for dest in run_options}
     for arg in args:
         flag = arg.split("=", 1)[0]
         if flag in MANAGED_FLAGS:
             raise fields.error("locust_args", f"{flag} is set by the matrix: {MANAGED_FLAGS[flag]}")
+        if flag in given:
+            raise fields.error("locust_args", f"{flag} is set by the key {given[flag]}")
     return args
 
 
@@ -303,26 +316,28 @@ def _report_args(fields: _Fields) -> tuple[str, ...]:
     args = fields.strings("report_args")
     if not args:
         return args
-    from analysis import slo  # pandas: only when there is something to check
-    from analysis.cli import build_parser
-    from analysis.errors import InputError
-
     if any(arg.split("=", 1)[0] == "--out" for arg in args):
         raise fields.error(
             "report_args", "--out is set by the matrix: the report goes to <results_dir>/report"
         )
-    try:
-        parsed = build_parser().parse_args(["RUN_DIR", *args])
-        if parsed.slo is not None:
-            slo.parse(parsed.slo)
-    except InputError as exc:
-        raise fields.error("report_args", str(exc)) from None
-    except SystemExit:
-        raise fields.error("report_args", "not a report option list") from None
+    from sparkload.matrix.runner import report_command
+
+    check = subprocess.run(
+        report_command(["--check-options", *args]),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    if check.returncode != 0:
+        problem = check.stderr.strip().splitlines()[-1] if check.stderr.strip() else "rejected"
+        raise fields.error(
+            "report_args", problem.split(": error: ", 1)[-1].removesuffix(" (see --help)")
+        )
     return args
 
 
-def _target(data: object, source: str, index: int) -> Target:
+def _target(data: object, source: str, index: int, run_options: dict[str, Any]) -> Target:
     name = data.get("label") if isinstance(data, dict) else None
     fields = _Fields(
         data, source, f"targets[{index}]" + (f" ({name})" if isinstance(name, str) else "")
@@ -371,17 +386,19 @@ def _target(data: object, source: str, index: int) -> Target:
         deploy_timeout=fields.positive("deploy_timeout", DEFAULT_DEPLOY_TIMEOUT),
         health=fields.text("health"),
         health_timeout=fields.positive("health_timeout", DEFAULT_HEALTH_TIMEOUT),
-        locust_args=_locust_args(fields),
+        locust_args=_locust_args(fields, run_options),
     )
 
 
 def _simulator(target: _Fields) -> Simulator:
     fields = _Fields(target.data["simulator"], target.source, f"{target.where}: simulator")
     fields.only(SIMULATOR_KEYS)
-    profile = fields.text("profile")
-    if profile not in SIM_PROFILES:
-        given = f"{profile!r} is not" if profile else "give"
-        raise fields.error("profile", f"{given} one of {', '.join(SIM_PROFILES)}")
+    if not fields.has("profile"):
+        raise fields.error("profile", f"give one of {', '.join(config.SIM_PROFILES)}")
     return Simulator(
-        profile, fields.positive("time_scale", DEFAULT_TIME_SCALE, "a speed-up factor")
+        {
+            key: fields.option(option, key)
+            for key, option in SIMULATOR_OPTIONS.items()
+            if fields.has(key) or key == "time_scale"
+        }
     )

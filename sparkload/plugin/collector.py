@@ -9,7 +9,7 @@ import gevent
 
 from sparkload.livetable import LevelTally, format_table
 from sparkload.plugin.selfmon import level_verdict
-from sparkload.records import PHASE_WARMUP, scale_to_simulated_time
+from sparkload.records import PHASE_WARMUP, LevelEntry, Manifest, scale_to_simulated_time
 from sparkload.results import ResultsWriter, utc_now
 from sparkload.scrape import GAUGES, MetricsScraper
 
@@ -47,7 +47,7 @@ class RunCollector:
         self.started = time.monotonic()
 
     @property
-    def manifest(self) -> dict:
+    def manifest(self) -> Manifest:
         return self.writer.manifest
 
     def take(self, batch: dict) -> None:
@@ -78,16 +78,7 @@ class RunCollector:
 
     def begin_level(self, index: int, concurrency: int, expected: int | None) -> LevelTally:
         tally = self.tallies[index] = LevelTally(index, concurrency, expected)
-        self.manifest["levels"].append(
-            {
-                "index": index,
-                "concurrency": concurrency,
-                "expected": expected,
-                "started_at": utc_now(),
-                "ended_at": None,
-                "received": 0,
-            }
-        )
+        self.manifest.levels.append(LevelEntry(index, concurrency, expected, utc_now()))
         self.writer.write_manifest()
         self._scrape(index, concurrency, "start")
         if self.scraper is not None and self.gauge_interval > 0:
@@ -96,9 +87,10 @@ class RunCollector:
 
     def end_level(self, index: int) -> None:
         tally = self.tallies[index]
-        level = self.manifest["levels"][-1]
-        client, flags = self.client_verdict(index)
-        level.update(ended_at=utc_now(), received=tally.measured, client=client, client_flags=flags)
+        level = self.manifest.levels[-1]
+        level.client, level.client_flags = self.client_verdict(index)
+        level.ended_at, level.received = utc_now(), tally.measured
+        flags = level.client_flags
         self.writer.write_manifest()
         if flags:
             logger.warning(
@@ -113,7 +105,7 @@ class RunCollector:
         logger.info(
             "level %d/%d done: C=%d, %d measured (%d failed), TTFT mean %s ms, TPS mean %s",
             index + 1,
-            len(self.manifest.get("ladder") or [0]),
+            len(self.manifest.ladder) if self.manifest.mode != "arrival" else 1,
             tally.concurrency,
             tally.measured,
             tally.failures,

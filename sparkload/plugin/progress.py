@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from sparkload.options import RunOptions
+from sparkload.config import RunOptions
 from sparkload.plugin.collector import RunCollector
 from sparkload.profiles import Profile
 from sparkload.profiles.ladder import LadderProfile
@@ -34,6 +34,8 @@ def _ladder_eta(profile: LadderProfile, collector: RunCollector) -> float | None
     last = latencies[-1]
     mean_real = sum(last) / len(last) / collector.time_scale
     tally = collector.tallies[max(collector.tallies)]
+    if tally.expected is None:
+        return None
     remaining_rounds = max(tally.expected - tally.measured, 0) / max(tally.concurrency, 1)
     later_levels = len(profile.levels) - profile.index - 1
     rounds = remaining_rounds + later_levels * profile.requests_per_user

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from locust import LoadTestShape
 
-from sparkload.plugin import core
+from sparkload.plugin.controller import controller_of
+from sparkload.profiles import Tick
 
 
 class SparkloadShape(LoadTestShape):
     """Ladder (default), time-based steps (--step-duration) or open loop (--arrival-rate)."""
 
-    def tick(self):
-        return core.get(self.runner.environment).tick()
+    def tick(self) -> Tick:
+        assert self.runner is not None
+        return controller_of(self.runner.environment).tick()

@@ -12,7 +12,7 @@ import logging
 import gevent
 
 from sparkload.plugin.selfmon import ClientMonitor
-from sparkload.plugin.stages import MSG_RECORDS
+from sparkload.stages import MSG_RECORDS
 
 FLUSH_INTERVAL = 0.25  # seconds
 MAX_BATCH = 200  # records

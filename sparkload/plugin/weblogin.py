@@ -14,7 +14,7 @@ import secrets
 from flask import Blueprint, redirect, request, session, url_for
 from flask_login import UserMixin, login_user
 
-from sparkload.options import ConfigError
+from sparkload.errors import ConfigError
 
 USER_VARIABLE = "SPARKLOAD_WEB_USER"
 PASSWORD_VARIABLE = "SPARKLOAD_WEB_PASSWORD"

@@ -34,7 +34,7 @@ def _display(value: object) -> object:
     return round(value, 2) if isinstance(value, float) else value
 
 
-def extend(web_ui, plugin) -> None:
+def extend(web_ui, controller) -> None:
     web_ui.template_args["extended_tabs"] = [{"title": "sparkload levels", "key": TAB_KEY}]
     web_ui.template_args["extended_tables"] = [
         {
@@ -47,7 +47,11 @@ def extend(web_ui, plugin) -> None:
     ]
 
     def current_rows() -> list[dict]:
-        return plugin.collector.rows() if plugin.collector is not None else plugin.last_rows
+        return (
+            controller.collector.rows()
+            if controller.collector is not None
+            else controller.last_rows
+        )
 
     @web_ui.app.after_request
     def add_level_table(response: Response) -> Response:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from sparkload.livetable import LevelTally
-from sparkload.plugin.stages import Stage
+from sparkload.stages import Stage
 
 SPAWN_RATE = 100.0  # users/s: levels start at once (Locust warns above 100 per worker)
 Tick = tuple[int, float] | None

@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import gevent
 
-from sparkload.plugin.stages import ARRIVAL, Arrival, LevelSignal, Stage
 from sparkload.profiles import SPAWN_RATE, Conductor, Tick
 from sparkload.profiles.drain import Drain
+from sparkload.stages import ARRIVAL, Arrival, LevelSignal, Stage
 
 
 def poisson_offsets(rate: float, duration: float, rng: random.Random) -> list[float]:

@@ -7,9 +7,9 @@ quota → the level ends when the master holds all of its records, whatever mode
 from __future__ import annotations
 
 from sparkload.livetable import LevelTally
-from sparkload.plugin.stages import IDLE, MEASURE, SPAWN, WARMUP, Stage
 from sparkload.profiles import SPAWN_RATE, Conductor, Tick
 from sparkload.profiles.drain import Drain
+from sparkload.stages import IDLE, MEASURE, SPAWN, WARMUP, Stage
 
 
 class LadderProfile:
@@ -36,6 +36,7 @@ class LadderProfile:
             self._set(conductor, SPAWN)
         if self.stage == SPAWN and conductor.users_ready(c):
             self._set(conductor, WARMUP, warmup_node=conductor.busy_node())
+        assert self.tally is not None  # begun with the level
         if self.stage == WARMUP and self.tally.warmups >= 1:
             self._set(conductor, MEASURE)
         if self.stage == MEASURE and self.tally.complete:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sparkload.plugin.stages import RUN, Stage
 from sparkload.profiles import SPAWN_RATE, Conductor, Tick
 from sparkload.profiles.drain import Drain
+from sparkload.stages import RUN, Stage
 
 
 class StepsProfile:

@@ -127,7 +127,9 @@ def ladder_prompts(
     if prompt_pool is not None:
         return [[i % prompt_pool for i in range(c * rounds)] for c in levels]
     starts = [sum(c * rounds for c in levels[:n]) for n in range(len(levels))]
-    return [list(range(start, start + c * rounds)) for start, c in zip(starts, levels, strict=False)]
+    return [
+        list(range(start, start + c * rounds)) for start, c in zip(starts, levels, strict=False)
+    ]
 
 
 def run_ladder(

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from sparkload.options import ConfigError
+from sparkload.errors import ConfigError
 from sparkload.target import Endpoint
 from tests.conftest import free_port, run_locust
 

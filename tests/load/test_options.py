@@ -4,14 +4,14 @@ import argparse
 
 import pytest
 
-from sparkload import options
-from sparkload.options import ConfigError
+from sparkload import config as options
+from sparkload.errors import ConfigError
 
 
 def namespace(**overrides) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    for flag, default, _help, _extra in options._OPTIONS:
-        parser.add_argument(flag, default=default)
+    for option in options.OPTIONS:
+        parser.add_argument(option.flag, default=option.default)
     ns = parser.parse_args([])
     for key, value in overrides.items():
         setattr(ns, key, value)

@@ -3,10 +3,10 @@
 import random
 
 from sparkload.livetable import LevelTally
-from sparkload.plugin.stages import ARRIVAL, IDLE, MEASURE, RUN, SPAWN, WARMUP
 from sparkload.profiles.arrival import ArrivalProfile, poisson_offsets
 from sparkload.profiles.ladder import LadderProfile
 from sparkload.profiles.steps import StepsProfile
+from sparkload.stages import ARRIVAL, IDLE, MEASURE, RUN, SPAWN, WARMUP
 
 
 class FakeConductor:

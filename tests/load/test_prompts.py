@@ -2,7 +2,8 @@
 
 import pytest
 
-from sparkload.options import DEFAULT_PROMPTS, ConfigError
+from sparkload.errors import ConfigError
+from sparkload.paths import DEFAULT_PROMPTS
 from sparkload.prompts import PromptOrder, load_prompts
 
 

@@ -69,7 +69,9 @@ def summary(results: Path) -> dict[str, dict[str, str]]:
     starts = [header.index(name) for name in names]
     bounds = list(zip(starts, starts[1:] + [None], strict=False))
     return {
-        line[: starts[1]].strip(): {n: line[a:b].strip() for n, (a, b) in zip(names, bounds, strict=False)}
+        line[: starts[1]].strip(): {
+            n: line[a:b].strip() for n, (a, b) in zip(names, bounds, strict=False)
+        }
         for line in lines[start + 1 :]
         if line.strip()
     }

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from sparkload import config
 from sparkload.simproc import ServerProcess
 from tests.conftest import ROOT, LocustRun, free_port
 
@@ -83,6 +84,12 @@ def test_the_schema_check_rejects_a_broken_compose_file(tmp_path):
         timeout=60,
     )
     assert result.returncode == 1 and "comand" in result.stdout
+
+
+def test_the_master_passes_every_sparkload_option_through_from_the_shell():
+    master_env = services()["master"]["environment"]
+    passed = {key for key, value in master_env.items() if value is None}
+    assert passed == set(config.environment_names())
 
 
 def test_master_and_scalable_worker_run_the_locustfile_and_the_simulator_is_optional():
@@ -151,6 +158,10 @@ def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
         "SPARKLOAD_MAX_TOKENS": "4",
         "SPARKLOAD_VARIANT": "fp8",
         "SPARKLOAD_LABEL": "compose",
+        # options the first compose file dropped; applied on the workers, where requests are made
+        "SPARKLOAD_KEEP_CHUNK_GAPS": "true",
+        "SPARKLOAD_IGNORE_EOS": "yes",
+        "SPARKLOAD_SEED": "7",
     }
     port = str(free_port())
     found = services()
@@ -197,6 +208,7 @@ def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
     assert run.returncode == 0, run.output
     assert Counter((r["level"], r["phase"]) for r in run.records) == EXPECTED
     assert {r["worker"] for r in run.records if r["level"] == 2} == {"0", "1"}
+    assert all("chunk_gaps" in r and r["output_tokens"] == 4 for r in run.records)
     manifest = run.manifest
     assert (manifest["client"]["runner"], manifest["client"]["workers"]) == ("master", 2)
     assert (manifest["label"], manifest["endpoints"], manifest["status"]) == (
@@ -204,3 +216,4 @@ def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
         [compose_sim],
         "complete",
     )
+    assert manifest["seed"] == 7

@@ -30,16 +30,16 @@ def test_a_target_gets_its_label_variant_and_nodes_from_what_it_names():
 
 
 def test_the_ladder_and_workload_default_to_the_benchmark_reports():
-    workload = parse().workload
-    assert (workload.ladder, workload.requests_per_user, workload.max_tokens) == (
+    matrix = parse()
+    assert tuple(matrix.option(k) for k in ("ladder", "requests_per_user", "max_tokens")) == (
         (1, 2, 4, 8, 16),
         10,
-        128,
+        None,
     )
 
 
 def test_a_ladder_may_be_written_as_a_comma_separated_string():
-    assert parse(ladder="1, 2,4").workload.ladder == (1, 2, 4)
+    assert parse(ladder="1, 2,4").option("ladder") == (1, 2, 4)
 
 
 def test_a_single_endpoint_may_be_written_as_a_string():
@@ -120,7 +120,7 @@ BAD_FILES = [
     (
         "bad-ladder",
         "ladder: [1, 0]\ntargets: [{simulator: {profile: fp8}}]\n",
-        "ladder: 0 is not a concurrency level",
+        "ladder: 0 must be 1 or more",
     ),
     (
         "managed-locust-arg",

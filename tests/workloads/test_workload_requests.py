@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from locust.argument_parser import LocustArgumentParser
 
-from sparkload import options, workloads
-from sparkload.options import ConfigError
+from sparkload import config as options
+from sparkload import workloads
+from sparkload.errors import ConfigError
 
 
 def opts(*args: str) -> options.RunOptions:

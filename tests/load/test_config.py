@@ -1,0 +1,74 @@
+"""sparkload/config.py is the one place an option is defined: every consumer derives from it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import yaml
+from locust.argument_parser import LocustArgumentParser
+
+from sparkload import config
+from sparkload.matrix import runner, spec
+from tests.conftest import ROOT
+
+
+@pytest.fixture
+def ladder_default_3_5(monkeypatch):
+    """The ladder's default changed in config.py only."""
+    changed = dataclasses.replace(config.BY_DEST["ladder"], default="3,5")
+    monkeypatch.setattr(
+        config, "OPTIONS", tuple(changed if o.dest == "ladder" else o for o in config.OPTIONS)
+    )
+    monkeypatch.setitem(config.BY_DEST, "ladder", changed)
+
+
+def locust_options(*args: str) -> config.RunOptions:
+    parser = LocustArgumentParser()
+    config.register(parser)
+    return config.from_namespace(parser.parse_args(list(args)))
+
+
+def test_a_changed_default_reaches_the_locust_option(ladder_default_3_5):
+    assert locust_options().ladder == (3, 5)
+
+
+def test_a_changed_default_reaches_the_matrix_default(ladder_default_3_5, tmp_path):
+    matrix = spec.parse({"targets": [{"simulator": {"profile": "fp8"}}]}, "m.yaml")
+    assert matrix.option("ladder") == (3, 5)
+    command = runner.locust_command(matrix, matrix.targets[0], tmp_path)
+    assert "--ladder" not in command  # the run itself takes Locust's default, i.e. config's
+
+
+def test_the_compose_file_leaves_every_default_to_config():
+    """compose sets no sparkload option of its own, so a changed default reaches its runs."""
+    master = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["master"]
+    given = {k for k, v in master["environment"].items() if v is not None}
+    assert not given & set(config.environment_names())
+    assert not any(
+        arg.startswith("--") and arg[2:].replace("-", "_") in config.BY_DEST
+        for arg in master["command"]
+    )
+
+
+def test_every_option_has_help_a_group_and_an_environment_name():
+    for option in config.OPTIONS:
+        assert option.help and option.group in config.GROUP_ORDER
+        assert (
+            option.env_var == "OPENAI_API_KEY"
+            if option.secret
+            else option.env_var.startswith("SPARKLOAD_")
+        )
+
+
+def test_a_matrix_key_is_validated_by_the_options_own_parser():
+    with pytest.raises(spec.MatrixError, match="m.yaml: requests_per_user: 'ten' is not a whole"):
+        spec.parse(
+            {"requests_per_user": "ten", "targets": [{"simulator": {"profile": "fp8"}}]}, "m.yaml"
+        )
+
+
+def test_every_run_option_is_a_matrix_key():
+    assert set(spec.RUN_OPTIONS) <= set(spec.TOP_KEYS)
+    assert {"ladder", "workload", "seed", "request_timeout"} <= set(spec.RUN_OPTIONS)
+    assert "api_key" not in spec.TOP_KEYS  # secrets stay out of files kept beside results
