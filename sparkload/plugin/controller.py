@@ -1,9 +1,9 @@
-"""The master's (or local process's) run: target, load profile, run directory, progress.
+"""The master's (or local process's) run: target, load shape, run directory, progress.
 
 Built once per Environment on the master or local process. Per test it settles the target
-(``resolve_target``), opens the run directory with its manifest, drives the load profile on
+(``resolve_target``), opens the run directory with its manifest, drives the load shape on
 every shape tick, takes the records every process ships and closes the run with its status.
-Load profiles act on the world only through the ``Conductor`` methods at the bottom.
+Load shapes act on the world only through the ``Conductor`` methods at the bottom.
 """
 
 from __future__ import annotations
@@ -29,10 +29,6 @@ from sparkload.livetable import LevelTally
 from sparkload.plugin.collector import RunCollector
 from sparkload.plugin.context import RunContext
 from sparkload.plugin.progress import progress_line
-from sparkload.profiles import Profile, Tick
-from sparkload.profiles.arrival import ArrivalProfile
-from sparkload.profiles.ladder import LadderProfile
-from sparkload.profiles.steps import StepsProfile
 from sparkload.records import (
     SCHEMA_VERSION,
     STATUS_ABORTED,
@@ -43,6 +39,10 @@ from sparkload.records import (
 from sparkload.redact import redacted_command
 from sparkload.results import ResultsWriter, check_writable, utc_now
 from sparkload.scrape import MetricsScraper
+from sparkload.shapes import Shape, Tick
+from sparkload.shapes.arrival import ArrivalShape
+from sparkload.shapes.ladder import LadderShape
+from sparkload.shapes.steps import StepsShape
 from sparkload.simproc import SimulatorProcess
 from sparkload.stages import MSG_RECORDS, MSG_STAGE, Stage
 from sparkload.target import resolve_model
@@ -59,7 +59,7 @@ class RunController:
         self.context: RunContext | None = None
         self.simulator: SimulatorProcess | None = None
         self.collector: RunCollector | None = None
-        self.profile: Profile | None = None
+        self.shape: Shape | None = None
         self.last_rows: list[dict] = []  # the table of the last finished run (web UI)
         self.final_summary = ""  # printed after Locust's own summary in headless runs
         self.abort_reason = ""
@@ -115,15 +115,15 @@ class RunController:
 
     # ----- the run -----------------------------------------------------------------------
     def tick(self) -> Tick:
-        """One shape tick: start the run on the first, then follow the profile."""
-        if self.profile is None:
+        """One shape tick: start the run on the first, then follow the shape."""
+        if self.shape is None:
             try:
                 self._start_run()
             except ConfigError as exc:
                 logger.error("sparkload: %s", exc)
                 self.environment.process_exit_code = EXIT_BAD_INPUT
                 return None
-        assert self.profile is not None and self.collector is not None
+        assert self.shape is not None and self.collector is not None
         lost = self._lost_workers()
         if lost:
             self._abort(
@@ -132,7 +132,7 @@ class RunController:
                 f"are kept in {self.collector.writer.path}"
             )
             return None
-        return self.profile.tick(self, time.monotonic())
+        return self.shape.tick(self, time.monotonic())
 
     def _start_run(self) -> None:
         settled = self.parsed.headless and self.context is not None and self.context.model
@@ -149,7 +149,7 @@ class RunController:
             else None
         )
         self.collector = RunCollector(writer, context.time_scale, scraper, opts.metrics_interval)
-        self.profile = _make_profile(context)
+        self.shape = _make_shape(context)
         logger.info(
             "sparkload run %s: %s mode, results in %s", writer.path.name, opts.mode, writer.path
         )
@@ -176,11 +176,11 @@ class RunController:
 
     def finish_run(self) -> None:
         """Close the run directory with its status; keep the table for the UI and the summary."""
-        if self.collector is None or self.profile is None:
+        if self.collector is None or self.shape is None:
             return
         if self._progress is not None:
             self._progress.kill(block=False)
-        if self.profile.finished:
+        if self.shape.finished:
             status = STATUS_COMPLETE
         else:
             status = STATUS_ABORTED if self.abort_reason else STATUS_STOPPED
@@ -197,7 +197,7 @@ class RunController:
 
     def reset_run(self) -> None:
         self.collector = None
-        self.profile = None
+        self.shape = None
         self.abort_reason = ""
         self._workers_with_users.clear()
 
@@ -267,7 +267,7 @@ class RunController:
         while True:
             gevent.sleep(PROGRESS_INTERVAL)
             if self.context is not None:
-                line = progress_line(self.profile, self.collector, self.context.options)
+                line = progress_line(self.shape, self.collector, self.context.options)
                 if line:
                     logger.info(line)
 
@@ -275,10 +275,10 @@ class RunController:
         if self.collector is None:
             return  # records of a run that was stopped and closed
         self.collector.take(msg.data)
-        if self.profile is not None and not self.profile.finished:
-            self.profile.tick(self, time.monotonic())  # react at once, not at the next tick
+        if self.shape is not None and not self.shape.finished:
+            self.shape.tick(self, time.monotonic())  # react at once, not at the next tick
 
-    # ----- Conductor (what profiles may do) ------------------------------------------------
+    # ----- Conductor (what shapes may do) ------------------------------------------------
     def broadcast(self, stage: Stage) -> None:
         self.runner.send_message(MSG_STAGE, stage.to_message())
 
@@ -306,15 +306,15 @@ class RunController:
         return self.collector.in_flight()
 
 
-def _make_profile(context: RunContext) -> Profile:
+def _make_shape(context: RunContext) -> Shape:
     opts = context.options
     if opts.mode == "arrival":
-        return ArrivalProfile(
+        return ArrivalShape(
             opts.arrival_rate, opts.arrival_users, opts.arrival_duration, opts.request_timeout
         )
     if opts.mode == "steps":
-        return StepsProfile(opts.ladder, opts.step_duration, opts.request_timeout)
-    return LadderProfile(opts.ladder, opts.requests_per_user)
+        return StepsShape(opts.ladder, opts.step_duration, opts.request_timeout)
+    return LadderShape(opts.ladder, opts.requests_per_user)
 
 
 def controller_of(environment: Environment) -> RunController:

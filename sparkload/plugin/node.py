@@ -7,7 +7,6 @@ start, ``end_test`` returns to idle. The master's run itself is ``controller.Run
 from __future__ import annotations
 
 import argparse
-
 from typing import Any, cast
 
 from locust.env import Environment
@@ -17,8 +16,8 @@ from sparkload.plugin.context import RunContext
 from sparkload.plugin.selfmon import ClientMonitor
 from sparkload.plugin.session import UserSession
 from sparkload.plugin.shipper import RecordShipper
-from sparkload.profiles.arrival import start_schedule
 from sparkload.prompts import PromptOrder
+from sparkload.shapes.arrival import start_schedule
 from sparkload.stages import ARRIVAL, MEASURE, MSG_STAGE, RUN, WARMUP, LevelSignal, Stage
 
 

@@ -6,14 +6,14 @@ import time
 
 from sparkload.config import RunOptions
 from sparkload.plugin.collector import RunCollector
-from sparkload.profiles import Profile
-from sparkload.profiles.ladder import LadderProfile
+from sparkload.shapes import Shape
+from sparkload.shapes.ladder import LadderShape
 
 LEVEL_OVERHEAD = 2.0  # seconds a level change costs (spawn, warm-up broadcast, ticks)
 
 
-def progress_line(profile: Profile | None, collector: RunCollector | None, opts: RunOptions) -> str:
-    if profile is None or collector is None or not collector.tallies or profile.finished:
+def progress_line(shape: Shape | None, collector: RunCollector | None, opts: RunOptions) -> str:
+    if shape is None or collector is None or not collector.tallies or shape.finished:
         return ""
     tally = collector.tallies[max(collector.tallies)]
     elapsed = time.monotonic() - collector.started
@@ -21,12 +21,12 @@ def progress_line(profile: Profile | None, collector: RunCollector | None, opts:
     failed = f", {tally.failures} failed" if tally.failures else ""
     if tally.expected is None:
         return f"{head}: {tally.measured} requests done{failed} · elapsed {_clock(elapsed)}"
-    eta = _ladder_eta(profile, collector) if isinstance(profile, LadderProfile) else None
+    eta = _ladder_eta(shape, collector) if isinstance(shape, LadderShape) else None
     left = f" · about {_clock(eta)} left" if eta is not None else ""
     return f"{head}: {tally.measured}/{tally.expected} requests{failed} · elapsed {_clock(elapsed)}{left}"
 
 
-def _ladder_eta(profile: LadderProfile, collector: RunCollector) -> float | None:
+def _ladder_eta(shape: LadderShape, collector: RunCollector) -> float | None:
     """Closed loop: a level takes about requests-per-user x mean latency (real time)."""
     latencies = [t.latency for t in collector.tallies.values() if t.latency]
     if not latencies:
@@ -37,8 +37,8 @@ def _ladder_eta(profile: LadderProfile, collector: RunCollector) -> float | None
     if tally.expected is None:
         return None
     remaining_rounds = max(tally.expected - tally.measured, 0) / max(tally.concurrency, 1)
-    later_levels = len(profile.levels) - profile.index - 1
-    rounds = remaining_rounds + later_levels * profile.requests_per_user
+    later_levels = len(shape.levels) - shape.index - 1
+    rounds = remaining_rounds + later_levels * shape.requests_per_user
     return rounds * mean_real + (later_levels + 1) * LEVEL_OVERHEAD
 
 

@@ -1,11 +1,11 @@
-"""The one LoadTestShape of sparkload; the load profile it follows is chosen by the options."""
+"""The one LoadTestShape of sparkload; the load shape it follows is chosen by the options."""
 
 from __future__ import annotations
 
 from locust import LoadTestShape
 
 from sparkload.plugin.controller import controller_of
-from sparkload.profiles import Tick
+from sparkload.shapes import Tick
 
 
 class SparkloadShape(LoadTestShape):

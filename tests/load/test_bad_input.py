@@ -6,6 +6,8 @@ import pytest
 
 from tests.conftest import free_port, run_locust
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 
 def error_lines(output: str) -> list[str]:
     return [line for line in output.splitlines() if "error" in line.lower()]

@@ -10,6 +10,8 @@ from sparkload.errors import ConfigError
 from sparkload.target import Endpoint
 from tests.conftest import free_port, run_locust
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 
 def test_users_are_spread_over_the_endpoints_and_each_record_names_its_own(simulator, tmp_path):
     first = simulator("fixed", 1.0, "--fixed-ttft-ms", "20", "--fixed-itl-ms", "2")

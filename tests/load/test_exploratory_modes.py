@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import run_locust
+
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
 FIXED = ["--fixed-ttft-ms", "50", "--fixed-itl-ms", "5"]
 

@@ -10,6 +10,8 @@ from sparkload.client import ChatRequest, Connection, build_body, build_headers,
 from sparkload.records import RequestRecord
 from tests.conftest import free_port, run_locust
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 # simulator fault kind -> failure class in the record
 FAULT_CLASSES = {
     "http_500": "http_500",

@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 from collections import Counter
 
+import pytest
+
 from tests.conftest import free_port, locust_command, run_locust
+
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
 LADDER = ["--headless", "--ladder", "1,2", "--requests-per-user", "2"]
 

@@ -9,8 +9,12 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from sparkload.cli import main as sparkload_main
 from tests.conftest import free_port, locust_command
+
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
 DEADLINE = 90  # seconds any single process here may run
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import subprocess
 
 import psutil
+import pytest
 import requests
 
 from tests.conftest import free_port, locust_command, run_locust
 from tests.load.test_webui import wait_until_up
+
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
 KEY = "sk-sparkload-test-0123456789abcdef"
 

@@ -7,8 +7,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from sparkload.cli import main as sparkload_main
 from tests.conftest import locust_command
+
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
 HOG = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end: pass"
 

@@ -8,6 +8,8 @@ import pytest
 
 from tests.conftest import run_locust
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 
 @pytest.fixture(scope="module")
 def self_signed(tmp_path_factory):

@@ -11,6 +11,8 @@ import requests
 from tests.conftest import free_port, locust_command, run_locust
 from tests.load.test_webui import wait_until_up
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 CREDENTIALS = {"SPARKLOAD_WEB_USER": "tester", "SPARKLOAD_WEB_PASSWORD": "s3cret-pass"}
 
 

@@ -16,9 +16,10 @@ from tests.conftest import free_port, locust_command
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None and os.environ.get("SPARKLOAD_REQUIRE_BROWSER"):
     raise RuntimeError("SPARKLOAD_REQUIRE_BROWSER is set but no Chromium was found")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)"
-)
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)"),
+]
 SCREENSHOT = Path(os.environ.get("SPARKLOAD_SCREENSHOT_DIR", "/tmp")) / "sparkload-webui-levels.png"
 
 

@@ -23,6 +23,8 @@ from sparkload import config
 from sparkload.simproc import ServerProcess
 from tests.conftest import ROOT, LocustRun, free_port
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 COMPOSE = ROOT / "docker-compose.yml"
 CHECK_JSONSCHEMA = str(Path(sys.executable).with_name("check-jsonschema"))
 _VARIABLE = re.compile(r"\$\{(\w+):-([^}]*)\}")

@@ -8,6 +8,8 @@ from sparkload.demo import VARIANTS
 from sparkload.matrix import spec
 from tests.matrix.matrix_helpers import run_dirs, run_sparkload, summary
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):

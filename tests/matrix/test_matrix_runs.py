@@ -22,6 +22,8 @@ from tests.matrix.matrix_helpers import (
     write_matrix,
 )
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 
 @pytest.fixture(scope="module")
 def tp_matrix(tmp_path_factory):
@@ -219,8 +221,6 @@ def test_a_target_runs_as_the_locust_command_a_user_would_type():
         "1,4",
         "--requests-per-user",
         "3",
-        "--max-tokens",
-        "128",
         "--endpoints",
         "http://s1:8000,http://s2:8000",
         "--results-dir",

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from sparkload.records import SERVER_METRICS_FILE
 from sparkload.scrape import NO_METRICS_MESSAGE
 from sparkload.simproc import ServerProcess
 from tests.conftest import ROOT, run_locust
+
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
 
 def test_a_server_without_metrics_gets_one_line_and_a_complete_run(tmp_path):

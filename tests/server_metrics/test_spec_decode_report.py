@@ -13,6 +13,8 @@ from sparkload.records import SERVER_METRICS_FILE
 from sparkload.sim.profiles import get_profile
 from tests.conftest import run_locust
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 PROFILE = "fp8-mtp"
 ACCEPTED = "vllm:spec_decode_num_accepted_tokens_total"
 DRAFT_TOKENS = "vllm:spec_decode_num_draft_tokens_total"

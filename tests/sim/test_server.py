@@ -12,6 +12,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.servers import READY_PREFIX, running_sim
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 TIMEOUT = 10
 
 

@@ -10,6 +10,8 @@ import requests
 
 from tests.servers import running_sim
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 MAX_TOKENS = 8
 
 

@@ -9,6 +9,8 @@ import pytest
 from analysis.cli import main as analysis_main
 from tests.conftest import run_locust
 
+pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
+
 EDIT = [
     "--headless",
     "--workload",

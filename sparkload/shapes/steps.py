@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from sparkload.profiles import SPAWN_RATE, Conductor, Tick
-from sparkload.profiles.drain import Drain
+from sparkload.shapes import SPAWN_RATE, Conductor, Tick
+from sparkload.shapes.drain import Drain
 from sparkload.stages import RUN, Stage
 
 
-class StepsProfile:
+class StepsShape:
     def __init__(
         self, levels: tuple[int, ...], step_duration: float, request_timeout: float
     ) -> None:

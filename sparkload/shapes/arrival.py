@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import gevent
 
-from sparkload.profiles import SPAWN_RATE, Conductor, Tick
-from sparkload.profiles.drain import Drain
+from sparkload.shapes import SPAWN_RATE, Conductor, Tick
+from sparkload.shapes.drain import Drain
 from sparkload.stages import ARRIVAL, Arrival, LevelSignal, Stage
 
 
@@ -49,7 +49,7 @@ def start_schedule(
     return gevent.spawn(feed)
 
 
-class ArrivalProfile:
+class ArrivalShape:
     def __init__(self, rate: float, users: int, duration: float, request_timeout: float) -> None:
         self.rate = rate
         self.users = users

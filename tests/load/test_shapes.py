@@ -3,9 +3,9 @@
 import random
 
 from sparkload.livetable import LevelTally
-from sparkload.profiles.arrival import ArrivalProfile, poisson_offsets
-from sparkload.profiles.ladder import LadderProfile
-from sparkload.profiles.steps import StepsProfile
+from sparkload.shapes.arrival import ArrivalShape, poisson_offsets
+from sparkload.shapes.ladder import LadderShape
+from sparkload.shapes.steps import StepsShape
 from sparkload.stages import ARRIVAL, IDLE, MEASURE, RUN, SPAWN, WARMUP
 
 
@@ -53,7 +53,7 @@ class FakeConductor:
 
 
 def test_ladder_spawns_then_warms_up_then_measures_each_level():
-    ladder, conductor = LadderProfile((1, 2), requests_per_user=3), FakeConductor()
+    ladder, conductor = LadderShape((1, 2), requests_per_user=3), FakeConductor()
     assert ladder.tick(conductor, 0) == (1, 100.0)
     assert conductor.stages[-1].kind == SPAWN
     conductor.users = 1
@@ -66,7 +66,7 @@ def test_ladder_spawns_then_warms_up_then_measures_each_level():
 
 
 def test_ladder_moves_on_only_when_every_measured_record_of_the_level_is_in():
-    ladder, conductor = LadderProfile((1, 2), requests_per_user=3), FakeConductor()
+    ladder, conductor = LadderShape((1, 2), requests_per_user=3), FakeConductor()
     ladder.tick(conductor, 0)
     conductor.users = 1
     ladder.tick(conductor, 1)
@@ -80,7 +80,7 @@ def test_ladder_moves_on_only_when_every_measured_record_of_the_level_is_in():
 
 
 def test_ladder_returns_none_after_the_last_level():
-    ladder, conductor = LadderProfile((1,), requests_per_user=1), FakeConductor()
+    ladder, conductor = LadderShape((1,), requests_per_user=1), FakeConductor()
     ladder.tick(conductor, 0)
     conductor.users = 1
     ladder.tick(conductor, 1)
@@ -92,7 +92,7 @@ def test_ladder_returns_none_after_the_last_level():
 
 
 def test_steps_hold_each_level_for_its_duration_then_drain():
-    steps, conductor = StepsProfile((1, 4), step_duration=10, request_timeout=60), FakeConductor()
+    steps, conductor = StepsShape((1, 4), step_duration=10, request_timeout=60), FakeConductor()
     assert steps.tick(conductor, 0) == (1, 100.0)
     assert not conductor.stages  # users first
     conductor.users = 1
@@ -112,7 +112,7 @@ def test_steps_hold_each_level_for_its_duration_then_drain():
 
 def test_arrival_starts_the_schedule_once_the_pool_is_up_and_ends_after_its_duration():
     arrival, conductor = (
-        ArrivalProfile(rate=5, users=8, duration=30, request_timeout=60),
+        ArrivalShape(rate=5, users=8, duration=30, request_timeout=60),
         FakeConductor(),
     )
     assert arrival.tick(conductor, 0) == (8, 100.0)

@@ -7,12 +7,12 @@ quota → the level ends when the master holds all of its records, whatever mode
 from __future__ import annotations
 
 from sparkload.livetable import LevelTally
-from sparkload.profiles import SPAWN_RATE, Conductor, Tick
-from sparkload.profiles.drain import Drain
+from sparkload.shapes import SPAWN_RATE, Conductor, Tick
+from sparkload.shapes.drain import Drain
 from sparkload.stages import IDLE, MEASURE, SPAWN, WARMUP, Stage
 
 
-class LadderProfile:
+class LadderShape:
     def __init__(self, levels: tuple[int, ...], requests_per_user: int) -> None:
         self.levels = levels
         self.requests_per_user = requests_per_user

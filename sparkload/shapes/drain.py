@@ -1,8 +1,8 @@
-"""The end of every profile: wait for requests still in flight, then for Locust's last report."""
+"""The end of every shape: wait for requests still in flight, then for Locust's last report."""
 
 from __future__ import annotations
 
-from sparkload.profiles import Conductor
+from sparkload.shapes import Conductor
 
 # Workers report Locust's own statistics every 3 s; one more interval lets its CSV/HTML include
 # the last requests (the records travel separately and are already complete).

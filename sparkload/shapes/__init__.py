@@ -1,6 +1,6 @@
-"""Load profiles, one file each: how many users, and what they are told to do, over a run.
+"""Load shapes, one file each: how many users, and what they are told to do, over a run.
 
-A profile runs on the master only. Each ``tick`` (about once a second, and after every batch of
+A shape runs on the master only. Each ``tick`` (about once a second, and after every batch of
 records) returns Locust's ``(users, spawn_rate)`` or None when the run is over; it acts on the
 world only through a ``Conductor``.
 """
@@ -27,7 +27,7 @@ class Conductor(Protocol):
     def in_flight(self) -> int: ...
 
 
-class Profile(Protocol):
+class Shape(Protocol):
     finished: bool
 
     def tick(self, conductor: Conductor, now: float) -> Tick: ...
