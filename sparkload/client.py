@@ -3,8 +3,8 @@
 HTTP with geventhttpclient (Locust's own fast client): its request path costs tens of
 microseconds where ``requests`` spent about 2 ms before the first byte left, time that every
 TTFT would have carried. The body is read as it arrives, each event stamped with the kernel's
-receive time (``sparkload.sse``); the protocol meaning of each event is ``sparkload.stream``'s. Every failure
-ends as a classified record, never an exception: the caller always gets a record.
+receive time (``sparkload.sse``); the protocol meaning of each event is ``sparkload.stream``'s.
+Every failure ends as a classified record, never an exception: the caller always gets a record.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ import json
 import ssl
 import time
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import gevent
 import gevent.monkey
 from geventhttpclient import HTTPClient
-from geventhttpclient.response import HTTPParseError
+from geventhttpclient.response import HTTPConnectionClosed, HTTPParseError, HTTPSocketPoolResponse
 
 from sparkload.records import (
     ERROR_CLIENT,
@@ -31,7 +32,7 @@ from sparkload.records import (
     http_error_kind,
     summarize_gaps,
 )
-from sparkload.sse import drain, read_events
+from sparkload.sse import drain, kernel_stamps_enabled, read_events, receive
 from sparkload.stream import ChatStream, StreamError
 
 MAX_ERROR_BODY = 2048
@@ -60,7 +61,7 @@ class Connection:
         url = urlsplit(base_url)
         # No per-read socket timeout: the request's own deadline (gevent.Timeout in ``measure``)
         # bounds a stalled stream, and a socket timeout would cost a timer on every read.
-        self._options = {
+        self._options: dict[str, Any] = {
             "host": url.hostname,
             "port": url.port,
             "ssl": url.scheme == "https",
@@ -71,31 +72,97 @@ class Connection:
         }
         if not verify_tls:  # geventhttpclient's own "insecure" skips only the hostname check
             self._options["ssl_context_factory"] = _unverified_tls_context
+        self._host = url.netloc.rpartition("@")[2]
         self._client: HTTPClient | None = None
+        self._sock = None  # the socket of the last exchange, to tell a reused one from a new one
+        self._stamped = False  # whether the kernel stamps that socket's packets
 
-    def post(self, path: str, body: bytes, headers: dict[str, str]):
-        return self._http().request("POST", path, body=body, headers=headers)
+    def send(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> Answer:
+        """Send one request and read its response's headers, each read stamped (``sse.receive``)."""
+        message = _encode(method, path, self._host, body, headers)
+        sent = time.time_ns()
+        pool = self._http()._connection_pool
+        sock = pool.get_socket()
+        if sock is not self._sock:
+            self._sock, self._stamped = sock, kernel_stamps_enabled(sock)
+        try:
+            sock.sendall(message)
+        except OSError:
+            pool.release_socket(sock)
+            raise
+        return Answer(StampedResponse(sock, pool, self._stamped), sent, self._stamped)
 
     def warm(self, path: str, headers: dict[str, str]) -> None:
-        """Open the connection with a cheap GET, so a user's first measured request does not
-        carry the TCP (and TLS) handshake in its TTFT. Best effort (bounded): a failure shows later."""
+        """Open the connection with a cheap GET, so a user's first measured request does not carry
+        the TCP (and TLS) handshake in its TTFT. Best effort (bounded): a failure shows later."""
         try:
             with gevent.Timeout(CONNECT_TIMEOUT):
-                self._http().request("GET", path, headers=headers).read()
-        except BaseException:  # noqa: BLE001 - including gevent.Timeout; the next post reconnects
+                self.send("GET", path, b"", headers).response.read()
+        except BaseException:  # noqa: BLE001 - including gevent.Timeout; the next send reconnects
             self.close()
 
     def _http(self) -> HTTPClient:
         if self._client is None:
             self._client = HTTPClient(**self._options)
-            self._client._connection_pool._is_socket_alive = _idle_and_open
+            pool = self._client._connection_pool
+            pool._is_socket_alive = _idle_and_open  # type: ignore[method-assign]
         return self._client
 
     def close(self) -> None:
-        """Drop the connection; the next ``post`` opens a new one."""
+        """Drop the connection; the next ``send`` opens a new one."""
         if self._client is not None:
             self._client.close()
             self._client = None
+        self._sock = None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A response whose headers were read; ``sent_ns`` is when its request went out."""
+
+    response: StampedResponse
+    sent_ns: int
+    stamped: bool  # the socket's reads carry the kernel's receive stamps
+
+
+class StampedResponse(HTTPSocketPoolResponse):
+    """geventhttpclient's response, its headers read with ``sse.receive``: ``first_byte_ns`` is
+    when the response's first bytes arrived, ``headers_ns`` when the read that completed the
+    headers did, the arrival time of any events that came with them."""
+
+    def __init__(self, sock, pool, stamped: bool) -> None:
+        self.stamped = stamped
+        self.first_byte_ns = 0
+        self.headers_ns = 0
+        super().__init__(sock, pool, method="POST")
+
+    def _read_headers(self, pre_buffered: bytes = b"") -> None:
+        sock = self._sock
+        try:
+            while not self.headers_complete or self.get_code() < 200:  # skips interim 1xx
+                try:
+                    data, self.headers_ns = receive(sock, self.stamped)
+                except ConnectionResetError:
+                    data = b""
+                if not data:
+                    if not self.first_byte_ns:
+                        raise HTTPConnectionClosed("connection closed before any byte came back")
+                    raise HTTPParseError("connection closed before the end of the headers")
+                self.first_byte_ns = self.first_byte_ns or self.headers_ns
+                self.feed(data)
+            if self.message_complete:
+                self.release()
+        except BaseException:
+            self.release()
+            raise
+
+
+def _encode(method: str, path: str, host: str, body: bytes, headers: dict[str, str]) -> bytes:
+    """The whole request, once per request: its head (headers were checked by ``build_headers``)
+    and body, for one write."""
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {host}", f"Content-Length: {len(body)}"]
+    lines.extend(f"{name}: {value}" for name, value in headers.items())
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
 _unpatched_select = gevent.monkey.get_original("select", "select")
@@ -168,15 +235,23 @@ def measure(connection: Connection, request: ChatRequest, record: RequestRecord)
     response = None
     try:
         with gevent.Timeout(request.timeout, _Deadline):
-            response = connection.post(request.path, request.body, request.headers)
-            record.ttfb = (time.time_ns() - t0) / 1e9
+            answer = connection.send("POST", request.path, request.body, request.headers)
+            response = answer.response
+            t0 = answer.sent_ns
+            record.start_time = t0 / 1e9
+            headers_at = max(response.headers_ns, t0)  # never before the send (a clock step)
+            record.clock_adjusted = headers_at != response.headers_ns
+            record.ttfb = (min(max(response.first_byte_ns, t0), headers_at) - t0) / 1e9
             record.http_status = response.status_code
             if response.status_code != 200:
                 _fail(record, http_error_kind(response.status_code), _error_body(response))
-            elif read_events(response, on_event):
-                drain(response)
             else:
-                _fail(record, ERROR_DISCONNECT, "stream ended without data: [DONE]")
+                ending = read_events(response, on_event, headers_at, answer.stamped)
+                record.clock_adjusted |= ending.clock_adjusted
+                if ending.done:
+                    drain(response)
+                else:
+                    _fail(record, ERROR_DISCONNECT, "stream ended without data: [DONE]")
     except StreamError as exc:
         _fail(record, exc.kind, str(exc))
     except (_Deadline, TimeoutError) as exc:
@@ -196,7 +271,8 @@ def measure(connection: Connection, request: ChatRequest, record: RequestRecord)
     except Exception as exc:  # noqa: BLE001 - a record must come out of every request
         _fail(record, ERROR_CLIENT, _describe(exc))
     finally:
-        record.latency = stream.t_done if stream.done else (time.time_ns() - t0) / 1e9
+        ended = (time.time_ns() - t0) / 1e9
+        record.latency = stream.t_done if stream.done else max(ended, stream.t_last_token or 0.0)
         if record.error_kind is not None or (
             response is not None and not response.message_complete
         ):

@@ -133,6 +133,9 @@ class RequestRecord:
     scheduled_time: float | None = None  # open-loop mode: when the request was due (epoch s)
     queue_wait: float | None = None  # open-loop mode: due → actually sent (waiting for a client)
     chunk_gaps: list[float] | None = None  # the full list, only with --keep-chunk-gaps
+    # Receive stamps were raised to keep time monotonic (a read stamped before the one before it,
+    # or before the send: a clock step, or a read that fell back to the read time).
+    clock_adjusted: bool = False
     schema: int = SCHEMA_VERSION
     # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
     itl: float | None = None
