@@ -44,6 +44,7 @@ class Script:
     tokens: int = 8
     gap: float = 0.002  # seconds between token writes (one token per write)
     hold: float = 0.0  # seconds before anything is sent, headers included
+    prefill: float = 0.01  # seconds between the headers and the first token
     collapse: bool = False  # headers, every token event, and the end: three back-to-back writes
     tail: float = 0.0  # seconds between the last token and the usage chunk + [DONE]
     api: str = "chat"  # "completions": choices[0].text instead of choices[0].delta.content
@@ -152,6 +153,7 @@ def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
         sock.sendall(chunks(end, last=True))
         return
     sock.sendall(headers)
+    gevent.sleep(script.prefill)
     for i, token in enumerate(tokens):
         if i:
             gevent.sleep(script.gap)
