@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import ssl
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,6 +37,19 @@ from sparkload.sse import drain, kernel_stamps_enabled, read_events, receive
 from sparkload.stream import ChatStream, StreamError
 
 MAX_ERROR_BODY = 2048
+ERROR_SNIPPET = 120  # characters of a non-JSON error body kept in the record's message
+# Response headers that name the server and the intermediaries on the path (a gateway, a proxy).
+# Response headers only: the values of request headers are secrets and are never recorded.
+IDENTIFYING_HEADERS = frozenset(
+    (
+        "server",
+        "via",
+        "x-powered-by",
+        "x-litellm-version",
+        "x-kong-proxy-latency",
+        "x-envoy-upstream-service-time",
+    )
+)
 CONNECT_TIMEOUT = 10.0
 
 
@@ -76,6 +90,8 @@ class Connection:
         self._client: HTTPClient | None = None
         self._sock = None  # the socket of the last exchange, to tell a reused one from a new one
         self._stamped = False  # whether the kernel stamps that socket's packets
+        # What the last new connection's first response said of the path (``identifying_headers``)
+        self.server_headers: dict[str, str] = {}
 
     def send(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> Answer:
         """Send one request and read its response's headers, each read stamped (``sse.receive``)."""
@@ -83,14 +99,18 @@ class Connection:
         sent = time.time_ns()
         pool = self._http()._connection_pool
         sock = pool.get_socket()
-        if sock is not self._sock:
+        fresh = sock is not self._sock
+        if fresh:
             self._sock, self._stamped = sock, kernel_stamps_enabled(sock)
         try:
             sock.sendall(message)
         except OSError:
             pool.release_socket(sock)
             raise
-        return Answer(StampedResponse(sock, pool, self._stamped), sent, self._stamped)
+        response = StampedResponse(sock, pool, self._stamped)
+        if fresh:  # once per connection, not per request
+            self.server_headers = identifying_headers(response.items())
+        return Answer(response, sent, self._stamped)
 
     def warm(self, path: str, headers: dict[str, str]) -> None:
         """Open the connection with a cheap GET, so a user's first measured request does not carry
@@ -244,7 +264,8 @@ def measure(connection: Connection, request: ChatRequest, record: RequestRecord)
             record.ttfb = (min(max(response.first_byte_ns, t0), headers_at) - t0) / 1e9
             record.http_status = response.status_code
             if response.status_code != 200:
-                _fail(record, http_error_kind(response.status_code), _error_body(response))
+                record.server = _header(response, "server")
+                _fail(record, http_error_kind(response.status_code), _error_message(response))
             else:
                 ending = read_events(response, on_event, headers_at, answer.stamped)
                 record.clock_adjusted |= ending.clock_adjusted
@@ -307,16 +328,47 @@ def _fail(record: RequestRecord, kind: str, message: str) -> None:
         record.error = message[:300]
 
 
-def _error_body(response) -> str:
-    """The server's error message, read with a bound (a misbehaving server may send a lot)."""
+def _error_message(response) -> str:
+    """``HTTP 502 from nginx: <title>502 Bad Gateway</title>…``: the status, who answered (its
+    ``Server`` header), and what it said, read with a bound (a misbehaving server may send a lot):
+    a proxy's error page then reads as one, not as the model server's failure."""
+    server = _header(response, "server")
+    status = f"HTTP {response.status_code}" + (f" from {server}" if server else "")
     try:
-        raw = response.read(MAX_ERROR_BODY)
-        payload = json.loads(raw)
-        error = payload.get("error", payload) if isinstance(payload, dict) else payload
-        message = error.get("message") if isinstance(error, dict) else error
-        return f"HTTP {response.status_code}: {message}"
+        said = error_text(response.read(MAX_ERROR_BODY))
     except Exception:  # noqa: BLE001 - any unreadable body still yields the status line
-        return f"HTTP {response.status_code}"
+        return status
+    return f"{status}: {said}" if said else status
+
+
+def error_text(body: bytes) -> str:
+    """A JSON error's message, else the start of the body on one line (an HTML page from its
+    title on)."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        text = " ".join(body.decode("utf-8", "replace").split())
+        text = text[max(text.find("<title>"), 0) :]
+        return text if len(text) <= ERROR_SNIPPET else text[:ERROR_SNIPPET] + "…"
+    error = payload.get("error", payload) if isinstance(payload, dict) else payload
+    message = error.get("message") if isinstance(error, dict) else error
+    return " ".join(str(message).split())
+
+
+def _header(response, name: str) -> str | None:
+    """One response header's value (the last, when a server repeated it)."""
+    value = response.get(name)
+    return value[-1] if isinstance(value, list) else value
+
+
+def identifying_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The response headers that name the server and the intermediaries (``IDENTIFYING_HEADERS``),
+    names in lower case, values cut to 200 characters."""
+    return {
+        name.lower(): str(value)[:200]
+        for name, value in headers
+        if name.lower() in IDENTIFYING_HEADERS
+    }
 
 
 def _describe(exc: BaseException) -> str:

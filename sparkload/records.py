@@ -113,6 +113,7 @@ class RequestRecord:
     error_kind: str | None = None
     error: str | None = None
     http_status: int | None = None
+    server: str | None = None  # the Server header of a failed response: a proxy's 502 reads as one
     ttfb: float | None = None
     ttft: float | None = None
     ttfc: float | None = None
