@@ -94,8 +94,20 @@ class Connection:
         self.server_headers: dict[str, str] = {}
 
     def send(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> Answer:
-        """Send one request and read its response's headers, each read stamped (``sse.receive``)."""
+        """Send one request and read its response's headers, each read stamped (``sse.receive``).
+
+        A kept-alive connection the server has closed meanwhile (llama.cpp closes after every
+        stream while its headers say keep-alive) fails before any byte comes back: the request
+        is sent again, once, on a new connection, and its times start at that send. A server's
+        connection policy never shows up as a failed request.
+        """
         message = _encode(method, path, self._host, body, headers)
+        try:
+            return self._exchange(message, resent=False)
+        except _Unanswered:
+            return self._exchange(message, resent=True)
+
+    def _exchange(self, message: bytes, resent: bool) -> Answer:
         sent = time.time_ns()
         pool = self._http()._connection_pool
         sock = pool.get_socket()
@@ -106,11 +118,18 @@ class Connection:
             sock.sendall(message)
         except OSError:
             pool.release_socket(sock)
-            raise
-        response = StampedResponse(sock, pool, self._stamped)
+            if fresh:
+                raise
+            raise _Unanswered from None
+        try:
+            response = StampedResponse(sock, pool, self._stamped)  # releases sock if it fails
+        except HTTPConnectionClosed:
+            if fresh:
+                raise
+            raise _Unanswered from None
         if fresh:  # once per connection, not per request
             self.server_headers = identifying_headers(response.items())
-        return Answer(response, sent, self._stamped)
+        return Answer(response, sent, self._stamped, resent)
 
     def warm(self, path: str, headers: dict[str, str]) -> None:
         """Open the connection with a cheap GET, so a user's first measured request does not carry
@@ -143,6 +162,11 @@ class Answer:
     response: StampedResponse
     sent_ns: int
     stamped: bool  # the socket's reads carry the kernel's receive stamps
+    resent: bool  # sent again on a new connection: the reused one had been closed
+
+
+class _Unanswered(Exception):
+    """A reused connection was found closed before any byte of the response came back."""
 
 
 class StampedResponse(HTTPSocketPoolResponse):
@@ -259,6 +283,7 @@ def measure(connection: Connection, request: ChatRequest, record: RequestRecord)
             response = answer.response
             t0 = answer.sent_ns
             record.start_time = t0 / 1e9
+            record.resent = answer.resent
             headers_at = max(response.headers_ns, t0)  # never before the send (a clock step)
             record.clock_adjusted = headers_at != response.headers_ns
             record.ttfb = (min(max(response.first_byte_ns, t0), headers_at) - t0) / 1e9

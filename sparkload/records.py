@@ -137,6 +137,9 @@ class RequestRecord:
     # Receive stamps were raised to keep time monotonic (a read stamped before the one before it,
     # or before the send: a clock step, or a read that fell back to the read time).
     clock_adjusted: bool = False
+    # Sent again on a new connection: the kept-alive one had been closed by the server before
+    # any byte of the response (times start at the send that was answered).
+    resent: bool = False
     schema: int = SCHEMA_VERSION
     # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
     itl: float | None = None

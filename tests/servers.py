@@ -50,7 +50,8 @@ class Script:
     api: str = "chat"  # "completions": choices[0].text instead of choices[0].delta.content
     encoding: str = "identity"  # gzip | br: the whole body compressed
     flush_each: bool = True  # with an encoding: flushed after every event, else once at the end
-    close_after: float | None = None  # close this long after each response (claiming keep-alive)
+    close_after: float | None = None  # close this long after each response
+    connection_header: bytes = b"keep-alive"  # what the response claims
     status_line: bytes = b"HTTP/1.1 200 OK"
     raw_response: bytes | None = None  # a fixed answer instead of a stream (e.g. nginx's 502)
     extra_headers: bytes = b"Server: scripted\r\nVia: 1.1 test-proxy\r\n"
@@ -133,7 +134,7 @@ def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
     headers = (
         script.status_line
         + b"\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
-        + b"Connection: keep-alive\r\n"
+        + b"Connection: %s\r\n" % script.connection_header
         + encoding
         + script.extra_headers
         + b"\r\n"
