@@ -1,4 +1,4 @@
-"""Send one streaming chat-completions request and measure it into a RequestRecord.
+"""Send one streaming (chat) completions request and measure it into a RequestRecord.
 
 HTTP with geventhttpclient (Locust's own fast client): its request path costs tens of
 microseconds where ``requests`` spent about 2 ms before the first byte left, time that every
@@ -10,6 +10,7 @@ Every failure ends as a classified record, never an exception: the caller always
 from __future__ import annotations
 
 import json
+import re
 import ssl
 import time
 from collections.abc import Iterable
@@ -19,6 +20,7 @@ from urllib.parse import urlsplit
 
 import gevent
 import gevent.monkey
+import orjson
 from geventhttpclient import HTTPClient
 from geventhttpclient.response import HTTPConnectionClosed, HTTPParseError, HTTPSocketPoolResponse
 
@@ -34,7 +36,7 @@ from sparkload.records import (
     summarize_gaps,
 )
 from sparkload.sse import drain, kernel_stamps_enabled, read_events, receive
-from sparkload.stream import ChatStream, StreamError
+from sparkload.stream import API_CHAT, API_COMPLETIONS, ChatStream, StreamError
 
 MAX_ERROR_BODY = 2048
 ERROR_SNIPPET = 120  # characters of a non-JSON error body kept in the record's message
@@ -62,6 +64,7 @@ class ChatRequest:
     headers: dict[str, str]
     timeout: float  # whole request, send → end of stream
     keep_chunk_gaps: bool = False
+    api: str = API_CHAT  # API_CHAT | API_COMPLETIONS: where each chunk's token text is
 
 
 class Connection:
@@ -239,28 +242,56 @@ class _Deadline(Exception):
     """Raised by gevent.Timeout when the whole request exceeded its time budget."""
 
 
-def build_body(model: str, prompt: str, max_tokens: int, sampling: dict | None = None) -> bytes:
-    body = {
-        "model": model,
-        "messages": [{"role": "user", "content": prompt}],
-        "max_tokens": max_tokens,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
-    if sampling:
-        body.update(sampling)
-    return json.dumps(body).encode()
+def build_body(
+    model: str,
+    prompt: str,
+    max_tokens: int,
+    sampling: dict | None = None,
+    api: str = API_CHAT,
+    extra_body: dict | None = None,
+) -> bytes:
+    """One request's JSON body, encoded once per request.
+
+    ``sampling`` (the workload's) and then ``extra_body`` (the user's: temperature, top_p, seed,
+    ``chat_template_kwargs``, vendor extras) are merged over the defaults; what the measurement
+    needs stays: a stream that ends with a usage chunk.
+    """
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
+    if api == API_COMPLETIONS:
+        body["prompt"] = prompt
+    else:
+        body["messages"] = [{"role": "user", "content": prompt}]
+    body.update(sampling or {})
+    body.update(extra_body or {})
+    body["stream"] = True
+    body["stream_options"] = {**(body.get("stream_options") or {}), "include_usage": True}
+    return orjson.dumps(body)
 
 
-def build_headers(api_key: str | None) -> dict[str, str]:
+def build_headers(
+    api_key: str | None,
+    accept_encoding: str = "identity",
+    extra_headers: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """The request headers of a run, built once; a ValueError names a header HTTP cannot carry
+    (the values are not shown: they may be secrets)."""
     headers = {
+        "User-Agent": "sparkload",
         "Content-Type": "application/json",
         "Accept": "text/event-stream",
-        "Accept-Encoding": "identity",  # a compressed SSE stream cannot be read line by line
+        "Accept-Encoding": accept_encoding,
+        **(extra_headers or {}),
     }
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
+    for name, value in headers.items():
+        if not _HEADER_NAME.fullmatch(name) or not _HEADER_VALUE.fullmatch(value):
+            raise ValueError(f"request header {name!r}: not a valid HTTP header name or value")
     return headers
+
+
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
 
 
 def measure(connection: Connection, request: ChatRequest, record: RequestRecord) -> RequestRecord:
@@ -271,7 +302,7 @@ def measure(connection: Connection, request: ChatRequest, record: RequestRecord)
     """
     t0 = time.time_ns()
     record.start_time = t0 / 1e9
-    stream = ChatStream(0.0)  # its times: seconds since the send
+    stream = ChatStream(0.0, request.api)  # its times: seconds since the send
 
     def on_event(data: bytes, arrival_ns: int) -> bool:
         return stream.feed(data, (arrival_ns - t0) / 1e9)
