@@ -29,13 +29,21 @@ from sparkload.records import (
     ERROR_CONNECT,
     ERROR_DISCONNECT,
     ERROR_EMPTY_OUTPUT,
+    ERROR_MALFORMED_SSE,
     ERROR_TIMEOUT,
     STATUS_ERROR,
     RequestRecord,
     http_error_kind,
     summarize_gaps,
 )
-from sparkload.sse import drain, kernel_stamps_enabled, read_events, receive
+from sparkload.sse import (
+    DECODE_ERRORS,
+    body_decoder,
+    drain,
+    kernel_stamps_enabled,
+    read_events,
+    receive,
+)
 from sparkload.stream import API_CHAT, API_COMPLETIONS, ChatStream, StreamError
 
 MAX_ERROR_BODY = 2048
@@ -323,7 +331,8 @@ def measure(connection: Connection, request: ChatRequest, record: RequestRecord)
                 record.server = _header(response, "server")
                 _fail(record, http_error_kind(response.status_code), _error_message(response))
             else:
-                ending = read_events(response, on_event, headers_at, answer.stamped)
+                decode = body_decoder(_header(response, "content-encoding"))
+                ending = read_events(response, on_event, headers_at, answer.stamped, decode)
                 record.clock_adjusted |= ending.clock_adjusted
                 if ending.done:
                     drain(response)
@@ -331,6 +340,8 @@ def measure(connection: Connection, request: ChatRequest, record: RequestRecord)
                     _fail(record, ERROR_DISCONNECT, "stream ended without data: [DONE]")
     except StreamError as exc:
         _fail(record, exc.kind, str(exc))
+    except DECODE_ERRORS as exc:
+        _fail(record, ERROR_MALFORMED_SSE, f"body not decodable: {_describe(exc)}")
     except (_Deadline, TimeoutError) as exc:
         _fail(
             record,
@@ -391,7 +402,9 @@ def _error_message(response) -> str:
     server = _header(response, "server")
     status = f"HTTP {response.status_code}" + (f" from {server}" if server else "")
     try:
-        said = error_text(response.read(MAX_ERROR_BODY))
+        body = response.read(MAX_ERROR_BODY)
+        decode = body_decoder(_header(response, "content-encoding"))
+        said = error_text(decode(body) if decode else body)
     except Exception:  # noqa: BLE001 - any unreadable body still yields the status line
         return status
     return f"{status}: {said}" if said else status

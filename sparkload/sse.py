@@ -20,8 +20,11 @@ import ssl
 import struct
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from typing import NamedTuple
+
+import brotli
 
 # Linux's value; Python names it only from 3.14 on
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35 if sys.platform.startswith("linux") else None)
@@ -81,23 +84,53 @@ class Ending(NamedTuple):
     clock_adjusted: bool
 
 
+def body_decoder(content_encoding: str | None) -> Callable[[bytes], bytes] | None:
+    """Incremental decoding of a compressed body (None: not compressed), made once per request;
+    ``BodyDecodeError`` for a coding it cannot read."""
+    coding = (content_encoding or "identity").strip().lower()
+    if coding == "identity":
+        return None
+    if coding in ("gzip", "x-gzip", "deflate"):
+        return zlib.decompressobj(32 + zlib.MAX_WBITS).decompress  # gzip or zlib header
+    if coding == "br":
+        return brotli.Decompressor().process
+    raise BodyDecodeError(f"unsupported Content-Encoding: {coding[:40]!r}")
+
+
+class BodyDecodeError(ValueError):
+    """The body's content coding is unknown or its bytes do not decode."""
+
+
+DECODE_ERRORS = (BodyDecodeError, zlib.error, brotli.error)
+
+
 def read_events(
-    response, on_event: Callable[[bytes, int], bool], arrival: int, stamped: bool
+    response,
+    on_event: Callable[[bytes, int], bool],
+    arrival: int,
+    stamped: bool,
+    decode: Callable[[bytes], bytes] | None = None,
 ) -> Ending:
     """Feed ``on_event(data, arrival_ns)`` until it returns True or the body ends.
 
     ``response`` is a geventhttpclient response whose headers were read: its parser decodes the
     chunked body into its buffer, and this reads the socket itself to learn each packet's time.
     ``arrival`` is when the bytes already buffered arrived (they came with the headers).
+    A compressed body (``decode``, from ``body_decoder``) is decoded read by read, so each event
+    carries the time its compressed bytes arrived.
 
     Time never runs backwards: a read stamped before the one before it takes that earlier read's
     time (a read that fell back to the read time, then packets the kernel had stamped while
     they queued; or the clock stepped back), and the ending says so.
     """
     sock = response._sock
-    buffer = response._body_buffer
+    raw = response._body_buffer
+    buffer = raw if decode is None else bytearray()
     adjusted = False
     while True:
+        if decode is not None and raw:
+            buffer += decode(raw)
+            del raw[:]
         if b"\r" in buffer:  # CRLF line ends: rare; normalize so one search finds every event
             buffer[:] = buffer.replace(b"\r\n", b"\n")
         for data in pop_events(buffer):
