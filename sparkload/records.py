@@ -113,6 +113,7 @@ class RequestRecord:
     error_kind: str | None = None
     error: str | None = None
     http_status: int | None = None
+    server: str | None = None  # the Server header of a failed response: a proxy's 502 reads as one
     ttfb: float | None = None
     ttft: float | None = None
     ttfc: float | None = None
@@ -133,6 +134,12 @@ class RequestRecord:
     scheduled_time: float | None = None  # open-loop mode: when the request was due (epoch s)
     queue_wait: float | None = None  # open-loop mode: due → actually sent (waiting for a client)
     chunk_gaps: list[float] | None = None  # the full list, only with --keep-chunk-gaps
+    # Receive stamps were raised to keep time monotonic (a read stamped before the one before it,
+    # or before the send: a clock step, or a read that fell back to the read time).
+    clock_adjusted: bool = False
+    # Sent again on a new connection: the kept-alive one had been closed by the server before
+    # any byte of the response (times start at the send that was answered).
+    resent: bool = False
     schema: int = SCHEMA_VERSION
     # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
     itl: float | None = None

@@ -5,7 +5,9 @@ this process got round to reading it: when many streams' tokens arrive at once, 
 wakes a sleeping core, the read happens later but the stamp does not move. Where the socket
 cannot give one (TLS, other systems; also the first packets after the kernel switches stamping
 on, which it does lazily) the read time is used. Times are ``time.time_ns()`` values,
-the kernel stamp's clock.
+the kernel stamp's clock. The response's headers are read the same way (``client``), so events
+that came in the same packets as the headers carry the headers' own receive time, and one
+request's stamps form one non-decreasing time base.
 
 The framing is what chat streams use: ``data:`` lines joined until a blank line ends the event;
 comments and other fields are skipped.
@@ -18,7 +20,11 @@ import ssl
 import struct
 import sys
 import time
+import zlib
 from collections.abc import Callable
+from typing import NamedTuple
+
+import brotli
 
 # Linux's value; Python names it only from 3.14 on
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35 if sys.platform.startswith("linux") else None)
@@ -51,8 +57,9 @@ def receive(sock, stamped: bool) -> tuple[bytes, int]:
 
 
 def pop_events(buffer: bytearray) -> list[bytes]:
-    """Remove every complete event from ``buffer``; return their data (events without any are dropped)."""
-    events = []
+    """Remove every complete event from ``buffer``; return their data (events without data are
+    dropped)."""
+    events: list[bytes] = []
     while True:
         end = buffer.find(b"\n\n")
         if end < 0:
@@ -69,32 +76,80 @@ def pop_events(buffer: bytearray) -> list[bytes]:
             events.append(data)
 
 
-def read_events(response, on_event: Callable[[bytes, int], bool]) -> bool:
-    """Feed ``on_event(data, arrival_ns)`` until it returns True (then True) or the body ends (False).
+class Ending(NamedTuple):
+    """How reading a body ended: ``done`` when ``on_event`` asked to stop (the stream's end was
+    seen), else the body ended first; ``clock_adjusted`` when a read's stamp had to be raised."""
+
+    done: bool
+    clock_adjusted: bool
+
+
+def body_decoder(content_encoding: str | None) -> Callable[[bytes], bytes] | None:
+    """Incremental decoding of a compressed body (None: not compressed), made once per request;
+    ``BodyDecodeError`` for a coding it cannot read."""
+    coding = (content_encoding or "identity").strip().lower()
+    if coding == "identity":
+        return None
+    if coding in ("gzip", "x-gzip", "deflate"):
+        return zlib.decompressobj(32 + zlib.MAX_WBITS).decompress  # gzip or zlib header
+    if coding == "br":
+        return brotli.Decompressor().process
+    raise BodyDecodeError(f"unsupported Content-Encoding: {coding[:40]!r}")
+
+
+class BodyDecodeError(ValueError):
+    """The body's content coding is unknown or its bytes do not decode."""
+
+
+DECODE_ERRORS = (BodyDecodeError, zlib.error, brotli.error)
+
+
+def read_events(
+    response,
+    on_event: Callable[[bytes, int], bool],
+    arrival: int,
+    stamped: bool,
+    decode: Callable[[bytes], bytes] | None = None,
+) -> Ending:
+    """Feed ``on_event(data, arrival_ns)`` until it returns True or the body ends.
 
     ``response`` is a geventhttpclient response whose headers were read: its parser decodes the
     chunked body into its buffer, and this reads the socket itself to learn each packet's time.
+    ``arrival`` is when the bytes already buffered arrived (they came with the headers).
+    A compressed body (``decode``, from ``body_decoder``) is decoded read by read, so each event
+    carries the time its compressed bytes arrived.
+
+    Time never runs backwards: a read stamped before the one before it takes that earlier read's
+    time (a read that fell back to the read time, then packets the kernel had stamped while
+    they queued; or the clock stepped back), and the ending says so.
     """
     sock = response._sock
-    stamped = sock is not None and kernel_stamps_enabled(sock)
-    buffer = response._body_buffer
-    arrival = time.time_ns()  # anything already buffered came with the headers
+    raw = response._body_buffer
+    buffer = raw if decode is None else bytearray()
+    adjusted = False
     while True:
+        if decode is not None and raw:
+            buffer += decode(raw)
+            del raw[:]
         if b"\r" in buffer:  # CRLF line ends: rare; normalize so one search finds every event
             buffer[:] = buffer.replace(b"\r\n", b"\n")
         for data in pop_events(buffer):
             if on_event(data, arrival):
-                return True
+                return Ending(True, adjusted)
         if response.message_complete or response._sock is None:
-            return False
-        data, arrival = receive(sock, stamped)
+            return Ending(False, adjusted)
+        data, stamp = receive(sock, stamped)
         if not data:
-            return False
+            return Ending(False, adjusted)
+        if stamp >= arrival:
+            arrival = stamp
+        else:
+            adjusted = True
         response.feed(data)
 
 
 def drain(response) -> None:
-    """Read the rest of the message (the closing chunk after [DONE]) so the connection is reusable."""
+    """Read the rest of the message (the closing chunk after [DONE]): the connection is reusable."""
     while not response.message_complete and response._sock is not None:
         data = response._sock.recv(READ_SIZE)
         if not data:

@@ -1,7 +1,9 @@
-"""Interpret one OpenAI chat-completions SSE stream, event by event (pure: data + clock in).
+"""Interpret one OpenAI streaming completion, event by event (pure: data + clock in).
 
-This is the hot path: per event it decodes JSON, looks at the first choice's delta and notes the
-time. Everything else (gap statistics, derived metrics) happens once per request, afterwards.
+This is the hot path: per event it decodes JSON, looks at the first choice's token text and
+notes the time. Everything else (gap statistics, derived metrics) happens once per request,
+afterwards. The two streaming APIs differ only in where a chunk's token text is: chat's
+``choices[0].delta`` (content, reasoning, tool calls) or completions' ``choices[0].text``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import orjson
 from sparkload.records import ERROR_MALFORMED_SSE, ERROR_SERVER_EVENT
 
 DONE = b"[DONE]"
+API_CHAT = "chat"  # /v1/chat/completions
+API_COMPLETIONS = "completions"  # /v1/completions
 _TOKEN_CHANNELS = ("reasoning", "reasoning_content", "tool_calls")
 
 
@@ -25,9 +29,10 @@ class StreamError(Exception):
 class ChatStream:
     """Timing and token accounting of one stream; times are seconds since the request was sent.
 
-    A chunk counts as token-carrying when its delta has non-empty content, reasoning (either
+    A chat chunk counts as token-carrying when its delta has non-empty content, reasoning (either
     name), or tool calls; role-only and empty chunks do not (vLLM sends the role with the first
-    token, and an empty content string with it).
+    token, and an empty content string with it). A completions chunk counts when its text is
+    not empty.
     """
 
     __slots__ = (
@@ -39,13 +44,15 @@ class ChatStream:
         "t0",
         "t_done",
         "t_last_token",
+        "text_api",
         "ttfc",
         "ttft",
         "usage",
     )
 
-    def __init__(self, t0: float) -> None:
+    def __init__(self, t0: float, api: str = API_CHAT) -> None:
         self.t0 = t0
+        self.text_api = api == API_COMPLETIONS  # token text in choices[0].text, not in a delta
         self.ttft: float | None = None
         self.ttfc: float | None = None
         self.t_last_token: float | None = None
@@ -80,8 +87,10 @@ class ChatStream:
         if not choices:
             return False
         choice = choices[0]
-        delta = choice.get("delta")
-        if delta:
+        if self.text_api:
+            if choice.get("text"):
+                self._note_token(now - self.t0, True)
+        elif delta := choice.get("delta"):
             content = delta.get("content")
             if content or any(delta.get(key) for key in _TOKEN_CHANNELS):
                 self._note_token(now - self.t0, bool(content))

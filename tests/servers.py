@@ -1,14 +1,23 @@
-"""Servers for tests, on 127.0.0.1: the simulator as a child process, started and stopped."""
+"""Servers for tests, on 127.0.0.1: the simulator as a child process, and small scripted
+streaming servers (gevent, in the test process) that misbehave in one known way each."""
 
 from __future__ import annotations
 
+import json
+import socket
 import sys
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import brotli
+import gevent
+from gevent.server import StreamServer
 
 from sparkload.simproc import READY_PREFIX, ServerProcess
 
-__all__ = ["READY_PREFIX", "running_sim"]
+__all__ = ["READY_PREFIX", "Script", "ScriptedServer", "running_sim", "scripted"]
 
 
 @contextmanager
@@ -19,3 +28,174 @@ def running_sim(*args: str) -> Iterator[str]:
         yield sim.start()
     finally:
         sim.stop()
+
+
+NGINX_502 = (
+    b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+    b"<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+    b"</body>\r\n</html>\r\n"
+)
+
+
+@dataclass
+class Script:
+    """How a scripted server answers every streaming request."""
+
+    tokens: int = 8
+    gap: float = 0.002  # seconds between token writes (one token per write)
+    hold: float = 0.0  # seconds before anything is sent, headers included
+    prefill: float = 0.01  # seconds between the headers and the first token
+    collapse: bool = False  # headers, every token event, and the end: three back-to-back writes
+    tail: float = 0.0  # seconds between the last token and the usage chunk + [DONE]
+    api: str = "chat"  # "completions": choices[0].text instead of choices[0].delta.content
+    encoding: str = "identity"  # gzip | br: the whole body compressed
+    flush_each: bool = True  # with an encoding: flushed after every event, else once at the end
+    close_after: float | None = None  # close this long after each response
+    connection_header: bytes = b"keep-alive"  # what the response claims
+    status_line: bytes = b"HTTP/1.1 200 OK"
+    raw_response: bytes | None = None  # a fixed answer instead of a stream (e.g. nginx's 502)
+    extra_headers: bytes = b"Server: scripted\r\nVia: 1.1 test-proxy\r\n"
+
+
+@dataclass
+class ScriptedServer:
+    url: str
+    connections: int = 0
+    requests: list[tuple[str, bytes]] = field(default_factory=list)  # (request head, body)
+
+
+@contextmanager
+def scripted(script: Script) -> Iterator[ScriptedServer]:
+    """Serve ``script`` on 127.0.0.1 (keep-alive unless told otherwise) while the block runs."""
+    state = ScriptedServer("")
+
+    def handle(sock: socket.socket, _address: object) -> None:
+        state.connections += 1
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        pending = b""
+        with sock:
+            while True:
+                request, pending = _read_request(sock, pending)
+                if request is None:
+                    return
+                state.requests.append(request)
+                _answer(sock, script, request[1])
+                if script.close_after is not None:
+                    gevent.sleep(script.close_after)
+                    return
+
+    server = StreamServer(("127.0.0.1", 0), handle)
+    server.start()
+    state.url = f"http://127.0.0.1:{server.server_port}"
+    try:
+        yield state
+    finally:
+        server.stop(timeout=1)
+
+
+def _read_request(sock: socket.socket, pending: bytes) -> tuple[tuple[str, bytes] | None, bytes]:
+    while b"\r\n\r\n" not in pending:
+        data = sock.recv(65536)
+        if not data:
+            return None, b""
+        pending += data
+    head, _, rest = pending.partition(b"\r\n\r\n")
+    text = head.decode("latin-1")
+    length = next(
+        (
+            int(line.split(":", 1)[1])
+            for line in text.split("\r\n")
+            if line.lower().startswith("content-length:")
+        ),
+        0,
+    )
+    while len(rest) < length:
+        data = sock.recv(65536)
+        if not data:
+            return None, b""
+        rest += data
+    return (text, rest[:length]), rest[length:]
+
+
+def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
+    gevent.sleep(script.hold)
+    if script.raw_response is not None:
+        sock.sendall(script.raw_response)
+        return
+    max_tokens = json.loads(body).get("max_tokens") or script.tokens
+    tokens = [_event(_token(script.api, i)) for i in range(min(script.tokens, max_tokens))]
+    end = [_event(_usage(len(tokens))), b"data: [DONE]\n\n"]
+    encoder = _Encoder(script.encoding)
+    encoding = (
+        b""
+        if script.encoding == "identity"
+        else b"Content-Encoding: %s\r\n" % script.encoding.encode()
+    )
+    headers = (
+        script.status_line
+        + b"\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+        + b"Connection: %s\r\n" % script.connection_header
+        + encoding
+        + script.extra_headers
+        + b"\r\n"
+    )
+
+    def chunks(events: list[bytes], last: bool = False) -> bytes:
+        data = b"".join(encoder.encode(event, script.flush_each) for event in events)
+        if last:
+            data += encoder.finish()
+        return (b"%x\r\n%s\r\n" % (len(data), data) if data else b"") + (
+            b"0\r\n\r\n" if last else b""
+        )
+
+    if script.collapse:
+        sock.sendall(headers)
+        sock.sendall(chunks(tokens))
+        sock.sendall(chunks(end, last=True))
+        return
+    sock.sendall(headers)
+    gevent.sleep(script.prefill)
+    for i, token in enumerate(tokens):
+        if i:
+            gevent.sleep(script.gap)
+        sock.sendall(chunks([token]))
+    gevent.sleep(script.tail)
+    sock.sendall(chunks(end, last=True))
+
+
+class _Encoder:
+    """One response body's content coding: identity, gzip or br."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self.gzip = zlib.compressobj(wbits=31) if encoding == "gzip" else None
+        self.brotli = brotli.Compressor() if encoding == "br" else None
+
+    def encode(self, data: bytes, flush: bool) -> bytes:
+        if self.gzip is not None:
+            return self.gzip.compress(data) + (self.gzip.flush(zlib.Z_SYNC_FLUSH) if flush else b"")
+        if self.brotli is not None:
+            return self.brotli.process(data) + (self.brotli.flush() if flush else b"")
+        return data
+
+    def finish(self) -> bytes:
+        if self.gzip is not None:
+            return self.gzip.flush()
+        return self.brotli.finish() if self.brotli is not None else b""
+
+
+def _event(payload: dict) -> bytes:
+    return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+
+def _token(api: str, index: int) -> dict:
+    if api == "completions":
+        choice = {"index": 0, "text": f" t{index}", "finish_reason": None}
+        return {"id": "cmpl-test", "object": "text_completion", "choices": [choice]}
+    choice = {"index": 0, "delta": {"content": f" t{index}"}, "finish_reason": None}
+    return {"id": "chatcmpl-test", "object": "chat.completion.chunk", "choices": [choice]}
+
+
+def _usage(tokens: int) -> dict:
+    usage = {"prompt_tokens": 5, "completion_tokens": tokens, "total_tokens": 5 + tokens}
+    return {"id": "test", "choices": [], "usage": usage}

@@ -148,3 +148,23 @@ def test_old_style_flat_error_object_is_a_server_error_event():
     with pytest.raises(StreamError) as caught:
         ChatStream(0.0).feed(json.dumps({"object": "error", "message": "boom"}).encode(), 1.0)
     assert caught.value.kind == "server_error_event"
+
+
+def completion(text: str | None) -> str:
+    return json.dumps(
+        {"id": "cmpl-1", "object": "text_completion", "choices": [{"index": 0, "text": text}]}
+    )
+
+
+def test_completions_chunks_count_by_their_text():
+    stream = ChatStream(0.0, "completions")
+    for at, data in [(0.1, completion("")), (0.2, completion("Hi")), (0.5, completion(" there"))]:
+        stream.feed(data.encode(), at)
+    assert (stream.ttft, stream.ttfc, stream.chunks) == (0.2, 0.2, 2)
+    assert stream.gaps == pytest.approx([0.3])
+
+
+def test_a_chat_delta_means_nothing_to_a_completions_stream():
+    stream = ChatStream(0.0, "completions")
+    stream.feed(chunk({"content": "Hi"}).encode(), 0.1)
+    assert stream.chunks == 0
