@@ -64,7 +64,7 @@ CONNECT_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True, slots=True)
-class ChatRequest:
+class StreamRequest:
     """What to send, ready-encoded once per request so the measured span holds no encoding."""
 
     path: str  # e.g. /v1/chat/completions
@@ -302,7 +302,7 @@ _HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
 
 
-def measure(connection: Connection, request: ChatRequest, record: RequestRecord) -> RequestRecord:
+def measure(connection: Connection, request: StreamRequest, record: RequestRecord) -> RequestRecord:
     """Run ``request`` and fill ``record`` with what was measured (ok or a failure class).
 
     One clock for the whole request: ``time.time_ns()``, the clock of the kernel's receive
@@ -310,7 +310,7 @@ def measure(connection: Connection, request: ChatRequest, record: RequestRecord)
     """
     t0 = time.time_ns()
     record.start_time = t0 / 1e9
-    stream = ChatStream(0.0, request.api)  # its times: seconds since the send
+    stream = ChatStream(request.api)  # fed seconds since the send
 
     def on_event(data: bytes, arrival_ns: int) -> bool:
         return stream.feed(data, (arrival_ns - t0) / 1e9)

@@ -11,6 +11,7 @@ arrive as strings, so each option's ``parse`` validates whatever the source.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 from collections.abc import Callable
@@ -22,10 +23,13 @@ from sparkload import workloads
 from sparkload.errors import ConfigError
 from sparkload.paths import DEFAULT_PROMPTS
 from sparkload.sim.profiles import PROFILES
+from sparkload.stream import API_CHAT, API_COMPLETIONS
 
 FIXED_SIM_PROFILE = "fixed"  # the simulator's fixed-timing backend (tests, the reference runs)
 SIM_PROFILES = (*PROFILES, FIXED_SIM_PROFILE)
 IGNORE_EOS_CHOICES = ("auto", "yes", "no")
+APIS = (API_CHAT, API_COMPLETIONS)
+CONTENT_CODINGS = ("identity", "gzip", "deflate", "br")
 
 Parse = Callable[[str, Any], Any]
 
@@ -96,6 +100,75 @@ def levels(flag: str, value: Any) -> tuple[int, ...]:
 def urls(_flag: str, value: Any) -> tuple[str, ...]:
     parts = value if isinstance(value, list | tuple) else str(value or "").split(",")
     return tuple(str(url).strip() for url in parts if str(url).strip())
+
+
+def optional_number(flag: str, value: Any) -> float | None:
+    """A finite number, or None (not given)."""
+    if value is None or str(value).strip() == "":
+        return None
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise ConfigError(f"{flag}: {value!r} is not a number") from None
+    if not math.isfinite(number):
+        raise ConfigError(f"{flag}: {value!r} must be a finite number")
+    return number
+
+
+def json_object(flag: str, value: Any) -> dict[str, Any]:
+    """A JSON object (``'{"temperature": 0}'``); a dict from a matrix file is taken as it is."""
+    if isinstance(value, dict):
+        return dict(value)
+    text = str(value or "").strip()
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"{flag}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{flag}: give a JSON object, e.g. '{{\"temperature\": 0}}'")
+    return data
+
+
+def _pairs(value: Any) -> list[str]:
+    """A repeatable option's values: a list (command line) or one string (env, web form)."""
+    if isinstance(value, list | tuple):
+        return [str(item) for item in value if str(item).strip()]
+    return [str(value)] if str(value or "").strip() else []
+
+
+def headers(flag: str, value: Any) -> dict[str, str]:
+    """``Name: value`` pairs. The values are never shown: they may be secrets."""
+    out: dict[str, str] = {}
+    for pair in _pairs(value):
+        name, colon, header_value = pair.partition(":")
+        if not colon or not name.strip():
+            raise ConfigError(f"{flag}: give 'Name: value' (the value is not shown here)")
+        out[name.strip()] = header_value.strip()
+    return out
+
+
+def key_values(flag: str, value: Any) -> dict[str, str]:
+    """``KEY=VALUE`` pairs (a mapping from a matrix file is taken as it is)."""
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items()}
+    out: dict[str, str] = {}
+    for pair in _pairs(value):
+        key, equals, item = pair.partition("=")
+        if not equals or not key.strip():
+            raise ConfigError(f"{flag}: {pair!r} is not KEY=VALUE")
+        out[key.strip()] = item.strip()
+    return out
+
+
+def encodings(flag: str, value: Any) -> str:
+    """What the client accepts: identity (the default), or gzip / deflate / br, comma-separated."""
+    codings = [part.strip().lower() for part in str(value or "identity").split(",") if part.strip()]
+    unknown = [c for c in codings if c not in CONTENT_CODINGS]
+    if unknown or not codings:
+        raise ConfigError(f"{flag}: {value!r}: give any of {', '.join(CONTENT_CODINGS)}")
+    return ", ".join(codings)
 
 
 def one_of(choices: tuple[str, ...]) -> Parse:
@@ -178,6 +251,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("--api-key", "", "API key sent as Bearer token (default: $OPENAI_API_KEY; not in the web UI, never written)", TARGET, text, secret=True, env="OPENAI_API_KEY"),
     Option("--insecure", False, "Skip TLS certificate verification of the target (verified by default)", TARGET, boolean),
     Option("--request-timeout", 300.0, "Seconds a whole request (send to end of stream) may take", REQUEST, positive),
+    Option("--api", API_CHAT, "Which streaming API: chat (/v1/chat/completions) or completions (/v1/completions, the prompt as text)", REQUEST, one_of(APIS), choices=APIS),
+    Option("--extra-body", "", "JSON object merged into every request body, e.g. '{\"chat_template_kwargs\": {\"enable_thinking\": false}, \"seed\": 1}' (a key set to null is removed); stream and its usage chunk stay on", REQUEST, json_object),
+    Option("--header", [], "Extra request header 'Name: value' (repeatable), e.g. a gateway's tenant header; values are never written or shown", REQUEST, headers, secret=True, argparse_extra={"action": "append"}),
+    Option("--temperature", None, "Sampling temperature of every request (default: the server's, or the workload's)", REQUEST, optional_number),
+    Option("--top-p", None, "Nucleus sampling top_p of every request (default: the server's)", REQUEST, optional_number),
+    Option("--no-thinking", False, "Ask a reasoning model not to think (chat_template_kwargs.enable_thinking = false, as Qwen3's template reads it), so TTFT is the answer's first token", REQUEST, boolean),
+    Option("--accept-encoding", "identity", "Accept-Encoding of every request: identity (default), or what a real client sends, e.g. 'gzip, br' (each event is timed when its compressed bytes arrive)", REQUEST, encodings),
     # workload
     Option("--workload", workloads.CHAT, "What each request asks: chat (--prompts), fresh (write a module from a one-line spec, 400 tokens), edit (~2,000-token file + 'add a method to every class', 3,000 tokens), prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1)", WORKLOAD, one_of(workloads.NAMES), choices=workloads.NAMES),
     Option("--prompts", str(DEFAULT_PROMPTS), "Prompt file of the chat workload: one prompt per line", WORKLOAD, path),
@@ -190,6 +270,7 @@ OPTIONS: tuple[Option, ...] = (
     # results
     Option("--results-dir", "results", "Where run directories are written", RESULTS, path),
     Option("--keep-chunk-gaps", False, "Store every chunk gap in the records, not just a summary", RESULTS, boolean),
+    Option("--metadata", [], "Free-form KEY=VALUE about the run (repeatable), kept in the manifest and shown in the report", RESULTS, key_values, argparse_extra={"action": "append"}),
     # server metrics
     Option("--metrics-interval", 5.0, "Seconds between mid-level /metrics gauge samples (running, waiting, KV usage); counters are read at every level boundary; 0 = boundaries only", SERVER_METRICS, non_negative),
     Option("--no-server-metrics", False, "Do not scrape the target's /metrics", SERVER_METRICS, boolean),
@@ -216,7 +297,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     groups = {name: parser.add_argument_group(f"sparkload: {name}") for name in GROUP_ORDER}
     for option in OPTIONS:
         kwargs: dict[str, Any] = {
-            "default": option.default,
+            "default": None if isinstance(option.default, list) else option.default,
             "help": option.help,
             "env_var": option.env_var,
             **option.argparse_extra,
@@ -233,6 +314,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     # A load generator's own UI should not listen on every interface by default; sparkload's
     # progress line replaces Locust's periodic stats table in headless runs.
     parser.set_defaults(web_host="127.0.0.1", only_summary=True)
+    # No abbreviations: "--api completions" must never be taken for "--api-key completions".
+    parser.allow_abbrev = False
 
 
 @dataclass(frozen=True)
@@ -255,6 +338,13 @@ class RunOptions:
     api_key: str
     insecure: bool
     request_timeout: float
+    api: str
+    extra_body: dict[str, Any]
+    header: dict[str, str]  # extra request headers: secret values, never written
+    temperature: float | None
+    top_p: float | None
+    no_thinking: bool
+    accept_encoding: str
     workload: str
     prompts: Path
     max_tokens: int  # resolved: the workload's own length when --max-tokens is not given
@@ -265,6 +355,7 @@ class RunOptions:
     prefill_runs: int
     results_dir: Path
     keep_chunk_gaps: bool
+    metadata: dict[str, str]
     metrics_interval: float
     no_server_metrics: bool
     sim_profile: str
@@ -279,6 +370,20 @@ class RunOptions:
     @property
     def server_metrics(self) -> bool:
         return not self.no_server_metrics
+
+    def body_extras(self, workload_sampling: dict[str, Any]) -> dict[str, Any]:
+        """What every request body gets beside model, prompt and max_tokens: the workload's
+        sampling, then the shortcuts, then --extra-body (a key set to null there is dropped)."""
+        extras: dict[str, Any] = dict(workload_sampling)
+        if self.temperature is not None:
+            extras["temperature"] = self.temperature
+        if self.top_p is not None:
+            extras["top_p"] = self.top_p
+        if self.no_thinking:
+            kwargs = dict(extras.get("chat_template_kwargs") or {})
+            extras["chat_template_kwargs"] = {**kwargs, "enable_thinking": False}
+        extras.update(self.extra_body)
+        return {key: value for key, value in extras.items() if value is not None}
 
 
 def from_namespace(ns: argparse.Namespace) -> RunOptions:

@@ -28,6 +28,7 @@ COLUMNS = (
     ("system_rps", "system RPS"),
     ("total_tps", "total tok/s"),
     ("client", "client check"),
+    ("stream", "stream check"),
 )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-SECRET_OPTIONS = ("--api-key",)
+SECRET_OPTIONS = ("--api-key", "--header")  # their values: a key, a header (may be a token)
 HIDDEN = "***"
 
 

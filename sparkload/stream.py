@@ -41,7 +41,6 @@ class ChatStream:
         "finish_reason",
         "gaps",
         "response_id",
-        "t0",
         "t_done",
         "t_last_token",
         "text_api",
@@ -50,8 +49,7 @@ class ChatStream:
         "usage",
     )
 
-    def __init__(self, t0: float, api: str = API_CHAT) -> None:
-        self.t0 = t0
+    def __init__(self, api: str = API_CHAT) -> None:
         self.text_api = api == API_COMPLETIONS  # token text in choices[0].text, not in a delta
         self.ttft: float | None = None
         self.ttfc: float | None = None
@@ -65,10 +63,11 @@ class ChatStream:
         self.response_id: str | None = None  # the server's completion id, to match its logs
 
     def feed(self, data: bytes, now: float) -> bool:
-        """Take one SSE ``data`` payload received at ``now``; True once ``[DONE]`` arrived."""
+        """Take one SSE ``data`` payload received at ``now`` (seconds since the request was
+        sent); True once ``[DONE]`` arrived."""
         if data == DONE:
             self.done = True
-            self.t_done = now - self.t0
+            self.t_done = now
             return True
         try:
             chunk = orjson.loads(data)
@@ -89,11 +88,11 @@ class ChatStream:
         choice = choices[0]
         if self.text_api:
             if choice.get("text"):
-                self._note_token(now - self.t0, True)
+                self._note_token(now, True)
         elif delta := choice.get("delta"):
             content = delta.get("content")
             if content or any(delta.get(key) for key in _TOKEN_CHANNELS):
-                self._note_token(now - self.t0, bool(content))
+                self._note_token(now, bool(content))
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
         return False

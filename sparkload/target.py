@@ -7,7 +7,9 @@ from urllib.parse import urlsplit
 
 import requests
 
+from sparkload.client import identifying_headers
 from sparkload.errors import ConfigError
+from sparkload.stream import API_COMPLETIONS
 
 
 def chat_completions_url(host: str) -> str:
@@ -29,6 +31,12 @@ class Endpoint:
     chat_path: str
     models_path: str
 
+    def path_for(self, api: str) -> str:
+        """The route of a streaming API (``chat`` or ``completions``) on this endpoint."""
+        if api == API_COMPLETIONS:
+            return self.chat_path.removesuffix("/chat/completions") + "/completions"
+        return self.chat_path
+
     @classmethod
     def parse(cls, url: str) -> Endpoint:
         parts = urlsplit(chat_completions_url(url))
@@ -39,10 +47,10 @@ class Endpoint:
 
 
 def served_models(
-    host: str, api_key: str, verify_tls: bool = True, timeout: float = 10.0
-) -> list[str]:
-    """Model ids the server lists; a ConfigError with one clear line when it cannot be asked."""
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    host: str, headers: dict[str, str], verify_tls: bool = True, timeout: float = 10.0
+) -> tuple[list[str], dict[str, str]]:
+    """Model ids the server lists, and the response headers that name the server and what
+    stands in front of it; a ConfigError with one clear line when it cannot be asked."""
     url = models_url(host)
     try:
         response = requests.get(url, headers=headers, timeout=timeout, verify=verify_tls)
@@ -67,16 +75,60 @@ def served_models(
             f"{url} answered HTTP {response.status_code}; is this an OpenAI-compatible server?"
         )
     try:
-        return [str(m["id"]) for m in response.json()["data"]]
+        models = [str(m["id"]) for m in response.json()["data"]]
     except (ValueError, KeyError, TypeError):
         raise ConfigError(f"{url} did not return an OpenAI model list") from None
+    return models, identifying_headers(response.headers.items())
 
 
-def resolve_model(host: str, api_key: str, requested: str, verify_tls: bool = True) -> str:
-    """The requested model, or the first one served; checks the server answers either way."""
-    models = served_models(host, api_key, verify_tls)
-    if requested:
-        return requested
-    if not models:
+@dataclass(frozen=True)
+class ServerInfo:
+    """What an endpoint says about itself: for the manifest and the report's first section."""
+
+    model: str
+    headers: dict[str, str]  # Server, Via, gateway versions (response headers only)
+    version: str | None = None
+    version_source: str | None = None  # the route that answered (vLLM /version, llama.cpp /props)
+
+    def manifest_entry(self) -> dict[str, object]:
+        entry: dict[str, object] = {"headers": self.headers}
+        if self.version:
+            entry.update(version=self.version, version_source=self.version_source)
+        return entry
+
+
+def describe_server(
+    host: str, headers: dict[str, str], requested_model: str, verify_tls: bool = True
+) -> ServerInfo:
+    """The model to ask for (the requested one, or the first served), checking the server
+    answers either way, plus its version where it reports one."""
+    models, identity = served_models(host, headers, verify_tls)
+    if not requested_model and not models:
         raise ConfigError(f"{models_url(host)} lists no models; pass --model")
-    return models[0]
+    version, source = server_version(host, headers, verify_tls)
+    return ServerInfo(requested_model or models[0], identity, version, source)
+
+
+def server_version(
+    host: str, headers: dict[str, str], verify_tls: bool = True, timeout: float = 5.0
+) -> tuple[str | None, str | None]:
+    """The server's version: vLLM's ``GET /version`` or llama.cpp's ``GET /props`` (best
+    effort: a server that has neither is no error)."""
+    root = models_url(host).removesuffix("/v1/models")
+    for route, read in _VERSION_ROUTES:
+        try:
+            response = requests.get(
+                root + route, headers=headers, timeout=timeout, verify=verify_tls
+            )
+            found = read(response.json()) if response.status_code == 200 else None
+        except (requests.exceptions.RequestException, ValueError, TypeError, AttributeError):
+            continue
+        if found:
+            return str(found)[:200], route
+    return None, None
+
+
+_VERSION_ROUTES = (
+    ("/version", lambda data: data.get("version")),
+    ("/props", lambda data: data.get("build_info") or data.get("version")),
+)

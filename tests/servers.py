@@ -78,6 +78,9 @@ def scripted(script: Script) -> Iterator[ScriptedServer]:
                 request, pending = _read_request(sock, pending)
                 if request is None:
                     return
+                if request[0].startswith("GET "):  # the look-ups before a run: /v1/models, ...
+                    _answer_get(sock, request[0])
+                    continue
                 state.requests.append(request)
                 _answer(sock, script, request[1])
                 if script.close_after is not None:
@@ -115,6 +118,19 @@ def _read_request(sock: socket.socket, pending: bytes) -> tuple[tuple[str, bytes
             return None, b""
         rest += data
     return (text, rest[:length]), rest[length:]
+
+
+def _answer_get(sock: socket.socket, head: str) -> None:
+    path = head.split(" ", 2)[1]
+    if path.endswith("/models"):
+        body = json.dumps({"object": "list", "data": [{"id": "scripted-model"}]}).encode()
+        status = b"200 OK"
+    else:
+        body, status = b"{}", b"404 Not Found"
+    sock.sendall(
+        b"HTTP/1.1 %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+        b"Server: scripted\r\n\r\n%s" % (status, len(body), body)
+    )
 
 
 def _answer(sock: socket.socket, script: Script, body: bytes) -> None:

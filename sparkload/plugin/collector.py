@@ -12,6 +12,7 @@ from sparkload.plugin.selfmon import level_verdict
 from sparkload.records import PHASE_WARMUP, LevelEntry, Manifest, scale_to_simulated_time
 from sparkload.results import ResultsWriter, utc_now
 from sparkload.scrape import GAUGES, MetricsScraper
+from sparkload.streamshape import level_stream_shape
 
 logger = logging.getLogger("sparkload")
 
@@ -40,9 +41,9 @@ class RunCollector:
         self._measure_scraped: set[int] = set()
         self.tallies: dict[int, LevelTally] = {}
         self.issued_by_node: dict[str, int] = {}
-        self.client_load: dict[
-            str, dict[str, dict]
-        ] = {}  # node -> level index -> its self-measurements
+        # node -> level index -> its self-measurements
+        self.client_load: dict[str, dict[str, dict]] = {}
+        self.level_records: dict[int, list[dict]] = {}  # measured, wire time: the stream check
         self.received = 0
         self.started = time.monotonic()
 
@@ -67,6 +68,8 @@ class RunCollector:
                 tally.add(scale_to_simulated_time(record, self.time_scale))
                 if record.get("phase") == PHASE_WARMUP:
                     warmed.add(record["level_index"])
+                else:
+                    self.level_records.setdefault(record["level_index"], []).append(record)
         for index in warmed - self._measure_scraped:
             # The warm-up is back, nothing is in flight, and the measured requests go next: a
             # snapshot here keeps spawn and warm-up out of the level's server-side deltas.
@@ -89,15 +92,22 @@ class RunCollector:
         tally = self.tallies[index]
         level = self.manifest.levels[-1]
         level.client, level.client_flags = self.client_verdict(index)
+        level.stream, level.stream_flags = level_stream_shape(self.level_records.pop(index, []))
         level.ended_at, level.received = utc_now(), tally.measured
-        flags = level.client_flags
         self.writer.write_manifest()
-        if flags:
+        if level.client_flags:
             logger.warning(
                 "level %d (C=%d) is shaped by the load generator, not only the server: %s",
                 index + 1,
                 tally.concurrency,
-                "; ".join(flags),
+                "; ".join(level.client_flags),
+            )
+        if level.stream_flags:
+            logger.warning(
+                "level %d (C=%d): the path reshapes the streams: %s",
+                index + 1,
+                tally.concurrency,
+                "; ".join(level.stream_flags),
             )
         self._stop_gauges()
         self._scrape(index, tally.concurrency, "end")
@@ -136,13 +146,21 @@ class RunCollector:
         return level_verdict(loads)
 
     def rows(self) -> list[dict]:
-        """The live table, with each level's client check ("ok" or what made it suspect)."""
+        """The live table, with each level's client check ("ok" or what made it suspect) and,
+        once the level has ended, its stream check (the flags' short names)."""
+        ended = {
+            level.index: level.stream_flags for level in self.manifest.levels if level.ended_at
+        }
         rows = []
         for index in sorted(self.tallies):
-            flags = self.client_verdict(index)[1]
-            rows.append(
-                {**self.tallies[index].row(), "client": "; ".join(flags) if flags else "ok"}
-            )
+            client = self.client_verdict(index)[1]
+            stream = [flag.split(":")[0] for flag in ended.get(index, [])]
+            row = {
+                **self.tallies[index].row(),
+                "client": "; ".join(client) if client else "ok",
+                "stream": "; ".join(stream) if stream else ("ok" if index in ended else ""),
+            }
+            rows.append(row)
         return rows
 
     def summary(self) -> str:

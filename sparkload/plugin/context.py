@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from sparkload import config, workloads
 from sparkload.client import build_headers
 from sparkload.config import RunOptions
+from sparkload.errors import ConfigError
 from sparkload.target import Endpoint
 from sparkload.workloads import Workload
 
@@ -24,6 +26,9 @@ class RunContext:
     workload: Workload
     endpoints: tuple[Endpoint, ...]
     headers: dict[str, str]  # every request's headers, the API key included (never written)
+    body_extras: dict[
+        str, Any
+    ]  # merged into every body: workload sampling, shortcuts, --extra-body
     model: str = ""  # settled by the master before the load starts
     time_scale: float = 1.0  # > 1 when the target is the time-scaled built-in simulator
 
@@ -32,11 +37,17 @@ class RunContext:
         """Validate the options and load the workload: a ConfigError with one line if bad."""
         options = config.from_namespace(parsed)
         urls = options.endpoints or ((host,) if host else ())
+        workload = workloads.load(options)
+        try:
+            headers = build_headers(options.api_key, options.accept_encoding, options.header)
+        except ValueError as exc:
+            raise ConfigError(f"--header: {exc}") from None
         return cls(
             options=options,
-            workload=workloads.load(options),
+            workload=workload,
             endpoints=tuple(Endpoint.parse(url) for url in urls),
-            headers=build_headers(options.api_key),
+            headers=headers,
+            body_extras=options.body_extras(workload.sampling),
             model=str(getattr(parsed, "model", "") or ""),
             time_scale=float(getattr(parsed, "sparkload_time_scale", 1.0)),
         )

@@ -45,7 +45,7 @@ from sparkload.shapes.ladder import LadderShape
 from sparkload.shapes.steps import StepsShape
 from sparkload.simproc import SimulatorProcess
 from sparkload.stages import MSG_RECORDS, MSG_STAGE, Stage
-from sparkload.target import resolve_model
+from sparkload.target import ServerInfo, describe_server
 
 logger = logging.getLogger("sparkload")
 PROGRESS_INTERVAL = 5.0  # seconds between progress lines
@@ -57,6 +57,7 @@ class RunController:
         self.runner: Any = cast(Any, environment.runner)  # local or master: attributes differ
         self.distributed = isinstance(self.runner, MasterRunner)
         self.context: RunContext | None = None
+        self.servers: dict[str, ServerInfo] = {}  # endpoint URL -> what it said about itself
         self.simulator: SimulatorProcess | None = None
         self.collector: RunCollector | None = None
         self.shape: Shape | None = None
@@ -100,13 +101,15 @@ class RunController:
         if context is None or not self.parsed.headless:  # the web form may have changed them
             context = RunContext.from_options(self.parsed, self.environment.host)
         opts = context.options
-        models = [
-            resolve_model(e.url, opts.api_key, opts.model, not opts.insecure)
+        self.servers = {
+            e.url: describe_server(e.url, _lookup_headers(context), opts.model, not opts.insecure)
             for e in context.endpoints
-        ]
+        }
         on_simulator = self.simulator is not None and self.simulator.url == self.environment.host
         context = dataclasses.replace(
-            context, model=models[0], time_scale=opts.sim_time_scale if on_simulator else 1.0
+            context,
+            model=self.servers[context.endpoints[0].url].model,
+            time_scale=opts.sim_time_scale if on_simulator else 1.0,
         )
         self.parsed.model = context.model
         self.parsed.sparkload_time_scale = context.time_scale
@@ -232,7 +235,16 @@ class RunController:
             else None,
             workload=context.workload.manifest(),
             prompts=context.workload.describe(),
-            sampling={"max_tokens": opts.max_tokens, **context.workload.sampling},
+            sampling={"max_tokens": opts.max_tokens, **context.body_extras},
+            request={
+                "api": opts.api,
+                "extra_body": opts.extra_body,
+                "headers": sorted(opts.header),  # names only: values may be secrets
+                "accept_encoding": opts.accept_encoding,
+                "cache_bust": context.workload.cache_bust,
+            },
+            servers={url: info.manifest_entry() for url, info in self.servers.items()},
+            metadata=opts.metadata,
             seed=opts.seed,
             request_timeout=opts.request_timeout,
             simulator={
@@ -315,6 +327,13 @@ def _make_shape(context: RunContext) -> Shape:
     if opts.mode == "steps":
         return StepsShape(opts.ladder, opts.step_duration, opts.request_timeout)
     return LadderShape(opts.ladder, opts.requests_per_user)
+
+
+def _lookup_headers(context: RunContext) -> dict[str, str]:
+    """The run's headers (API key, a gateway's tenant header) for the GETs that look the
+    target up, without what only a streaming POST needs."""
+    drop = {"content-type", "accept", "accept-encoding"}
+    return {k: v for k, v in context.headers.items() if k.lower() not in drop}
 
 
 def controller_of(environment: Environment) -> RunController:

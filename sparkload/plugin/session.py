@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sparkload.client import ChatRequest, Connection, build_body, measure
+from sparkload.client import Connection, StreamRequest, build_body, measure
 from sparkload.plugin.context import RunContext
 from sparkload.plugin.shipper import RecordShipper
 from sparkload.prompts import PromptOrder
@@ -97,9 +97,16 @@ class UserSession:
         else:
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
-        body = build_body(ctx.model, prompt.text, opts.max_tokens, ctx.workload.sampling)
-        request = ChatRequest(
-            self.endpoint.chat_path, body, ctx.headers, opts.request_timeout, opts.keep_chunk_gaps
+        body = build_body(
+            ctx.model, prompt.text, opts.max_tokens, api=opts.api, extra_body=ctx.body_extras
+        )
+        request = StreamRequest(
+            self.endpoint.path_for(opts.api),
+            body,
+            ctx.headers,
+            opts.request_timeout,
+            opts.keep_chunk_gaps,
+            opts.api,
         )
         measure(self.connection, request, record)
         ctx.workload.after(record)

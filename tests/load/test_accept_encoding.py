@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sparkload.client import ChatRequest, Connection, build_body, build_headers, measure
+from sparkload.client import StreamRequest, Connection, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from sparkload.sse import BodyDecodeError, body_decoder
 from tests.servers import Script, scripted
@@ -13,7 +13,7 @@ from tests.servers import Script, scripted
 def measured(script: Script, accept: str) -> tuple[RequestRecord, str]:
     with scripted(script) as server:
         connection = Connection(server.url, timeout=5)
-        request = ChatRequest(
+        request = StreamRequest(
             "/v1/chat/completions",
             build_body("m", "hi", 16),
             build_headers(None, accept_encoding=accept),

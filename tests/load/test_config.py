@@ -54,11 +54,20 @@ def test_the_compose_file_leaves_every_default_to_config():
 def test_every_option_has_help_a_group_and_an_environment_name():
     for option in config.OPTIONS:
         assert option.help and option.group in config.GROUP_ORDER
-        assert (
-            option.env_var == "OPENAI_API_KEY"
-            if option.secret
-            else option.env_var.startswith("SPARKLOAD_")
-        )
+        assert option.env_var.startswith("SPARKLOAD_") or option.env_var == "OPENAI_API_KEY"
+
+
+def test_abbreviated_options_are_refused_not_guessed(capsys):
+    parser = LocustArgumentParser()
+    config.register(parser)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--api-k", "completions"])
+    assert "unrecognized arguments: --api-k" in capsys.readouterr().err
+
+
+def test_api_and_api_key_are_told_apart():
+    opts = locust_options("--api", "completions")
+    assert (opts.api, opts.api_key) == ("completions", "")
 
 
 def test_a_matrix_key_is_validated_by_the_options_own_parser():

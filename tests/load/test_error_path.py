@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sparkload.client import (
-    ChatRequest,
+    StreamRequest,
     Connection,
     build_body,
     build_headers,
@@ -23,7 +23,7 @@ BAD_GATEWAY = (
 def one_request(script: Script) -> tuple[RequestRecord, Connection]:
     with scripted(script) as server:
         connection = Connection(server.url, timeout=5)
-        request = ChatRequest(
+        request = StreamRequest(
             "/v1/chat/completions", build_body("m", "hi", 8), build_headers(None), timeout=5
         )
         record = RequestRecord("r", 1, 0, "measure", "local", 0, "h", "m", 0, 8, 0.0)

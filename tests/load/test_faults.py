@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from sparkload.client import ChatRequest, Connection, build_body, build_headers, measure
+from sparkload.client import StreamRequest, Connection, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from tests.conftest import free_port, run_locust
 
@@ -77,7 +77,7 @@ def record() -> RequestRecord:
 
 def test_connection_refused_is_a_connect_failure():
     connection = Connection(f"http://127.0.0.1:{free_port()}", timeout=5)
-    request = ChatRequest(
+    request = StreamRequest(
         "/v1/chat/completions", build_body("m", "hi", 16), build_headers(None), timeout=5
     )
     result = measure(connection, request, record())

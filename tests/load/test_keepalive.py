@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sparkload.client import ChatRequest, Connection, build_body, build_headers, measure
+from sparkload.client import StreamRequest, Connection, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from tests.servers import Script, scripted
 
@@ -12,7 +12,7 @@ REQUESTS = 4
 def run(script: Script) -> tuple[list[RequestRecord], int]:
     with scripted(script) as server:
         connection = Connection(server.url, timeout=5)
-        request = ChatRequest(
+        request = StreamRequest(
             "/v1/chat/completions", build_body("m", "hi", 8), build_headers(None), timeout=5
         )
         records = [

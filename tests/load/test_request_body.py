@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sparkload.client import ChatRequest, Connection, build_body, build_headers, measure
+from sparkload.client import StreamRequest, Connection, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from tests.servers import Script, scripted
 
@@ -43,7 +43,7 @@ def test_extra_headers_are_sent_and_a_header_with_a_line_break_is_refused():
 def test_a_completions_stream_is_timed_and_counted_like_a_chat_stream():
     with scripted(Script(tokens=8, gap=0.003, api="completions")) as server:
         connection = Connection(server.url, timeout=5)
-        request = ChatRequest(
+        request = StreamRequest(
             "/v1/completions",
             build_body("m", "Once upon", 8, api="completions"),
             build_headers(None, extra_headers={"X-Team": "perf"}),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sparkload.client import ChatRequest, Connection, build_body, build_headers, measure
+from sparkload.client import StreamRequest, Connection, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from sparkload.streamshape import level_stream_shape
 from tests.servers import Script, scripted
@@ -70,7 +70,7 @@ def test_failed_requests_are_left_out():
 def level_records(script: Script, requests: int = 4) -> list[dict]:
     with scripted(script) as server:
         connection = Connection(server.url, timeout=5)
-        request = ChatRequest(
+        request = StreamRequest(
             "/v1/chat/completions", build_body("m", "hi", 32), build_headers(None), timeout=5
         )
         records = [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sparkload.client import ChatRequest, Connection, build_body, build_headers, measure
+from sparkload.client import StreamRequest, Connection, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from tests.servers import Script, scripted
 
@@ -12,7 +12,7 @@ REQUESTS = 6
 def records_from(script: Script, requests: int = REQUESTS) -> list[RequestRecord]:
     with scripted(script) as server:
         connection = Connection(server.url, timeout=5)
-        request = ChatRequest(
+        request = StreamRequest(
             "/v1/chat/completions",
             build_body("m", "hi", 64),
             build_headers(None),
