@@ -254,9 +254,30 @@ def load(path: Path) -> Matrix:
     return parse_text(text, str(path))
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML where a key given twice in one mapping is an error, not "the last one wins"."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[object, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise MatrixError(
+                    f"{self.name}: line {line}: {key}: given twice (first at line {seen[key]})"
+                )
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
 def parse_text(text: str, source: str) -> Matrix:
     try:
-        data = yaml.safe_load(text)
+        loader = _UniqueKeyLoader(text)
+        loader.name = source
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

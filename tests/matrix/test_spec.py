@@ -123,6 +123,16 @@ BAD_FILES = [
         "ladder: 0 must be 1 or more",
     ),
     (
+        "repeated-key",
+        "ladder: [1]\ntargets: [{simulator: {profile: fp8}, tp: 2,\n  tp: 4}]\n",
+        "line 3: tp: given twice (first at line 2)",
+    ),
+    (
+        "repeated-top-key",
+        "ladder: [1]\nladder: [2]\ntargets: [{simulator: {profile: fp8}}]\n",
+        "line 2: ladder: given twice (first at line 1)",
+    ),
+    (
         "managed-locust-arg",
         "locust_args: ['--tp', '2']\ntargets: [{simulator: {profile: fp8}}]\n",
         "locust_args: --tp is set by the matrix",
