@@ -18,4 +18,4 @@ COPY examples ./examples
 
 # Locust's web UI, and the master's port for workers on other machines.
 EXPOSE 8089 5557
-CMD ["locust", "-f", "locustfiles/chat.py", "--help"]
+CMD ["sparkload", "run", "--help"]

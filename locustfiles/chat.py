@@ -4,7 +4,8 @@
     locust -f locustfiles/chat.py --headless -H http://spark:8000 --variant nvfp4-mtp
     locust -f locustfiles/chat.py                             # web UI on http://127.0.0.1:8089
 
-Options: ``locust -f locustfiles/chat.py --help`` (group "sparkload"); see README.md.
+``sparkload run [options]`` is the same run; ``sparkload run --help`` lists every option (Locust
+reads a locustfile's options only after its own --help has been answered). See README.md.
 """
 
 from sparkload.plugin import install

@@ -1,7 +1,8 @@
-"""The ``sparkload`` command: one entry point for the simulator, the report, matrices and the demo.
+"""The ``sparkload`` command: the main job, the simulator, the report, matrices and the demo.
 
-The load itself runs through Locust (``locust -f locustfiles/chat.py``); this command gathers
-what is not Locust. Each subcommand owns its options (``sparkload SUBCOMMAND --help``).
+``sparkload run`` is ``locust -f <sparkload's locustfile>``: the same run, with every sparkload
+option in its ``--help``. Each other subcommand owns its options (``sparkload COMMAND --help``).
+Bad input anywhere: one line on stderr and exit code 2.
 """
 
 from __future__ import annotations
@@ -10,16 +11,57 @@ import subprocess
 import sys
 from collections.abc import Callable
 
+import sparkload
+from sparkload.errors import EXIT_BAD_INPUT
+
 USAGE = """usage: sparkload COMMAND [options]
 
 commands:
-  sim      serve the built-in DGX Spark simulator (an OpenAI-compatible vLLM look-alike)
-  report   turn results directories into tables, charts and report.md
-  matrix   run the ladder against every target of a matrix file, then one combined report
-  demo     run the five quantization variants on the simulator and write the full report
+  run         the main job: the concurrency ladder against a server, or the built-in
+              simulator when no --host is given (locust -f <sparkload's locustfile> [options])
+  sim         serve the built-in DGX Spark simulator (an OpenAI-compatible vLLM look-alike)
+  report      turn results directories into tables, charts and report.md
+  matrix      run the ladder against every target of a matrix file, then one combined report
+  demo        run the quantization report's variants on the simulator and write the full report
+  locustfile  print the path of sparkload's locustfile (for locust -f)
 
-The load test itself: locust -f locustfiles/chat.py --headless   (see README.md)
+sparkload --version · sparkload COMMAND --help
 """
+
+
+def _run(argv: list[str]) -> int:
+    from locust import events  # gevent's patches first, as in every Locust process
+
+    from sparkload import config
+    from sparkload.paths import LOCUSTFILE
+
+    if {"-h", "--help"} & set(argv):
+        from locust.argument_parser import get_parser
+
+        events.init_command_line_parser.add_listener(config.register)
+        parser = get_parser()
+        parser.prog = "sparkload run"
+        parser.usage = "sparkload run [options]   (= locust -f <sparkload's locustfile> [options])"
+        parser.print_help()
+        return 0
+    from locust.main import main as locust_main
+
+    sys.argv = ["locust", "-f", str(LOCUSTFILE), *argv]
+    try:
+        locust_main()
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 0
+
+
+def _locustfile(argv: list[str]) -> int:
+    from sparkload.paths import LOCUSTFILE
+
+    if argv:
+        sys.stderr.write("sparkload locustfile: error: takes no options\n")
+        return EXIT_BAD_INPUT
+    print(LOCUSTFILE)
+    return 0
 
 
 def _sim(argv: list[str]) -> int:
@@ -47,10 +89,12 @@ def _demo(argv: list[str]) -> int:
 
 
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "run": _run,
     "sim": _sim,
     "report": _report,
     "matrix": _matrix,
     "demo": _demo,
+    "locustfile": _locustfile,
 }
 
 
@@ -58,13 +102,18 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)
-        return 0 if args else 2
+        return 0 if args else EXIT_BAD_INPUT
+    if args[0] in ("-V", "--version"):
+        from importlib.metadata import version
+
+        print(f"sparkload {sparkload.__version__} (locust {version('locust')})")
+        return 0
     command = COMMANDS.get(args[0])
     if command is None:
         sys.stderr.write(
             f"sparkload: error: unknown command {args[0]!r} (choose from {', '.join(COMMANDS)})\n"
         )
-        return 2
+        return EXIT_BAD_INPUT
     return command(args[1:])
 
 

@@ -298,7 +298,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     for option in OPTIONS:
         kwargs: dict[str, Any] = {
             "default": None if isinstance(option.default, list) else option.default,
-            "help": option.help,
+            "help": _help_with_default(option),
             "env_var": option.env_var,
             **option.argparse_extra,
         }
@@ -316,6 +316,20 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(web_host="127.0.0.1", only_summary=True)
     # No abbreviations: "--api completions" must never be taken for "--api-key completions".
     parser.allow_abbrev = False
+
+
+def _help_with_default(option: Option) -> str:
+    """The help text as argparse prints it (``%`` escaped), with the default when it says more
+    than "off" or "not given"."""
+    text = option.help.replace("%", "%%")
+    if (
+        option.secret
+        or option.default is None
+        or option.default is False
+        or option.default in ("", [])
+    ):
+        return text
+    return f"{text} (default: {option.default})"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,154 @@
+"""Command line: ``python -m analysis RUN_DIR [RUN_DIR ...]`` (also ``sparkload report``).
+
+Bad input — a missing directory, a directory without records, an unreadable --slo, an unknown
+option — prints one line on stderr and exits with code 2, never a traceback. Progress goes to
+stderr, one line per stage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from analysis import load, percentiles, report, slo
+from analysis.errors import InputError
+from analysis.metrics import Settings
+
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error as InputError instead of printing usage and exiting."""
+
+    def error(self, message: str):
+        raise InputError(f"{message} (see --help)")
+
+
+def _non_negative(kind):
+    def convert(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+        return value
+
+    return convert
+
+
+def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=prog,
+        description="Turn sparkload results directories into the benchmark report: summary.csv, "
+        "report.md, comparison tables (CSV), charts (PNG + interactive HTML) and index.html.",
+        epilog="A directory that holds run directories (e.g. results/) stands for all of them. "
+        "Runs are grouped by label; variant, tp and nodes from each manifest drive the comparisons.",
+    )
+    parser.add_argument(
+        "runs", nargs="+", metavar="RUN_DIR", help="results directory (or a folder of them)"
+    )
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        type=Path,
+        help="output folder (default: RUN_DIR/report for one run, else <common parent>/report)",
+    )
+    parser.add_argument(
+        "--percentile-method",
+        choices=percentiles.METHODS,
+        default=percentiles.LINEAR,
+        help="linear interpolation (default) or cordatus: the reference tool's "
+        "statistics.median and nearest-rank p90",
+    )
+    parser.add_argument(
+        "--itl-null-as-zero",
+        action="store_true",
+        help="enter ITL 0 for single-token responses, as the reference tool does (default: left out)",
+    )
+    parser.add_argument(
+        "--slo",
+        metavar="BOUNDS",
+        help="service level, e.g. 'ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60': goodput per "
+        "level, highest concurrency meeting it, users by Little's law",
+    )
+    parser.add_argument(
+        "--think-time",
+        type=_non_negative(float),
+        default=10.0,
+        metavar="SECONDS",
+        help="think time Z between a user's requests for the Little's-law user count (default 10)",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=_non_negative(int),
+        default=1000,
+        metavar="N",
+        help="bootstrap resamples for the p50/p90 90%% confidence intervals (default 1000, 0 = none)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--no-charts", action="store_true", help="skip PNG and HTML charts")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    return parser
+
+
+def _default_out(runs: list[load.Run]) -> Path:
+    if len(runs) == 1:
+        return runs[0].path / "report"
+    return Path(os.path.commonpath([str(r.path.resolve()) for r in runs])) / "report"
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+
+    def progress(message: str) -> None:
+        if not args.quiet:
+            print(
+                f"[analysis {time.perf_counter() - started:6.1f}s] {message}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    bounds = slo.parse(args.slo) if args.slo is not None else None
+    settings = Settings(args.percentile_method, args.itl_null_as_zero, args.bootstrap, args.seed)
+    dataset = load.load(args.runs, progress)
+    progress(f"loaded {len(dataset.records):,} records from {len(dataset.runs)} run(s)")
+    document = report.build(dataset, settings, bounds, args.think_time)
+    progress(f"computed {len(document.summary)} levels and {len(document.tables)} tables")
+    out = args.out or _default_out(dataset.runs)
+    report.write(document, out, charts=not args.no_charts, progress=progress)
+    print(out / "report.md")
+    return 0
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m analysis") -> int:
+    """``[--prog NAME] [--check-options] RUN_DIR... [options]``.
+
+    ``--prog`` names the command in messages (``sparkload report`` runs this module);
+    ``--check-options`` only validates the options (a matrix's ``report_args``) and reads no run.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--prog"] and len(args) > 1:
+        prog, args = args[1], args[2:]
+    check_only = args[:1] == ["--check-options"]
+    try:
+        if check_only:
+            parsed = build_parser(prog).parse_args(["RUN_DIR", *args[1:]])
+            if parsed.slo is not None:
+                slo.parse(parsed.slo)
+            return 0
+        return run(build_parser(prog).parse_args(args))
+    except InputError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(
+            f"{prog}: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)

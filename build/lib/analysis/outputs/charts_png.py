@@ -1,0 +1,66 @@
+"""Static charts with matplotlib (object API on the Agg canvas: no pyplot state, no display)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, NullLocator
+
+from analysis.charts import Chart
+
+_LINESTYLE = {"solid": "-", "dash": "--", "dot": ":"}
+
+
+def render(chart: Chart, path: Path) -> None:
+    """Draw one chart: lines with markers against concurrency on a log2 axis, CI error bars."""
+    figure = Figure(figsize=(8, 4.8), dpi=100, layout="constrained")
+    axes = figure.add_subplot()
+    levels: set[float] = set()
+    for series in chart.series:
+        keep = np.isfinite(series.y)
+        if not keep.any():
+            continue
+        x, y = series.x[keep], series.y[keep]
+        levels.update(x.tolist())
+        yerr = None
+        if series.low is not None and series.high is not None:
+            low, high = series.low[keep], series.high[keep]
+            yerr = np.vstack([np.clip(y - low, 0, None), np.clip(high - y, 0, None)])
+            yerr = np.nan_to_num(yerr)
+        axes.errorbar(
+            x,
+            y,
+            yerr=yerr,
+            label=series.name,
+            linestyle=_LINESTYLE[series.style],
+            marker="o",
+            markersize=4,
+            capsize=3,
+            linewidth=1.6,
+        )
+    if levels:
+        ticks = sorted(levels)
+        if min(ticks) > 0 and len(ticks) > 1:
+            axes.set_xscale("log", base=2)
+        axes.xaxis.set_major_locator(FixedLocator(ticks))
+        axes.xaxis.set_minor_locator(NullLocator())
+        axes.set_xticklabels([f"{t:g}" for t in ticks])
+    axes.set_title(chart.title + (f"\n{chart.subtitle}" if chart.subtitle else ""), fontsize=11)
+    axes.set_xlabel(chart.x_label)
+    axes.set_ylabel(chart.y_label)
+    axes.grid(True, alpha=0.3)
+    axes.set_ylim(bottom=0)
+    if levels:
+        axes.legend(fontsize=9)
+    else:
+        axes.text(
+            0.5,
+            0.5,
+            "no data for this chart in the input",
+            ha="center",
+            va="center",
+            transform=axes.transAxes,
+        )
+    figure.savefig(path)

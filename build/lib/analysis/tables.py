@@ -1,0 +1,333 @@
+"""Derived comparison tables of the benchmark report, built from summary.csv's rows.
+
+Each builder returns a ``Table``: unrounded numbers plus the report's display format per column,
+so CSV keeps full precision and Markdown shows the report's rounding. Rows are labels (one run
+configuration each); "variant" and "tp" only decide which labels are compared with which.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+MTP_SUFFIX = "-mtp"
+PCT = "{:+.1f}%"
+
+
+@dataclass
+class Table:
+    """A titled table; ``formats`` maps columns to str.format patterns (others print as is)."""
+
+    key: str
+    title: str
+    frame: pd.DataFrame
+    formats: dict[str, str] = field(default_factory=dict)
+    note: str = ""
+
+
+def slug(text: str) -> str:
+    """A file-system-safe name for a label."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "run"
+
+
+def is_mtp(variant: str) -> bool:
+    return str(variant).lower().endswith(MTP_SUFFIX)
+
+
+def _rows(summary: pd.DataFrame, label: str) -> pd.DataFrame:
+    return summary[summary["label"] == label].set_index("concurrency").sort_index()
+
+
+def _change_pct(base, other):
+    return (other - base) / base * 100.0
+
+
+def labels_of(summary: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(summary["label"]))
+
+
+def _label_info(summary: pd.DataFrame) -> pd.DataFrame:
+    return summary.drop_duplicates("label").set_index("label")[["variant", "tp", "nodes"]]
+
+
+def tp_groups(summary: pd.DataFrame) -> list[list[str]]:
+    """Labels that share a TP size (comparisons between quantizations stay within one)."""
+    info = _label_info(summary)
+    groups: dict[object, list[str]] = {}
+    for label, row in info.iterrows():
+        groups.setdefault(None if pd.isna(row["tp"]) else int(row["tp"]), []).append(label)
+    return list(groups.values())
+
+
+def mtp_twins(summary: pd.DataFrame) -> list[tuple[str, str]]:
+    """(base label, MTP label) for every variant whose "-mtp" twin ran at the same TP size."""
+    info = _label_info(summary)
+    pairs = []
+    for mtp_label, row in info.iterrows():
+        if not is_mtp(row["variant"]):
+            continue
+        base_name = str(row["variant"])[: -len(MTP_SUFFIX)].lower()
+        for base_label, base in info.iterrows():
+            if str(base["variant"]).lower() == base_name and (
+                (pd.isna(base["tp"]) and pd.isna(row["tp"])) or base["tp"] == row["tp"]
+            ):
+                pairs.append((base_label, mtp_label))
+                break
+    return pairs
+
+
+# The report's per-variant columns: (summary column, heading).
+MEANS = [
+    ("ttft_ms_mean", "TTFT (ms)"),
+    ("itl_ms_mean", "ITL (ms)"),
+    ("tps_mean", "TPS (tok/s)"),
+    ("latency_s_mean", "Latency (s)"),
+    ("throughput_rps", "Per-stream RPS"),
+]
+COMPARED = [  # the order of the report's section 3.2 / 4.1 rows
+    ("tps_mean", "TPS (tok/s)"),
+    ("itl_ms_mean", "ITL (ms)"),
+    ("latency_s_mean", "Latency (s)"),
+    ("ttft_ms_mean", "TTFT (ms)"),
+    ("throughput_rps", "Per-stream RPS"),
+]
+
+
+def label_means(summary: pd.DataFrame, label: str) -> Table:
+    """Section 2: the report's performance table of one label (means), with n and failures."""
+    rows = _rows(summary, label)
+    frame = pd.DataFrame(
+        {
+            "Concurrency": rows.index,
+            "n": rows["n"].to_numpy(),
+            "Failures": rows["failures"].to_numpy(),
+        }
+    )
+    if rows["failures"].sum() > 0:  # which classes, per level, beside the count
+        frame["Failure classes"] = rows["error_kinds"].fillna("").to_numpy()
+    for column, heading in MEANS:
+        frame[heading] = rows[column].to_numpy()
+    # a level the load generator flagged about itself is never shown as clean
+    flags = (
+        rows["client_flags"].fillna("").to_numpy() if "client_flags" in rows else [""] * len(rows)
+    )
+    frame["Client check"] = ["ok" if not flag else f"FLAGGED: {flag}" for flag in flags]
+    return Table(
+        f"2_{slug(label)}_means",
+        f"{label}: performance (means)",
+        frame,
+        {heading: "{:.2f}" for _, heading in MEANS},
+    )
+
+
+def label_percentiles(summary: pd.DataFrame, label: str) -> Table:
+    """Section 2 companion: p50 and p90 with their bootstrap 90 % CIs (†: too few for a p90)."""
+    rows = _rows(summary, label)
+    frame = pd.DataFrame({"Concurrency": rows.index, "n": rows["n"].to_numpy()})
+    for stem, heading, pattern in (
+        ("ttft_ms", "TTFT ms", "{:.2f}"),
+        ("itl_ms", "ITL ms", "{:.2f}"),
+        ("tps", "TPS", "{:.2f}"),
+        ("latency_s", "Latency s", "{:.2f}"),
+    ):
+        for stat in ("p50", "p90"):
+            cells = []
+            for _, row in rows.iterrows():
+                value, low, high = (
+                    row[f"{stem}_{stat}"],
+                    row.get(f"{stem}_{stat}_ci_low"),
+                    row.get(f"{stem}_{stat}_ci_high"),
+                )
+                cell = "—" if pd.isna(value) else pattern.format(value)
+                if not pd.isna(value) and not pd.isna(low):
+                    cell += f" [{pattern.format(low)}–{pattern.format(high)}]"
+                if stat == "p90" and row["p90_few_samples"] and cell != "—":
+                    cell += " †"
+                cells.append(cell)
+            frame[f"{heading} {stat}"] = cells
+    return Table(
+        f"2_{slug(label)}_percentiles",
+        f"{label}: p50 / p90 ({', '.join(dict.fromkeys(rows['percentile_method']))}) "
+        "with bootstrap 90 % CI",
+        frame,
+    )
+
+
+def differences(
+    summary: pd.DataFrame,
+    base: str,
+    other: str,
+    columns: list[tuple[str, str]],
+    key: str,
+    title: str,
+    show_values: bool,
+    value_format: str = "{:.2f}",
+) -> Table:
+    """Per concurrency, the % change from ``base`` to ``other`` of each column.
+
+    With one column and ``show_values`` this is the report's section 3.1 table (FP8 | NVFP4 |
+    Difference); with several columns and no values it is section 4.1's per-level MTP table.
+    """
+    a, b = _rows(summary, base), _rows(summary, other)
+    levels = a.index.intersection(b.index)
+    frame = pd.DataFrame({"Concurrency": levels})
+    formats = {}
+    for column, heading in columns:
+        if show_values:
+            frame[base], frame[other] = (
+                a.loc[levels, column].to_numpy(),
+                b.loc[levels, column].to_numpy(),
+            )
+            formats[base] = formats[other] = value_format
+        name = "Difference" if show_values else heading
+        frame[name] = _change_pct(a.loc[levels, column], b.loc[levels, column]).to_numpy()
+        formats[name] = PCT
+    return Table(key, title, frame, formats)
+
+
+def side_by_side(
+    summary: pd.DataFrame, labels: list[str], concurrency: int, key: str, title: str
+) -> Table:
+    """Metrics as rows, labels as columns at one concurrency (sections 3.2 and 4.1); with two
+    labels a Change column gives the second relative to the first."""
+    frame = pd.DataFrame({"Metric": [heading for _, heading in COMPARED]})
+    for label in labels:
+        row = _rows(summary, label).loc[concurrency]
+        frame[label] = [row[column] for column, _ in COMPARED]
+    formats = {label: "{:.2f}" for label in labels}
+    if len(labels) == 2:
+        frame["Change"] = _change_pct(frame[labels[0]], frame[labels[1]])
+        formats["Change"] = PCT
+    return Table(key, title, frame, formats)
+
+
+def mtp_ratio(summary: pd.DataFrame, twins: list[tuple[str, str]]) -> Table:
+    """Section 4.3: mean TPS of the MTP twin over its base, per concurrency."""
+    series = {}
+    for base, mtp in twins:
+        series[f"{base} MTP ratio"] = (
+            _rows(summary, mtp)["tps_mean"] / _rows(summary, base)["tps_mean"]
+        )
+    frame = pd.DataFrame(series).dropna(how="all")
+    frame = frame.rename_axis("Concurrency").reset_index()
+    return Table(
+        "4_3_mtp_ratio",
+        "MTP speed-up ratio (TPS with MTP / TPS without) per concurrency",
+        frame,
+        {name: "{:.2f}x" for name in series},
+    )
+
+
+def across_levels(
+    summary: pd.DataFrame,
+    column: str,
+    key: str,
+    title: str,
+    value_format: str,
+    rows: str = "label",
+    change_format: str | None = None,
+    note: str = "",
+) -> Table:
+    """One value per (label, concurrency) as a grid: labels × ``C=…`` columns (sections 5, 6.2,
+    7), or with ``rows="concurrency"`` concurrency × label columns (section 6.1). A change
+    column gives lowest C → highest C in %."""
+    grid = summary.pivot(index="label", columns="concurrency", values=column)
+    grid = grid.reindex(labels_of(summary))
+    if rows == "concurrency":
+        frame = grid.T.rename_axis("Concurrency").reset_index()
+        frame.columns.name = None
+        return Table(key, title, frame, {label: value_format for label in grid.index}, note)
+    frame = grid.rename(columns=lambda c: f"C={c}").rename_axis(columns=None)
+    formats = {name: value_format for name in frame.columns}
+    if change_format:
+        first = summary.sort_values("concurrency").groupby("label")[column].first()
+        last = summary.sort_values("concurrency").groupby("label")[column].last()
+        frame["C min → max"] = _change_pct(first, last).reindex(frame.index)
+        formats["C min → max"] = change_format
+    frame = frame.rename_axis("Label").reset_index()
+    return Table(key, title, frame, formats, note)
+
+
+def ideal_vs_actual(summary: pd.DataFrame, label: str) -> Table:
+    """Section 6.1: total tok/s if every stream kept its lowest-C speed, against the actual."""
+    rows = _rows(summary, label)
+    c0 = rows.index[0]
+    ideal = rows["total_tps"].iloc[0] * rows.index / c0
+    frame = pd.DataFrame(
+        {
+            "Concurrency": rows.index,
+            "Ideal (tok/s)": ideal.to_numpy(),
+            "Actual (tok/s)": rows["total_tps"].to_numpy(),
+            "Efficiency": (rows["total_tps"] / ideal * 100).to_numpy(),
+        }
+    )
+    return Table(
+        f"6_1_{slug(label)}_ideal_vs_actual",
+        f"{label}: ideal vs actual scaling",
+        frame,
+        {"Ideal (tok/s)": "{:.1f}", "Actual (tok/s)": "{:.1f}", "Efficiency": "{:.1f}%"},
+    )
+
+
+def tp_variants(summary: pd.DataFrame) -> dict[str, list[str]]:
+    """Variants that ran at two or more TP sizes → their labels, smallest TP first."""
+    info = _label_info(summary).dropna(subset=["tp"])
+    out = {}
+    for _, group in info.groupby(info["variant"].str.lower(), sort=False):
+        if group["tp"].nunique() >= 2:
+            out[str(group["variant"].iloc[0])] = list(group.sort_values("tp").index)
+    return out
+
+
+def tp_scaling(summary: pd.DataFrame, variant: str, labels: list[str]) -> Table:
+    """TP1/TP2/TP4 comparison of one variant per concurrency.
+
+    TP efficiency = total_tps(TPn) / ((n / n₀) × total_tps(TPn₀)) × 100, n₀ the smallest TP
+    size at that concurrency: 100 % means n times the hardware gives n times the tokens.
+    Per node divides by ``nodes`` (the TP size when the manifest gives no node count).
+    """
+    rows = summary[summary["label"].isin(labels)].copy()
+    rows["nodes_used"] = rows["nodes"].fillna(rows["tp"]).astype(float)
+    rows = rows.sort_values(["concurrency", "tp"])
+    smallest = rows.groupby("concurrency").first()
+    base_tp = rows["concurrency"].map(smallest["tp"]).astype(float)
+    base_total = rows["concurrency"].map(smallest["total_tps"])
+    base_tps = rows["concurrency"].map(smallest["tps_mean"])
+    frame = pd.DataFrame(
+        {
+            "Concurrency": rows["concurrency"].to_numpy(),
+            "TP": rows["tp"].astype(int).to_numpy(),
+            "Nodes": rows["nodes_used"].astype(int).to_numpy(),
+            "Label": rows["label"].to_numpy(),
+            "Per-stream TPS": rows["tps_mean"].to_numpy(),
+            "Per-stream speed-up": (rows["tps_mean"] / base_tps).to_numpy(),
+            "Total tok/s": rows["total_tps"].to_numpy(),
+            "Total tok/s per node": (rows["total_tps"] / rows["nodes_used"]).to_numpy(),
+            "TP efficiency": (
+                rows["total_tps"] / (rows["tp"].astype(float) / base_tp * base_total) * 100
+            ).to_numpy(),
+        }
+    )
+    return Table(
+        f"8_tp_{slug(variant)}",
+        f"{variant}: TP scaling",
+        frame,
+        {
+            "Per-stream TPS": "{:.2f}",
+            "Per-stream speed-up": "{:.2f}x",
+            "Total tok/s": "{:.1f}",
+            "Total tok/s per node": "{:.1f}",
+            "TP efficiency": "{:.0f}%",
+        },
+    )
+
+
+def with_tail_ratios(summary: pd.DataFrame) -> pd.DataFrame:
+    """summary plus p90/p50 ratio columns (section 7.1)."""
+    out = summary.copy()
+    for stem in ("itl_ms", "ttft_ms", "tps"):
+        out[f"{stem}_p90_over_p50"] = out[f"{stem}_p90"] / out[f"{stem}_p50"].replace(0, np.nan)
+    return out

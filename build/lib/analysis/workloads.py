@@ -1,0 +1,297 @@
+"""Tables of the single-Spark measurement notes: throughput views, agreement, prefill, contrast.
+
+* Aggregate vs per-stream throughput, every level: aggregate = Σ output tokens / level wall time
+  (``measured_total_tps``), per-stream = mean of the requests' tps; aggregate / C beside them.
+* Run-to-run agreement: a label run more than once (several run directories with one label);
+  per level and metric, each run's value and the spread (max − min) / mean × 100.
+* Prefill probe (runs whose manifest says ``workload.name == "prefill"``): per prompt size, the
+  prompt tokens, prefill tok/s = prompt_tokens / prefill time of every measured (cold) request,
+  their agreement and the cached tokens the server reported (0 when the probe is honest).
+* Distinct vs identical prompts: labels whose manifests agree on workload, variant, TP and model
+  and differ only in ``workload.identical_prompts`` are paired; aggregate and per-stream
+  throughput of both side by side, with how much the identical run overstates them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import orjson
+import pandas as pd
+
+from analysis.load import Dataset, Run
+from analysis.tables import Table, slug
+from sparkload.records import PHASE_MEASURE, REQUESTS_FILE, STATUS_OK
+
+PREFILL = "prefill"
+
+
+def workload_of(run: Run) -> dict:
+    """The manifest's workload entry as a dict (older manifests: a plain name string)."""
+    value = run.manifest.get("workload")
+    if isinstance(value, dict):
+        return value
+    return {"name": value or "chat"}
+
+
+# ----- aggregate vs per-stream ------------------------------------------------------------------
+def aggregate_vs_per_stream(summary: pd.DataFrame, server: pd.DataFrame, label: str) -> Table:
+    rows = summary[summary["label"] == label].sort_values("concurrency")
+    frame = pd.DataFrame(
+        {
+            "Concurrency": rows["concurrency"].to_numpy(),
+            "n": rows["n"].to_numpy(),
+            "Aggregate tok/s": rows["measured_total_tps"].to_numpy(),
+            "Per-stream tok/s": rows["tps_mean"].to_numpy(),
+            "Aggregate / C": (rows["measured_total_tps"] / rows["concurrency"]).to_numpy(),
+            "Mean output tokens": rows["output_tokens_mean"].to_numpy(),
+        }
+    )
+    formats = {
+        "Aggregate tok/s": "{:.2f}",
+        "Per-stream tok/s": "{:.2f}",
+        "Aggregate / C": "{:.2f}",
+        "Mean output tokens": "{:.0f}",
+    }
+    if not server.empty and "gen_tok_s" in server:
+        gen = server[server["label"] == label].set_index("concurrency")["gen_tok_s"]
+        frame["Server generation tok/s"] = [gen.get(c, np.nan) for c in frame["Concurrency"]]
+        formats["Server generation tok/s"] = "{:.2f}"
+    return Table(
+        f"11_{slug(label)}_aggregate_per_stream",
+        f"{label}: aggregate vs per-stream throughput",
+        frame,
+        formats,
+    )
+
+
+# ----- run-to-run agreement ---------------------------------------------------------------------
+AGREEMENT_METRICS = (
+    ("aggregate", "Aggregate tok/s"),
+    ("tps", "Per-stream tok/s"),
+    ("ttft_ms", "TTFT ms"),
+    ("itl_ms", "ITL ms"),
+)
+
+
+def per_run_levels(records: pd.DataFrame) -> pd.DataFrame:
+    """Per (label, run, concurrency): the agreement metrics from that run's measured requests."""
+    if records.empty or "measure" not in records:
+        return pd.DataFrame()  # Locust CSV input: no raw records
+    measured = records[records["measure"].to_numpy() & records["ok"].to_numpy()]
+    if measured.empty:
+        return pd.DataFrame()
+    end = measured["start_time"] + measured["latency"].fillna(0.0)
+    frame = pd.DataFrame(
+        {
+            "label": measured["label"].astype(str),
+            "run": measured["run"],
+            "concurrency": measured["level"],
+            "start": measured["start_time"],
+            "end": end,
+            "tokens": measured["output_tokens"],
+            "tps": measured["tps"],
+            "ttft_ms": measured["ttft"] * 1000,
+            "itl_ms": measured["itl"] * 1000,
+        }
+    )
+    grouped = frame.groupby(["label", "run", "concurrency"], sort=False)
+    out = grouped.agg(
+        start=("start", "min"),
+        end=("end", "max"),
+        tokens=("tokens", "sum"),
+        tps=("tps", "mean"),
+        ttft_ms=("ttft_ms", "mean"),
+        itl_ms=("itl_ms", "mean"),
+    )
+    out["aggregate"] = out["tokens"] / (out["end"] - out["start"])
+    return out.reset_index()
+
+
+def spread_pct(values) -> float:
+    """(max − min) / mean × 100 over the finite values; NaN with fewer than two."""
+    values = np.array([v for v in values if v is not None and np.isfinite(v)], dtype=float)
+    if len(values) < 2 or values.mean() == 0:
+        return np.nan
+    return float((values.max() - values.min()) / values.mean() * 100.0)
+
+
+def agreement(records: pd.DataFrame, label: str) -> Table | None:
+    """One row per level and metric: each run's value and the spread in % (None: one run only)."""
+    levels = per_run_levels(records)
+    if levels.empty:
+        return None
+    rows = levels[levels["label"] == label]
+    runs = list(dict.fromkeys(rows["run"]))
+    if len(runs) < 2:
+        return None
+    out = []
+    for c, level in rows.groupby("concurrency", sort=True):
+        by_run = level.set_index("run")
+        for column, title in AGREEMENT_METRICS:
+            values = [by_run[column].get(r, np.nan) for r in runs]
+            out.append(
+                {
+                    "Concurrency": c,
+                    "Metric": title,
+                    **{f"Run {i}": v for i, v in enumerate(values, start=1)},
+                    "Agreement (spread %)": spread_pct(values),
+                }
+            )
+    frame = pd.DataFrame(out)
+    formats = {f"Run {i}": "{:.2f}" for i in range(1, len(runs) + 1)}
+    formats["Agreement (spread %)"] = "{:.2f}%"
+    return Table(
+        f"12_{slug(label)}_agreement",
+        f"{label}: run-to-run agreement ({len(runs)} runs)",
+        frame,
+        formats,
+        note="Spread = (max − min) / mean × 100 of the runs' values; 0 % = identical.",
+    )
+
+
+# ----- prefill probe ----------------------------------------------------------------------------
+def _prefill_records(run: Run) -> list[dict]:
+    out = []
+    with (run.path / REQUESTS_FILE).open("rb") as handle:
+        for line in handle:
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and record.get("phase") == PHASE_MEASURE:
+                out.append(record)
+    return out
+
+
+def prefill_rows(runs: list[Run]) -> pd.DataFrame:
+    """One row per measured prefill request (simulated time applied)."""
+    rows = []
+    for run in runs:
+        if workload_of(run).get("name") != PREFILL or not (run.path / REQUESTS_FILE).is_file():
+            continue
+        for record in _prefill_records(run):
+            extra = record.get("extra") or {}
+            seconds = extra.get("prefill_s")
+            ok = (
+                record.get("status") == STATUS_OK
+                and isinstance(seconds, (int, float))
+                and seconds > 0
+            )
+            prompt = record.get("prompt_tokens")
+            rows.append(
+                {
+                    "label": run.label,
+                    "size": extra.get("target_tokens"),
+                    "ok": ok,
+                    "identical": bool(extra.get("identical")),
+                    "start": record.get("start_time") or 0.0,
+                    "prompt_tokens": prompt,
+                    "cached_tokens": record.get("cached_tokens") or 0,
+                    "prefill_s": seconds * run.time_scale if ok else np.nan,
+                    "tok_s": prompt / (seconds * run.time_scale) if ok and prompt else np.nan,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def prefill_table(runs: list[Run], label: str) -> Table | None:
+    rows = prefill_rows(runs)
+    if rows.empty:
+        return None
+    rows = rows[rows["label"] == label].sort_values(["size", "start"])
+    if rows.empty:
+        return None
+    most = int(rows.groupby("size").size().max())
+    out = []
+    for size, cell in rows.groupby("size", sort=True):
+        good = cell[cell["ok"]]
+        speeds = list(good["tok_s"])
+        row = {
+            "Prompt (target tokens)": f"~{int(size):,}",
+            "Prompt tokens": good["prompt_tokens"].mean(),
+            **{
+                f"Run {i} tok/s": speeds[i - 1] if i <= len(speeds) else np.nan
+                for i in range(1, most + 1)
+            },
+            "Mean tok/s": float(np.mean(speeds)) if speeds else np.nan,
+            "Agreement (spread %)": spread_pct(speeds),
+            "Cached tokens (max)": int(cell["cached_tokens"].max()),
+            "Failed": int((~cell["ok"]).sum()),
+        }
+        out.append(row)
+    frame = pd.DataFrame(out)
+    formats = {
+        "Prompt tokens": "{:,.0f}",
+        "Mean tok/s": "{:,.1f}",
+        "Agreement (spread %)": "{:.2f}%",
+        **{f"Run {i} tok/s": "{:,.1f}" for i in range(1, most + 1)},
+    }
+    identical = bool(rows["identical"].any())
+    note = (
+        "Prefill tok/s = prompt tokens / prefill time (TTFT; the end of the stream when the one "
+        "output token was not visible), one measured cold request per run, after one warm-up per "
+        "size. Cached tokens (usage.prompt_tokens_details.cached_tokens) must be 0 for a cold probe."
+    )
+    if identical:
+        note += (
+            " **This run used --identical-prompts: the prefix cache served it; not a cold probe.**"
+        )
+    return Table(
+        f"13_{slug(label)}_prefill",
+        f"{label}: prefill throughput per prompt size",
+        frame,
+        formats,
+        note=note,
+    )
+
+
+# ----- distinct vs identical prompts ------------------------------------------------------------
+def _label_kinds(dataset: Dataset) -> dict[str, tuple[tuple, set[bool]]]:
+    kinds: dict[str, tuple[tuple, set[bool]]] = {}
+    for run in dataset.runs:
+        workload = workload_of(run)
+        key = (workload.get("name"), run.manifest.get("variant"), run.tp, run.manifest.get("model"))
+        flags = kinds.setdefault(run.label, (key, set()))[1]
+        flags.add(bool(workload.get("identical_prompts")))
+    return kinds
+
+
+def contrast_pairs(dataset: Dataset) -> tuple[list[tuple[str, str]], list[str]]:
+    """(distinct label, identical label) pairs, and labels that mix both kinds (a warning)."""
+    kinds = _label_kinds(dataset)
+    mixed = [label for label, (_, flags) in kinds.items() if len(flags) > 1]
+    pairs = []
+    for distinct, (key, flags) in kinds.items():
+        if flags != {False}:
+            continue
+        for identical, (other_key, other_flags) in kinds.items():
+            if other_flags == {True} and other_key == key and key[0] != PREFILL:
+                pairs.append((distinct, identical))
+    return pairs, mixed
+
+
+def contrast_table(summary: pd.DataFrame, distinct: str, identical: str) -> Table:
+    a = summary[summary["label"] == distinct].set_index("concurrency")
+    b = summary[summary["label"] == identical].set_index("concurrency")
+    levels = sorted(set(a.index) & set(b.index))
+    frame = pd.DataFrame({"Concurrency": levels})
+    frame["Aggregate, distinct"] = [a.at[c, "measured_total_tps"] for c in levels]
+    frame["Aggregate, identical"] = [b.at[c, "measured_total_tps"] for c in levels]
+    frame["Overstated by"] = (
+        frame["Aggregate, identical"] / frame["Aggregate, distinct"] - 1
+    ) * 100
+    frame["Per stream, distinct"] = [a.at[c, "tps_mean"] for c in levels]
+    frame["Per stream, identical"] = [b.at[c, "tps_mean"] for c in levels]
+    frame["Cached prompt, distinct"] = [a.at[c, "cached_prompt_pct"] for c in levels]
+    frame["Cached prompt, identical"] = [b.at[c, "cached_prompt_pct"] for c in levels]
+    formats = {column: "{:.2f}" for column in frame.columns if column != "Concurrency"}
+    formats["Overstated by"] = "{:+.1f}%"
+    formats["Cached prompt, distinct"] = formats["Cached prompt, identical"] = "{:.1f}%"
+    return Table(
+        f"14_{slug(distinct)}_vs_{slug(identical)}",
+        f"Distinct ({distinct}) vs identical ({identical}) prompts",
+        frame,
+        formats,
+        note="Aggregate = Σ output tokens / level wall time (tok/s); per stream = mean request "
+        "tok/s. Overstated by = identical / distinct − 1.",
+    )

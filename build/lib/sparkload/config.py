@@ -1,0 +1,417 @@
+"""Every sparkload option, defined once: flag, default, help, group, environment name, parser.
+
+``OPTIONS`` is the single source. From it come Locust's command-line, ``locust.conf``,
+environment (``SPARKLOAD_<OPTION>``) and web-UI options (``register``), the validated
+``RunOptions`` of a run (``from_namespace``), the keys a matrix file may set (``by_key``), the
+simulator command's options (``sparkload sim``) and the environment docker-compose passes
+through (``environment_names``; a test holds the compose file to it). Values from the web UI
+arrive as strings, so each option's ``parse`` validates whatever the source.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sparkload import workloads
+from sparkload.errors import ConfigError
+from sparkload.paths import DEFAULT_PROMPTS
+from sparkload.sim.profiles import PROFILES
+from sparkload.stream import API_CHAT, API_COMPLETIONS
+
+FIXED_SIM_PROFILE = "fixed"  # the simulator's fixed-timing backend (tests, the reference runs)
+SIM_PROFILES = (*PROFILES, FIXED_SIM_PROFILE)
+IGNORE_EOS_CHOICES = ("auto", "yes", "no")
+APIS = (API_CHAT, API_COMPLETIONS)
+CONTENT_CODINGS = ("identity", "gzip", "deflate", "br")
+
+Parse = Callable[[str, Any], Any]
+
+
+# ----- value parsers: (flag, raw value) -> value, or ConfigError naming the flag ---------------
+def whole(flag: str, value: Any) -> int:
+    """A whole number >= 1."""
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise ConfigError(f"{flag}: {value!r} is not a whole number") from None
+    if number < 1:
+        raise ConfigError(f"{flag}: {value!r} must be 1 or more")
+    return number
+
+
+def integer(flag: str, value: Any) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise ConfigError(f"{flag}: {value!r} is not a whole number") from None
+
+
+def non_negative(flag: str, value: Any) -> float:
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise ConfigError(f"{flag}: {value!r} is not a number") from None
+    if not 0 <= number < math.inf:
+        raise ConfigError(f"{flag}: {value!r} must be a finite number >= 0")
+    return number
+
+
+def positive(flag: str, value: Any) -> float:
+    number = non_negative(flag, value)
+    if number == 0:
+        raise ConfigError(f"{flag}: must be more than 0")
+    return number
+
+
+def text(_flag: str, value: Any) -> str:
+    return str(value or "").strip()
+
+
+def boolean(_flag: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def path(_flag: str, value: Any) -> Path:
+    return Path(os.path.expanduser(str(value)))
+
+
+def optional_whole(flag: str, value: Any) -> int | None:
+    """A whole number >= 1, or None (not given)."""
+    return None if value is None or str(value).strip() == "" else whole(flag, value)
+
+
+def levels(flag: str, value: Any) -> tuple[int, ...]:
+    """Comma-separated whole numbers (a YAML list is accepted too)."""
+    parts = value if isinstance(value, list | tuple) else str(value or "").split(",")
+    if not any(str(part).strip() for part in parts):
+        raise ConfigError(f"{flag}: give at least one level, e.g. 1,2,4,8,16")
+    return tuple(whole(flag, part) for part in parts)
+
+
+def urls(_flag: str, value: Any) -> tuple[str, ...]:
+    parts = value if isinstance(value, list | tuple) else str(value or "").split(",")
+    return tuple(str(url).strip() for url in parts if str(url).strip())
+
+
+def optional_number(flag: str, value: Any) -> float | None:
+    """A finite number, or None (not given)."""
+    if value is None or str(value).strip() == "":
+        return None
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise ConfigError(f"{flag}: {value!r} is not a number") from None
+    if not math.isfinite(number):
+        raise ConfigError(f"{flag}: {value!r} must be a finite number")
+    return number
+
+
+def json_object(flag: str, value: Any) -> dict[str, Any]:
+    """A JSON object (``'{"temperature": 0}'``); a dict from a matrix file is taken as it is."""
+    if isinstance(value, dict):
+        return dict(value)
+    text = str(value or "").strip()
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"{flag}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{flag}: give a JSON object, e.g. '{{\"temperature\": 0}}'")
+    return data
+
+
+def _pairs(value: Any) -> list[str]:
+    """A repeatable option's values: a list (command line) or one string (env, web form)."""
+    if isinstance(value, list | tuple):
+        return [str(item) for item in value if str(item).strip()]
+    return [str(value)] if str(value or "").strip() else []
+
+
+def headers(flag: str, value: Any) -> dict[str, str]:
+    """``Name: value`` pairs. The values are never shown: they may be secrets."""
+    out: dict[str, str] = {}
+    for pair in _pairs(value):
+        name, colon, header_value = pair.partition(":")
+        if not colon or not name.strip():
+            raise ConfigError(f"{flag}: give 'Name: value' (the value is not shown here)")
+        out[name.strip()] = header_value.strip()
+    return out
+
+
+def key_values(flag: str, value: Any) -> dict[str, str]:
+    """``KEY=VALUE`` pairs (a mapping from a matrix file is taken as it is)."""
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items()}
+    out: dict[str, str] = {}
+    for pair in _pairs(value):
+        key, equals, item = pair.partition("=")
+        if not equals or not key.strip():
+            raise ConfigError(f"{flag}: {pair!r} is not KEY=VALUE")
+        out[key.strip()] = item.strip()
+    return out
+
+
+def encodings(flag: str, value: Any) -> str:
+    """What the client accepts: identity (the default), or gzip / deflate / br, comma-separated."""
+    codings = [part.strip().lower() for part in str(value or "identity").split(",") if part.strip()]
+    unknown = [c for c in codings if c not in CONTENT_CODINGS]
+    if unknown or not codings:
+        raise ConfigError(f"{flag}: {value!r}: give any of {', '.join(CONTENT_CODINGS)}")
+    return ", ".join(codings)
+
+
+def one_of(choices: tuple[str, ...]) -> Parse:
+    def parse(flag: str, value: Any) -> str:
+        name = str(value).strip()
+        if name not in choices:
+            raise ConfigError(f"{flag}: {name!r} is not one of {', '.join(choices)}")
+        return name
+
+    return parse
+
+
+def ignore_eos(flag: str, value: Any) -> str:
+    word = str(value if value is not None else "auto").strip().lower()
+    if word in IGNORE_EOS_CHOICES:
+        return word
+    if word in ("1", "true", "on"):
+        return "yes"
+    if word in ("0", "false", "off"):
+        return "no"
+    raise ConfigError(f"{flag}: give auto, yes or no")
+
+
+# ----- the table ---------------------------------------------------------------------------
+PLAN = "load plan"
+TARGET = "target"
+WORKLOAD = "workload"
+REQUEST = "request"
+RESULTS = "results"
+SIMULATOR = "built-in simulator"
+SERVER_METRICS = "server metrics"
+
+
+@dataclass(frozen=True)
+class Option:
+    flag: str
+    default: Any
+    help: str
+    group: str
+    parse: Parse
+    choices: tuple[str, ...] | None = None
+    secret: bool = False  # never in the web UI (Locust would embed it in the page), never written
+    env: str = ""  # default: SPARKLOAD_<OPTION>
+    per_target: bool = False  # a deployment's identity: set per matrix target, not matrix-wide
+    argparse_extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+    @property
+    def env_var(self) -> str:
+        return self.env or "SPARKLOAD_" + self.dest.upper()
+
+    @property
+    def is_flag(self) -> bool:
+        return isinstance(self.default, bool)
+
+    def value(self, raw: Any) -> Any:
+        """The validated value of ``raw`` (None: the default)."""
+        return self.parse(self.flag, self.default if raw is None else raw)
+
+
+OPTIONS: tuple[Option, ...] = (
+    # load plan
+    Option("--ladder", "1,2,4,8,16", "Concurrency levels of the ladder, comma-separated", PLAN, levels),
+    Option("--requests-per-user", 10, "Measured requests per user per ladder level (10 x C per level)", PLAN, whole),
+    Option("--step-duration", 0.0, "Time-based steps: seconds per ladder level (0: count-based ladder)", PLAN, non_negative),
+    Option("--arrival-rate", 0.0, "Open loop: Poisson arrivals per second (0: closed loop)", PLAN, non_negative),
+    Option("--arrival-users", 64, "Open loop: client pool size (most requests in flight)", PLAN, whole),
+    Option("--arrival-duration", 60.0, "Open loop: seconds of arrivals", PLAN, non_negative),
+    Option("--seed", 0, "Seed of the prompt order and the arrival process", PLAN, integer),
+    # target
+    Option("--endpoints", "", "Several target URLs, comma-separated (e.g. one replica per Spark): users are spread over them and each record names its endpoint (default: --host)", TARGET, urls, per_target=True),
+    Option("--model", "", "Model name (default: the first model of /v1/models)", TARGET, text),
+    Option("--label", "", "Run label (default: variant-tpN, or the simulator profile)", TARGET, text, per_target=True),
+    Option("--variant", "", "Deployment variant, e.g. fp8, nvfp4-mtp (drives report comparisons)", TARGET, text, per_target=True),
+    Option("--tp", 1, "Tensor-parallel size of the target deployment", TARGET, whole, per_target=True),
+    Option("--nodes", 1, "Number of nodes (Sparks) serving the target", TARGET, whole, per_target=True),
+    Option("--api-key", "", "API key sent as Bearer token (default: $OPENAI_API_KEY; not in the web UI, never written)", TARGET, text, secret=True, env="OPENAI_API_KEY"),
+    Option("--insecure", False, "Skip TLS certificate verification of the target (verified by default)", TARGET, boolean),
+    Option("--request-timeout", 300.0, "Seconds a whole request (send to end of stream) may take", REQUEST, positive),
+    Option("--api", API_CHAT, "Which streaming API: chat (/v1/chat/completions) or completions (/v1/completions, the prompt as text)", REQUEST, one_of(APIS), choices=APIS),
+    Option("--extra-body", "", "JSON object merged into every request body, e.g. '{\"chat_template_kwargs\": {\"enable_thinking\": false}, \"seed\": 1}' (a key set to null is removed); stream and its usage chunk stay on", REQUEST, json_object),
+    Option("--header", [], "Extra request header 'Name: value' (repeatable), e.g. a gateway's tenant header; values are never written or shown", REQUEST, headers, secret=True, argparse_extra={"action": "append"}),
+    Option("--temperature", None, "Sampling temperature of every request (default: the server's, or the workload's)", REQUEST, optional_number),
+    Option("--top-p", None, "Nucleus sampling top_p of every request (default: the server's)", REQUEST, optional_number),
+    Option("--no-thinking", False, "Ask a reasoning model not to think (chat_template_kwargs.enable_thinking = false, as Qwen3's template reads it), so TTFT is the answer's first token", REQUEST, boolean),
+    Option("--accept-encoding", "identity", "Accept-Encoding of every request: identity (default), or what a real client sends, e.g. 'gzip, br' (each event is timed when its compressed bytes arrive)", REQUEST, encodings),
+    # workload
+    Option("--workload", workloads.CHAT, "What each request asks: chat (--prompts), fresh (write a module from a one-line spec, 400 tokens), edit (~2,000-token file + 'add a method to every class', 3,000 tokens), prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1)", WORKLOAD, one_of(workloads.NAMES), choices=workloads.NAMES),
+    Option("--prompts", str(DEFAULT_PROMPTS), "Prompt file of the chat workload: one prompt per line", WORKLOAD, path),
+    Option("--max-tokens", None, "max_tokens of every request (default: the workload's own length: " + ", ".join(f"{k} {v}" for k, v in workloads.OUTPUT_TOKENS.items()) + ")", WORKLOAD, optional_whole),
+    Option("--identical-prompts", False, "Every request sends the same prompt (no cache busting): the contrast case that prefix caching flatters", WORKLOAD, boolean),
+    Option("--cache-bust", False, "Chat workload: start every prompt with a unique nonce, so no request is served from the prefix cache (fresh, edit and prefill always do; default: prompts are reused across levels, the quantization report's method)", WORKLOAD, boolean),
+    Option("--ignore-eos", "auto", "Pin output length with ignore_eos + min_tokens: yes, no, or auto (yes for fresh/edit). Records keep asked (max_tokens) and received (output_tokens) length", WORKLOAD, ignore_eos, choices=IGNORE_EOS_CHOICES, argparse_extra={"nargs": "?", "const": "yes"}),
+    Option("--prefill-sizes", "8000,32000,100000", "Prefill workload: prompt sizes in tokens, one C=1 level each", WORKLOAD, levels),
+    Option("--prefill-runs", 2, "Prefill workload: measured cold requests per size (after one warm-up)", WORKLOAD, whole),
+    # results
+    Option("--results-dir", "results", "Where run directories are written", RESULTS, path),
+    Option("--keep-chunk-gaps", False, "Store every chunk gap in the records, not just a summary", RESULTS, boolean),
+    Option("--metadata", [], "Free-form KEY=VALUE about the run (repeatable), kept in the manifest and shown in the report", RESULTS, key_values, argparse_extra={"action": "append"}),
+    # server metrics
+    Option("--metrics-interval", 5.0, "Seconds between mid-level /metrics gauge samples (running, waiting, KV usage); counters are read at every level boundary; 0 = boundaries only", SERVER_METRICS, non_negative),
+    Option("--no-server-metrics", False, "Do not scrape the target's /metrics", SERVER_METRICS, boolean),
+    # the built-in simulator
+    Option("--sim-profile", "awq-mtp", "Simulator profile used when no --host is given", SIMULATOR, one_of(SIM_PROFILES), choices=SIM_PROFILES, per_target=True),
+    Option("--sim-time-scale", 10.0, "Simulator speed-up over real time (figures are in simulated time)", SIMULATOR, positive, per_target=True),
+)  # fmt: skip
+
+BY_DEST: dict[str, Option] = {option.dest: option for option in OPTIONS}
+GROUP_ORDER = (PLAN, TARGET, WORKLOAD, REQUEST, RESULTS, SERVER_METRICS, SIMULATOR)
+
+
+def default(dest: str) -> Any:
+    """An option's parsed default (``default("ladder") == (1, 2, 4, 8, 16)``)."""
+    return BY_DEST[dest].value(None)
+
+
+def environment_names() -> list[str]:
+    return [option.env_var for option in OPTIONS]
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add every option to Locust's parser (an ``init_command_line_parser`` listener)."""
+    groups = {name: parser.add_argument_group(f"sparkload: {name}") for name in GROUP_ORDER}
+    for option in OPTIONS:
+        kwargs: dict[str, Any] = {
+            "default": None if isinstance(option.default, list) else option.default,
+            "help": _help_with_default(option),
+            "env_var": option.env_var,
+            **option.argparse_extra,
+        }
+        if option.is_flag:
+            kwargs["action"] = "store_true"
+        if option.choices:
+            kwargs["choices"] = option.choices
+        action = groups[option.group].add_argument(option.flag, **kwargs)
+        # What LocustArgumentParser.add_argument sets (its argument groups do not): the web
+        # UI's "Custom parameters" list every option but a secret.
+        action.include_in_web_ui = not option.secret  # type: ignore[attr-defined]
+        action.is_secret = action.is_required = action.is_multiple = False  # type: ignore[attr-defined]
+    # A load generator's own UI should not listen on every interface by default; sparkload's
+    # progress line replaces Locust's periodic stats table in headless runs.
+    parser.set_defaults(web_host="127.0.0.1", only_summary=True)
+    # No abbreviations: "--api completions" must never be taken for "--api-key completions".
+    parser.allow_abbrev = False
+
+
+def _help_with_default(option: Option) -> str:
+    """The help text as argparse prints it (``%`` escaped), with the default when it says more
+    than "off" or "not given"."""
+    text = option.help.replace("%", "%%")
+    if (
+        option.secret
+        or option.default is None
+        or option.default is False
+        or option.default in ("", [])
+    ):
+        return text
+    return f"{text} (default: {option.default})"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """One run's validated options (``from_namespace``); every process builds the same."""
+
+    ladder: tuple[int, ...]
+    requests_per_user: int
+    step_duration: float
+    arrival_rate: float
+    arrival_users: int
+    arrival_duration: float
+    seed: int
+    endpoints: tuple[str, ...]
+    model: str
+    label: str
+    variant: str
+    tp: int
+    nodes: int
+    api_key: str
+    insecure: bool
+    request_timeout: float
+    api: str
+    extra_body: dict[str, Any]
+    header: dict[str, str]  # extra request headers: secret values, never written
+    temperature: float | None
+    top_p: float | None
+    no_thinking: bool
+    accept_encoding: str
+    workload: str
+    prompts: Path
+    max_tokens: int  # resolved: the workload's own length when --max-tokens is not given
+    identical_prompts: bool
+    cache_bust: bool
+    ignore_eos: str  # auto | yes | no
+    prefill_sizes: tuple[int, ...]
+    prefill_runs: int
+    results_dir: Path
+    keep_chunk_gaps: bool
+    metadata: dict[str, str]
+    metrics_interval: float
+    no_server_metrics: bool
+    sim_profile: str
+    sim_time_scale: float
+
+    @property
+    def mode(self) -> str:
+        if self.arrival_rate > 0:
+            return "arrival"
+        return "steps" if self.step_duration > 0 else "ladder"
+
+    @property
+    def server_metrics(self) -> bool:
+        return not self.no_server_metrics
+
+    def body_extras(self, workload_sampling: dict[str, Any]) -> dict[str, Any]:
+        """What every request body gets beside model, prompt and max_tokens: the workload's
+        sampling, then the shortcuts, then --extra-body (a key set to null there is dropped)."""
+        extras: dict[str, Any] = dict(workload_sampling)
+        if self.temperature is not None:
+            extras["temperature"] = self.temperature
+        if self.top_p is not None:
+            extras["top_p"] = self.top_p
+        if self.no_thinking:
+            kwargs = dict(extras.get("chat_template_kwargs") or {})
+            extras["chat_template_kwargs"] = {**kwargs, "enable_thinking": False}
+        extras.update(self.extra_body)
+        return {key: value for key, value in extras.items() if value is not None}
+
+
+def from_namespace(ns: argparse.Namespace) -> RunOptions:
+    """Validate Locust's parsed options (CLI, conf file, env or web form) into RunOptions."""
+    values = {option.dest: option.value(getattr(ns, option.dest, None)) for option in OPTIONS}
+    name = values["workload"]
+    if name == workloads.PREFILL:
+        if values["step_duration"] or values["arrival_rate"]:
+            raise ConfigError(
+                "--workload prefill runs its own C=1 ladder: drop --step-duration/--arrival-rate"
+            )
+        values["ladder"] = (1,) * len(values["prefill_sizes"])
+        values["requests_per_user"] = values["prefill_runs"]
+        values["max_tokens"] = workloads.OUTPUT_TOKENS[name]
+    elif values["max_tokens"] is None:
+        values["max_tokens"] = workloads.OUTPUT_TOKENS[name]
+    return RunOptions(**values)

@@ -1,0 +1,184 @@
+"""The master's side of a run: records in, run directory and per-level tallies out."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import gevent
+
+from sparkload.livetable import LevelTally, format_table
+from sparkload.plugin.selfmon import level_verdict
+from sparkload.records import PHASE_WARMUP, LevelEntry, Manifest, scale_to_simulated_time
+from sparkload.results import ResultsWriter, utc_now
+from sparkload.scrape import GAUGES, MetricsScraper
+from sparkload.streamshape import level_stream_shape
+
+logger = logging.getLogger("sparkload")
+
+
+class RunCollector:
+    """Records in, run directory and per-level tallies out; /metrics snapshots at level bounds.
+
+    ``scraper`` (optional) reads the target's /metrics at every level's start and end into
+    server_metrics.jsonl, when the level's warm-up record arrives ("measure": the measured
+    requests start), and every ``gauge_interval`` real seconds in between (only the running/
+    waiting/KV-usage gauges, which are ~0 at the boundaries of a closed-loop level; 0 = never).
+    """
+
+    def __init__(
+        self,
+        writer: ResultsWriter,
+        time_scale: float,
+        scraper: MetricsScraper | None = None,
+        gauge_interval: float = 0.0,
+    ) -> None:
+        self.writer = writer
+        self.time_scale = time_scale
+        self.scraper = scraper
+        self.gauge_interval = gauge_interval
+        self._gauges: gevent.Greenlet | None = None
+        self._measure_scraped: set[int] = set()
+        self.tallies: dict[int, LevelTally] = {}
+        self.issued_by_node: dict[str, int] = {}
+        # node -> level index -> its self-measurements
+        self.client_load: dict[str, dict[str, dict]] = {}
+        self.level_records: dict[int, list[dict]] = {}  # measured, wire time: the stream check
+        self.received = 0
+        self.started = time.monotonic()
+
+    @property
+    def manifest(self) -> Manifest:
+        return self.writer.manifest
+
+    def take(self, batch: dict) -> None:
+        """One message from a process: its records and how many requests it has issued so far."""
+        self.issued_by_node[batch["node"]] = batch["issued"]
+        if batch.get("monitor"):
+            self.client_load[batch["node"]] = batch["monitor"]
+        records = batch["records"]
+        if not records:
+            return
+        self.writer.append_records(records)
+        self.received += len(records)
+        warmed = set()
+        for record in records:
+            tally = self.tallies.get(record["level_index"])
+            if tally is not None:
+                tally.add(scale_to_simulated_time(record, self.time_scale))
+                if record.get("phase") == PHASE_WARMUP:
+                    warmed.add(record["level_index"])
+                else:
+                    self.level_records.setdefault(record["level_index"], []).append(record)
+        for index in warmed - self._measure_scraped:
+            # The warm-up is back, nothing is in flight, and the measured requests go next: a
+            # snapshot here keeps spawn and warm-up out of the level's server-side deltas.
+            self._measure_scraped.add(index)
+            self._scrape(index, self.tallies[index].concurrency, "measure")
+
+    def in_flight(self) -> int:
+        return sum(self.issued_by_node.values()) - self.received
+
+    def begin_level(self, index: int, concurrency: int, expected: int | None) -> LevelTally:
+        tally = self.tallies[index] = LevelTally(index, concurrency, expected)
+        self.manifest.levels.append(LevelEntry(index, concurrency, expected, utc_now()))
+        self.writer.write_manifest()
+        self._scrape(index, concurrency, "start")
+        if self.scraper is not None and self.gauge_interval > 0:
+            self._gauges = gevent.spawn(self._sample_gauges, index, concurrency)
+        return tally
+
+    def end_level(self, index: int) -> None:
+        tally = self.tallies[index]
+        level = self.manifest.levels[-1]
+        level.client, level.client_flags = self.client_verdict(index)
+        level.stream, level.stream_flags = level_stream_shape(self.level_records.pop(index, []))
+        level.ended_at, level.received = utc_now(), tally.measured
+        self.writer.write_manifest()
+        if level.client_flags:
+            logger.warning(
+                "level %d (C=%d) is shaped by the load generator, not only the server: %s",
+                index + 1,
+                tally.concurrency,
+                "; ".join(level.client_flags),
+            )
+        if level.stream_flags:
+            logger.warning(
+                "level %d (C=%d): the path reshapes the streams: %s",
+                index + 1,
+                tally.concurrency,
+                "; ".join(level.stream_flags),
+            )
+        self._stop_gauges()
+        self._scrape(index, tally.concurrency, "end")
+        row = tally.row()
+        logger.info(
+            "level %d/%d done: C=%d, %d measured (%d failed), TTFT mean %s ms, TPS mean %s",
+            index + 1,
+            len(self.manifest.ladder) if self.manifest.mode != "arrival" else 1,
+            tally.concurrency,
+            tally.measured,
+            tally.failures,
+            _short(row["ttft_ms_mean"]),
+            _short(row["tps_mean"]),
+        )
+
+    def _scrape(
+        self, index: int, concurrency: int, when: str, names: tuple[str, ...] | None = None
+    ) -> None:
+        if self.scraper is None or not self.scraper.active:
+            return
+        for snapshot in self.scraper.take(index, concurrency, when, names):
+            self.writer.append_server_metrics(snapshot)
+
+    def _sample_gauges(self, index: int, concurrency: int) -> None:
+        while True:
+            gevent.sleep(self.gauge_interval)
+            self._scrape(index, concurrency, "during", GAUGES)
+
+    def _stop_gauges(self) -> None:
+        if self._gauges is not None:
+            self._gauges.kill(block=True)
+            self._gauges = None
+
+    def client_verdict(self, index: int) -> tuple[dict, list[str]]:
+        loads = [levels[str(index)] for levels in self.client_load.values() if str(index) in levels]
+        return level_verdict(loads)
+
+    def rows(self) -> list[dict]:
+        """The live table, with each level's client check ("ok" or what made it suspect) and,
+        once the level has ended, its stream check (the flags' short names)."""
+        ended = {
+            level.index: level.stream_flags for level in self.manifest.levels if level.ended_at
+        }
+        rows = []
+        for index in sorted(self.tallies):
+            client = self.client_verdict(index)[1]
+            stream = [flag.split(":")[0] for flag in ended.get(index, [])]
+            row = {
+                **self.tallies[index].row(),
+                "client": "; ".join(client) if client else "ok",
+                "stream": "; ".join(stream) if stream else ("ok" if index in ended else ""),
+            }
+            rows.append(row)
+        return rows
+
+    def summary(self) -> str:
+        note = ""
+        if self.time_scale != 1:
+            note = (
+                f" (simulated time: the simulator ran {self.time_scale:g}x faster than real time)"
+            )
+        return (
+            f"sparkload per-level results{note}; mean/p50/p90 exact from records, linear percentiles\n"
+            + format_table(self.rows())
+            + f"\nresults: {self.writer.path}"
+        )
+
+    def close(self, status: str) -> None:
+        self._stop_gauges()
+        self.writer.close(status)
+
+
+def _short(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"

@@ -1,0 +1,340 @@
+"""The master's (or local process's) run: target, load shape, run directory, progress.
+
+Built once per Environment on the master or local process. Per test it settles the target
+(``resolve_target``), opens the run directory with its manifest, drives the load shape on
+every shape tick, takes the records every process ships and closes the run with its status.
+Load shapes act on the world only through the ``Conductor`` methods at the bottom.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import platform
+import socket
+import sys
+import time
+from importlib.metadata import version
+from typing import Any, cast
+
+import gevent
+import locust
+from locust.env import Environment
+from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner
+
+import sparkload
+from sparkload.errors import EXIT_ABORTED, EXIT_BAD_INPUT, ConfigError
+from sparkload.livetable import LevelTally
+from sparkload.plugin.collector import RunCollector
+from sparkload.plugin.context import RunContext
+from sparkload.plugin.progress import progress_line
+from sparkload.records import (
+    SCHEMA_VERSION,
+    STATUS_ABORTED,
+    STATUS_COMPLETE,
+    STATUS_STOPPED,
+    Manifest,
+)
+from sparkload.redact import redacted_command
+from sparkload.results import ResultsWriter, check_writable, utc_now
+from sparkload.scrape import MetricsScraper
+from sparkload.shapes import Shape, Tick
+from sparkload.shapes.arrival import ArrivalShape
+from sparkload.shapes.ladder import LadderShape
+from sparkload.shapes.steps import StepsShape
+from sparkload.simproc import SimulatorProcess
+from sparkload.stages import MSG_RECORDS, MSG_STAGE, Stage
+from sparkload.target import ServerInfo, describe_server
+
+logger = logging.getLogger("sparkload")
+PROGRESS_INTERVAL = 5.0  # seconds between progress lines
+
+
+class RunController:
+    def __init__(self, environment: Environment) -> None:
+        self.environment = environment
+        self.runner: Any = cast(Any, environment.runner)  # local or master: attributes differ
+        self.distributed = isinstance(self.runner, MasterRunner)
+        self.context: RunContext | None = None
+        self.servers: dict[str, ServerInfo] = {}  # endpoint URL -> what it said about itself
+        self.simulator: SimulatorProcess | None = None
+        self.collector: RunCollector | None = None
+        self.shape: Shape | None = None
+        self.last_rows: list[dict] = []  # the table of the last finished run (web UI)
+        self.final_summary = ""  # printed after Locust's own summary in headless runs
+        self.abort_reason = ""
+        self._progress: gevent.Greenlet | None = None
+        self._workers_with_users: set[str] = set()
+        self.runner.register_message(MSG_RECORDS, self._on_records)
+
+    @property
+    def parsed(self) -> Any:
+        """Locust's parsed options (sparkload's among them; the master adds model and scale)."""
+        return self.environment.parsed_options
+
+    # ----- before any load ---------------------------------------------------------------
+    def prepare(self) -> None:
+        """Check options, prompts and results dir; start the simulator when no host is given."""
+        context = RunContext.from_options(self.parsed, self.environment.host)
+        check_writable(context.options.results_dir)
+        opts = context.options
+        if opts.endpoints and not self.environment.host:
+            self.environment.host = opts.endpoints[0]
+        if not self.environment.host:
+            self.simulator = SimulatorProcess(opts.sim_profile, opts.tp, opts.sim_time_scale)
+            self.environment.host = self.simulator.start()
+            logger.info(
+                "No --host given: started the built-in DGX Spark simulator (profile %s, TP%d, "
+                "%gx real time) at %s",
+                opts.sim_profile,
+                opts.tp,
+                opts.sim_time_scale,
+                self.environment.host,
+            )
+        self.context = context.targeting(self.environment.host)
+
+    def resolve_target(self) -> RunContext:
+        """Every endpoint must answer (one clear line if not); settle the model and time scale,
+        which reach the workers with the options of the test's start."""
+        context = self.context
+        if context is None or not self.parsed.headless:  # the web form may have changed them
+            context = RunContext.from_options(self.parsed, self.environment.host)
+        opts = context.options
+        self.servers = {
+            e.url: describe_server(e.url, _lookup_headers(context), opts.model, not opts.insecure)
+            for e in context.endpoints
+        }
+        on_simulator = self.simulator is not None and self.simulator.url == self.environment.host
+        context = dataclasses.replace(
+            context,
+            model=self.servers[context.endpoints[0].url].model,
+            time_scale=opts.sim_time_scale if on_simulator else 1.0,
+        )
+        self.parsed.model = context.model
+        self.parsed.sparkload_time_scale = context.time_scale
+        self.context = context
+        return context
+
+    # ----- the run -----------------------------------------------------------------------
+    def tick(self) -> Tick:
+        """One shape tick: start the run on the first, then follow the shape."""
+        if self.shape is None:
+            try:
+                self._start_run()
+            except ConfigError as exc:
+                logger.error("sparkload: %s", exc)
+                self.environment.process_exit_code = EXIT_BAD_INPUT
+                return None
+        assert self.shape is not None and self.collector is not None
+        lost = self._lost_workers()
+        if lost:
+            self._abort(
+                f"worker {', '.join(lost)} stopped responding; the level cannot reach its exact "
+                f"count, so the run stops here. The {self.collector.received} records received "
+                f"are kept in {self.collector.writer.path}"
+            )
+            return None
+        return self.shape.tick(self, time.monotonic())
+
+    def _start_run(self) -> None:
+        settled = self.parsed.headless and self.context is not None and self.context.model
+        context = self.context if settled else self.resolve_target()
+        assert context is not None
+        opts = context.options
+        manifest = self._manifest(context)
+        writer = ResultsWriter(opts.results_dir, manifest)
+        scraper = (
+            MetricsScraper(
+                [e.url for e in context.endpoints], opts.api_key, verify_tls=not opts.insecure
+            )
+            if opts.server_metrics
+            else None
+        )
+        self.collector = RunCollector(writer, context.time_scale, scraper, opts.metrics_interval)
+        self.shape = _make_shape(context)
+        logger.info(
+            "sparkload run %s: %s mode, results in %s", writer.path.name, opts.mode, writer.path
+        )
+        self._progress = gevent.spawn(self._report_progress)
+
+    def _lost_workers(self) -> list[str]:
+        """Workers that ran users in this run and are now missing or gone (heartbeats stopped)."""
+        if not self.distributed:
+            return []
+        clients = self.runner.clients
+        for client in clients.values():
+            if client.user_count > 0 and client.state != STATE_MISSING:
+                self._workers_with_users.add(client.id)
+        return [
+            f"{self.runner.get_worker_index(node)} ({node})"
+            for node in sorted(self._workers_with_users)
+            if node not in clients or clients[node].state == STATE_MISSING
+        ]
+
+    def _abort(self, reason: str) -> None:
+        logger.error("sparkload: %s", reason)
+        self.abort_reason = reason
+        self.environment.process_exit_code = EXIT_ABORTED
+
+    def finish_run(self) -> None:
+        """Close the run directory with its status; keep the table for the UI and the summary."""
+        if self.collector is None or self.shape is None:
+            return
+        if self._progress is not None:
+            self._progress.kill(block=False)
+        if self.shape.finished:
+            status = STATUS_COMPLETE
+        else:
+            status = STATUS_ABORTED if self.abort_reason else STATUS_STOPPED
+        self.collector.manifest.abort_reason = self.abort_reason or None
+        self.collector.close(status)
+        self.last_rows = self.collector.rows()
+        if status != STATUS_COMPLETE:
+            logger.warning(
+                "sparkload: run stopped before its plan finished; manifest marked '%s'", status
+            )
+        self.final_summary = self.collector.summary()
+        if not self.parsed.headless:
+            print(self.final_summary, flush=True)
+
+    def reset_run(self) -> None:
+        self.collector = None
+        self.shape = None
+        self.abort_reason = ""
+        self._workers_with_users.clear()
+
+    def stop_simulator(self) -> None:
+        if self.simulator is not None:
+            self.simulator.stop()
+
+    def _manifest(self, context: RunContext) -> Manifest:
+        opts = context.options
+        on_simulator = self.simulator is not None and self.simulator.url == self.environment.host
+        variant = opts.variant or (opts.sim_profile if on_simulator else "")
+        ladder_mode = opts.mode == "ladder"
+        return Manifest(
+            schema=SCHEMA_VERSION,
+            label=opts.label or (f"{variant}-tp{opts.tp}" if variant else "run"),
+            variant=variant or None,
+            tp=opts.tp,
+            nodes=opts.nodes,
+            endpoints=[e.url for e in context.endpoints],
+            model=context.model,
+            mode=opts.mode,
+            ladder=list(opts.ladder),
+            requests_per_user=opts.requests_per_user if ladder_mode else None,
+            warmup_requests_per_level=1 if ladder_mode else 0,
+            step_duration=opts.step_duration if opts.mode == "steps" else None,
+            arrival={
+                "rate": opts.arrival_rate,
+                "users": opts.arrival_users,
+                "duration": opts.arrival_duration,
+            }
+            if opts.mode == "arrival"
+            else None,
+            workload=context.workload.manifest(),
+            prompts=context.workload.describe(),
+            sampling={"max_tokens": opts.max_tokens, **context.body_extras},
+            request={
+                "api": opts.api,
+                "extra_body": opts.extra_body,
+                "headers": sorted(opts.header),  # names only: values may be secrets
+                "accept_encoding": opts.accept_encoding,
+                "cache_bust": context.workload.cache_bust,
+            },
+            servers={url: info.manifest_entry() for url, info in self.servers.items()},
+            metadata=opts.metadata,
+            seed=opts.seed,
+            request_timeout=opts.request_timeout,
+            simulator={
+                "profile": opts.sim_profile,
+                "tp": opts.tp,
+                "time_scale": opts.sim_time_scale,
+            }
+            if on_simulator
+            else None,
+            time_scale=context.time_scale,
+            versions={
+                "sparkload": sparkload.__version__,
+                "locust": locust.__version__,
+                "python": platform.python_version(),
+                "geventhttpclient": version("geventhttpclient"),
+            },
+            host_info={
+                "hostname": socket.gethostname(),
+                "platform": platform.platform(),
+                "cpus": os.cpu_count(),
+            },
+            client={
+                "runner": "master" if self.distributed else "local",
+                "workers": len(self.runner.clients) if self.distributed else 1,
+                "processes": getattr(self.parsed, "processes", None),
+            },
+            command=redacted_command(sys.argv),
+            started_at=utc_now(),
+        )
+
+    def _report_progress(self) -> None:
+        while True:
+            gevent.sleep(PROGRESS_INTERVAL)
+            if self.context is not None:
+                line = progress_line(self.shape, self.collector, self.context.options)
+                if line:
+                    logger.info(line)
+
+    def _on_records(self, environment: Environment, msg, **_kwargs) -> None:
+        if self.collector is None:
+            return  # records of a run that was stopped and closed
+        self.collector.take(msg.data)
+        if self.shape is not None and not self.shape.finished:
+            self.shape.tick(self, time.monotonic())  # react at once, not at the next tick
+
+    # ----- Conductor (what shapes may do) ------------------------------------------------
+    def broadcast(self, stage: Stage) -> None:
+        self.runner.send_message(MSG_STAGE, stage.to_message())
+
+    def users_ready(self, count: int) -> bool:
+        return self.runner.state == STATE_RUNNING and self.runner.user_count == count
+
+    def busy_node(self) -> str:
+        if not self.distributed:
+            return "local"
+        for client in self.runner.clients.values():
+            if client.user_count > 0:
+                return client.id
+        return next(iter(self.runner.clients.values())).id
+
+    def begin_level(self, index: int, concurrency: int, expected: int | None) -> LevelTally:
+        assert self.collector is not None
+        return self.collector.begin_level(index, concurrency, expected)
+
+    def end_level(self, index: int) -> None:
+        assert self.collector is not None
+        self.collector.end_level(index)
+
+    def in_flight(self) -> int:
+        assert self.collector is not None
+        return self.collector.in_flight()
+
+
+def _make_shape(context: RunContext) -> Shape:
+    opts = context.options
+    if opts.mode == "arrival":
+        return ArrivalShape(
+            opts.arrival_rate, opts.arrival_users, opts.arrival_duration, opts.request_timeout
+        )
+    if opts.mode == "steps":
+        return StepsShape(opts.ladder, opts.step_duration, opts.request_timeout)
+    return LadderShape(opts.ladder, opts.requests_per_user)
+
+
+def _lookup_headers(context: RunContext) -> dict[str, str]:
+    """The run's headers (API key, a gateway's tenant header) for the GETs that look the
+    target up, without what only a streaming POST needs."""
+    drop = {"content-type", "accept", "accept-encoding"}
+    return {k: v for k, v in context.headers.items() if k.lower() not in drop}
+
+
+def controller_of(environment: Environment) -> RunController:
+    return environment.sparkload_controller  # type: ignore[attr-defined]

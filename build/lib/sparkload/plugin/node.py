@@ -1,0 +1,112 @@
+"""One process of a run (local, master or worker): its level signal, record shipper and users.
+
+Lives as long as the Locust Environment; ``begin_test`` takes the run's context at every test
+start, ``end_test`` returns to idle. The master's run itself is ``controller.RunController``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, cast
+
+from locust.env import Environment
+from locust.runners import MasterRunner, WorkerRunner
+
+from sparkload.plugin.context import RunContext
+from sparkload.plugin.selfmon import ClientMonitor
+from sparkload.plugin.session import UserSession
+from sparkload.plugin.shipper import RecordShipper
+from sparkload.prompts import PromptOrder
+from sparkload.shapes.arrival import start_schedule
+from sparkload.stages import ARRIVAL, MEASURE, MSG_STAGE, RUN, WARMUP, LevelSignal, Stage
+
+
+class Node:
+    def __init__(self, environment: Environment) -> None:
+        self.environment = environment
+        # Local, master or worker runner: each has attributes of its own (client_id, ...)
+        self.runner: Any = cast(Any, environment.runner)
+        self.is_worker = isinstance(self.runner, WorkerRunner)
+        self.distributed = isinstance(self.runner, MasterRunner)
+        self.node_id = self.runner.client_id if self.is_worker else "local"
+        self.worker_label = str(self.runner.worker_index) if self.is_worker else "local"
+        self.signal = LevelSignal()
+        self.context: RunContext | None = None
+        self.shipper: RecordShipper | None = None
+        self.prompt_order: PromptOrder | None = None
+        self._users = 0
+        self._requests = 0
+        self.runner.register_message(MSG_STAGE, self._on_stage)
+
+    def begin_test(self, context: RunContext | None = None) -> None:
+        """At test start: the master's context (local), or one built from the sent options."""
+        self.context = context or RunContext.from_options(
+            _parsed_options(self.environment), self.environment.host
+        )
+        stream = self.runner.worker_index if self.is_worker else 0
+        self.prompt_order = PromptOrder(
+            len(self.context.workload.prompts), self.context.options.seed, stream
+        )
+        if self.shipper is None:
+            monitor = None if self.distributed else ClientMonitor(self._active_level)
+            self.shipper = RecordShipper(self.runner, self.node_id, monitor)
+        else:
+            self.shipper.reset()
+
+    def end_test(self) -> None:
+        """Back to idle (the master's first stage message of the next test may precede its
+        test_start here, so the signal is reset at the end of a test, not at the start)."""
+        if self.shipper is not None:
+            self.shipper.flush()
+        self.signal.reset()
+
+    def new_session(self) -> UserSession:
+        """Everything one user needs, handed over once (users are dealt to endpoints in turn,
+        offset per worker so that workers share them)."""
+        assert self.context is not None and self.shipper is not None and self.prompt_order
+        ordinal, self._users = self._users, self._users + 1
+        offset = self.runner.worker_index if self.is_worker else 0
+        endpoints = self.context.endpoints
+        return UserSession(
+            context=self.context,
+            ordinal=ordinal,
+            endpoint=endpoints[(ordinal + offset) % len(endpoints)],
+            node_id=self.node_id,
+            worker_label=self.worker_label,
+            prompt_order=self.prompt_order,
+            shipper=self.shipper,
+            next_request_id=self._next_request_id,
+        )
+
+    def _next_request_id(self) -> str:
+        self._requests += 1
+        return f"{self.worker_label}-{self._requests}"
+
+    def _active_level(self) -> int:
+        """The level this process is sending for, or -1 while it idles (not measured then)."""
+        stage = self.signal.current
+        return stage.index if stage.kind in (WARMUP, MEASURE, RUN, ARRIVAL) else -1
+
+    def _on_stage(self, environment: Environment, msg, **_kwargs) -> None:
+        stage = Stage(**msg.data)
+        if stage.kind == ARRIVAL and self.context is not None and self.shipper is not None:
+            share = self.runner.user_count / max(stage.concurrency, 1)
+            self.signal.run_schedule(
+                start_schedule(
+                    self.signal,
+                    stage.arrival_rate * share,
+                    stage.arrival_duration,
+                    f"{self.context.options.seed}:{self.node_id}",
+                    self.shipper.issue,
+                )
+            )
+        self.signal.update(stage)
+
+
+def _parsed_options(environment: Environment) -> argparse.Namespace:
+    assert environment.parsed_options is not None, "sparkload runs inside Locust's main"
+    return environment.parsed_options
+
+
+def node_of(environment: Environment) -> Node:
+    return environment.sparkload_node  # type: ignore[attr-defined]

@@ -1,0 +1,77 @@
+"""Records travel from every process to the master in small batches (Locust custom messages).
+
+Batches keep the master's receive loop short (a big msgpack unpack blocks it); a periodic flush
+bounds the delay. With the local runner ``send_message`` calls the master's handler in-process,
+so one code path serves local, ``--processes N`` and separate workers.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import gevent
+
+from sparkload.plugin.selfmon import ClientMonitor
+from sparkload.stages import MSG_RECORDS
+
+FLUSH_INTERVAL = 0.25  # seconds
+MAX_BATCH = 200  # records
+
+logger = logging.getLogger(__name__)
+
+
+class RecordShipper:
+    def __init__(self, runner, node_id: str, monitor: ClientMonitor | None = None) -> None:
+        self.runner = runner
+        self.node_id = node_id
+        self.monitor = monitor  # its self-measurements ride along with every batch
+        self.issued = 0  # requests this process committed to (sent, or due in open loop)
+        self._buffer: list[dict] = []
+        self._reported_issued = 0
+        self._loop = gevent.spawn(self._flush_periodically)
+
+    def issue(self) -> None:
+        self.issued += 1
+
+    def ship(self, record: dict) -> None:
+        self._buffer.append(record)
+        if len(self._buffer) >= MAX_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._buffer and self.issued == self._reported_issued:
+            return
+        batch, self._buffer = self._buffer, []
+        issued = self.issued
+        try:
+            self.runner.send_message(
+                MSG_RECORDS,
+                {
+                    "node": self.node_id,
+                    "issued": issued,
+                    "records": batch,
+                    "monitor": self.monitor.snapshot() if self.monitor else None,
+                },
+            )
+        except Exception:
+            self._buffer = batch + self._buffer  # nothing is lost: resent with the next flush
+            raise
+        self._reported_issued = issued
+
+    def reset(self) -> None:
+        self.flush()
+        self.issued = self._reported_issued = 0
+        if self.monitor:
+            self.monitor.reset()
+
+    def close(self) -> None:
+        self.flush()
+        self._loop.kill(block=False)
+
+    def _flush_periodically(self) -> None:
+        while True:
+            gevent.sleep(FLUSH_INTERVAL)
+            try:
+                self.flush()
+            except Exception as exc:  # noqa: BLE001 - kept and retried with the next flush
+                logger.warning("sending records to the master failed (will retry): %s", exc)

@@ -1,0 +1,76 @@
+"""A "sparkload levels" tab in Locust's web UI: the exact per-level table, live.
+
+The stock UI renders extra tables from ``template_args`` plus an ``extended_stats`` entry in the
+``/stats/requests`` JSON it polls. It camel-cases JSON keys, so our keys are camelCase already.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from flask import Response, request
+
+from sparkload.livetable import COLUMNS
+
+TAB_KEY = "sparkload-levels"
+CSV_ROUTE = "/sparkload/levels.csv"
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def ui_rows(rows: list[dict]) -> list[dict]:
+    """Rows with camelCase keys and values rounded for display."""
+    return [{_camel(key): _display(row.get(key)) for key, _ in COLUMNS} for row in rows]
+
+
+def _display(value: object) -> object:
+    if value is None:
+        return ""
+    return round(value, 2) if isinstance(value, float) else value
+
+
+def extend(web_ui, controller) -> None:
+    web_ui.template_args["extended_tabs"] = [{"title": "sparkload levels", "key": TAB_KEY}]
+    web_ui.template_args["extended_tables"] = [
+        {
+            "key": TAB_KEY,
+            "structure": [{"key": _camel(key), "title": title} for key, title in COLUMNS],
+        }
+    ]
+    web_ui.template_args["extended_csv_files"] = [
+        {"href": CSV_ROUTE, "title": "Download the sparkload per-level table (CSV)"}
+    ]
+
+    def current_rows() -> list[dict]:
+        return (
+            controller.collector.rows()
+            if controller.collector is not None
+            else controller.last_rows
+        )
+
+    @web_ui.app.after_request
+    def add_level_table(response: Response) -> Response:
+        if request.path != "/stats/requests" or response.status_code != 200 or not response.is_json:
+            return response
+        data = response.get_json()
+        data["extended_stats"] = [{"key": TAB_KEY, "data": ui_rows(current_rows())}]
+        response.set_data(json.dumps(data))
+        return response
+
+    @web_ui.app.route(CSV_ROUTE)
+    @web_ui.auth_required_if_enabled
+    def level_table_csv() -> Response:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=[key for key, _ in COLUMNS], extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(current_rows())
+        return Response(
+            out.getvalue(),
+            mimetype="text/csv",
+            headers={"Content-Disposition": "attachment; filename=sparkload_levels.csv"},
+        )

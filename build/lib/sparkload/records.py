@@ -1,0 +1,295 @@
+"""The results-directory contract: one RequestRecord per request, one manifest per run.
+
+Both halves of sparkload depend on this module and on nothing else of each other: the load side
+writes these records, ``analysis`` reads them. Durations are seconds between the kernel's receive
+stamps of the response's packets and the request's send time, all on ``time.time_ns()``'s clock;
+when the target is a time-scaled simulator, ``Manifest.time_scale`` says how to turn them into
+simulated time (``scale_to_simulated_time``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+REQUESTS_FILE = "requests.jsonl"
+MANIFEST_FILE = "manifest.json"
+SERVER_METRICS_FILE = "server_metrics.jsonl"
+
+PHASE_WARMUP = "warmup"
+PHASE_MEASURE = "measure"
+STATUS_OK = "ok"
+STATUS_ERROR = "error"
+
+# Run status (``Manifest.status``)
+STATUS_RUNNING = "running"
+STATUS_COMPLETE = "complete"
+STATUS_STOPPED = "stopped"  # stopped by the user (Ctrl-C, SIGTERM, the web UI's STOP)
+STATUS_ABORTED = "aborted"  # the plan could not be finished (e.g. a worker was lost)
+
+# Failure classes (``error_kind``); HTTP failures are ``http_<code>``, e.g. ``http_500``.
+ERROR_CONNECT = "connect"
+ERROR_TIMEOUT = "timeout"
+ERROR_DISCONNECT = "disconnect"  # stream ended without data: [DONE]
+ERROR_MALFORMED_SSE = "malformed_sse"
+ERROR_SERVER_EVENT = "server_error_event"  # {"error": ...} inside a 200 stream
+ERROR_EMPTY_OUTPUT = "empty_output"
+ERROR_CLIENT = "client_error"  # a fault of the load generator itself (always a bug to report)
+
+# Fields measured in seconds (multiplied by the time scale) and in per-second rates (divided).
+DURATION_FIELDS = (
+    "ttfb",
+    "ttft",
+    "ttfc",
+    "t_last_token",
+    "latency",
+    "itl",
+    "queue_wait",
+    "chunk_gap_mean",
+    "chunk_gap_p50",
+    "chunk_gap_p90",
+    "chunk_gap_p99",
+    "chunk_gap_max",
+)
+RATE_FIELDS = ("tps", "decode_tps")
+
+
+def http_error_kind(status_code: int) -> str:
+    return f"http_{status_code}"
+
+
+@dataclass(slots=True)
+class GapSummary:
+    """Gaps between token-carrying chunks (vLLM's per-chunk "ITL"), kept compactly."""
+
+    mean: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    max: float | None = None
+
+
+def linear_percentile(ordered: list[float], q: float) -> float:
+    """Percentile ``q`` (0..1) of sorted values, interpolating linearly (numpy's default)."""
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def summarize_gaps(gaps: list[float]) -> GapSummary:
+    """Mean, p50/p90/p99 and max of one request's chunk gaps: once per request, after the stream."""
+    if not gaps:
+        return GapSummary()
+    ordered = sorted(gaps)
+    return GapSummary(
+        sum(ordered) / len(ordered),
+        linear_percentile(ordered, 0.5),
+        linear_percentile(ordered, 0.9),
+        linear_percentile(ordered, 0.99),
+        ordered[-1],
+    )
+
+
+@dataclass(slots=True)
+class RequestRecord:
+    """Everything one request measured. ``None`` means "not observed", never zero."""
+
+    request_id: str
+    level: int  # concurrency C of the ladder level (users running when it was sent)
+    level_index: int
+    phase: str  # PHASE_WARMUP | PHASE_MEASURE
+    worker: str  # "local" or the worker index
+    user: int
+    endpoint: str
+    model: str
+    prompt_index: int
+    max_tokens: int  # output length asked for
+    start_time: float  # epoch seconds at send (wall-clock placement only)
+    status: str = STATUS_OK
+    error_kind: str | None = None
+    error: str | None = None
+    http_status: int | None = None
+    server: str | None = None  # the Server header of a failed response: a proxy's 502 reads as one
+    ttfb: float | None = None
+    ttft: float | None = None
+    ttfc: float | None = None
+    t_last_token: float | None = None
+    latency: float | None = None
+    output_tokens: int | None = None
+    tokens_counted_by: str | None = None  # "usage" | "chunks"
+    chunks: int = 0
+    prompt_tokens: int | None = None
+    cached_tokens: int | None = None
+    finish_reason: str | None = None
+    response_id: str | None = None  # the server's completion id ("chatcmpl-…"), to match its logs
+    chunk_gap_mean: float | None = None
+    chunk_gap_p50: float | None = None
+    chunk_gap_p90: float | None = None
+    chunk_gap_p99: float | None = None
+    chunk_gap_max: float | None = None
+    scheduled_time: float | None = None  # open-loop mode: when the request was due (epoch s)
+    queue_wait: float | None = None  # open-loop mode: due → actually sent (waiting for a client)
+    chunk_gaps: list[float] | None = None  # the full list, only with --keep-chunk-gaps
+    # Receive stamps were raised to keep time monotonic (a read stamped before the one before it,
+    # or before the send: a clock step, or a read that fell back to the read time).
+    clock_adjusted: bool = False
+    # Sent again on a new connection: the kept-alive one had been closed by the server before
+    # any byte of the response (times start at the send that was answered).
+    resent: bool = False
+    schema: int = SCHEMA_VERSION
+    # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
+    itl: float | None = None
+    tps: float | None = None
+    decode_tps: float | None = None
+    extra: dict = field(default_factory=dict)  # workload-specific fields (e.g. asked/received)
+
+    def derive(self) -> RequestRecord:
+        """Fill itl/tps/decode_tps from the measured fields.
+
+        itl = (t_last_token − ttft) / (output_tokens − 1): output tokens, not chunks, because one
+        MTP chunk carries several tokens. Undefined (None) for a single token, never 0.
+        tps = output_tokens / latency (end to end, TTFT included, as the reports use it).
+        """
+        n = self.output_tokens
+        if self.status != STATUS_OK or not n:
+            return self
+        if self.latency:
+            self.tps = n / self.latency
+        if n > 1 and self.ttft is not None and self.t_last_token is not None:
+            decode = self.t_last_token - self.ttft
+            self.itl = decode / (n - 1)
+            if decode > 0:
+                self.decode_tps = (n - 1) / decode
+        return self
+
+    def to_dict(self) -> dict:
+        data = {name: getattr(self, name) for name in _FIELD_NAMES}
+        if data["chunk_gaps"] is None:
+            del data["chunk_gaps"]
+        if not data["extra"]:
+            del data["extra"]
+        return data
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(RequestRecord))
+
+
+def scale_to_simulated_time(record: dict, time_scale: float) -> dict:
+    """A copy of a record dict in simulated time (a simulator run ``time_scale`` × faster)."""
+    if time_scale == 1:
+        return record
+    out = dict(record)
+    for key in DURATION_FIELDS:
+        if out.get(key) is not None:
+            out[key] = out[key] * time_scale
+    for key in RATE_FIELDS:
+        if out.get(key) is not None:
+            out[key] = out[key] / time_scale
+    return out
+
+
+@dataclass
+class LevelEntry:
+    """One level of a run as the manifest keeps it: its plan, its timing and its checks."""
+
+    index: int
+    concurrency: int
+    expected: int | None  # measured requests the plan asks for (None: time-based / open loop)
+    started_at: str
+    ended_at: str | None = None
+    received: int = 0
+    client: dict[str, Any] = field(default_factory=dict)  # the load generator's self-measurements
+    client_flags: list[str] = field(default_factory=list)
+    stream: dict[str, Any] = field(default_factory=dict)  # stream-shape figures of the level
+    stream_flags: list[str] = field(default_factory=list)  # what the stream shape says of the path
+    arrival_rate: float | None = None  # open loop: the offered rate of this level (requests/s)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LevelEntry:
+        return cls(**_known(cls, data))
+
+
+@dataclass
+class Manifest:
+    """What a run was (target, plan, workload, versions) and how far it got: manifest.json.
+
+    Written only by the load side's run controller, read through ``read_manifest`` by the
+    analysis and the matrix runner. Fields unknown to this version are kept in ``unknown`` and
+    written back, so an older reader never drops what a newer writer recorded.
+    """
+
+    label: str
+    schema: int = SCHEMA_VERSION
+    variant: str | None = None
+    tp: int | None = None
+    nodes: int | None = None
+    endpoints: list[str] = field(default_factory=list)
+    model: str = ""
+    mode: str = "ladder"  # ladder | steps | arrival
+    ladder: list[int] = field(default_factory=list)
+    requests_per_user: int | None = None
+    warmup_requests_per_level: int = 0
+    step_duration: float | None = None
+    arrival: dict[str, Any] | None = None
+    workload: dict[str, Any] = field(default_factory=dict)
+    prompts: dict[str, Any] = field(default_factory=dict)
+    sampling: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    request_timeout: float | None = None
+    simulator: dict[str, Any] | None = None
+    time_scale: float = 1.0
+    versions: dict[str, Any] = field(default_factory=dict)
+    host_info: dict[str, Any] = field(default_factory=dict)
+    client: dict[str, Any] = field(default_factory=dict)
+    request: dict[str, Any] = field(default_factory=dict)  # api, extra body, header names, ...
+    servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # endpoint -> version, headers
+    metadata: dict[str, str] = field(default_factory=dict)  # the user's --metadata KEY=VALUE
+    command: list[str] = field(default_factory=list)  # argv, secrets hidden
+    started_at: str = ""
+    ended_at: str | None = None
+    status: str = STATUS_RUNNING
+    abort_reason: str | None = None
+    levels: list[LevelEntry] = field(default_factory=list)
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def workload_name(self) -> str:
+        return str(self.workload.get("name") or "chat")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Manifest:
+        """Any manifest sparkload ever wrote; older ones lack fields and get their defaults."""
+        known = _known(cls, data)
+        known["label"] = str(known.get("label") or "")
+        known["levels"] = [
+            LevelEntry.from_dict(x) for x in data.get("levels") or [] if isinstance(x, dict)
+        ]
+        if isinstance(known.get("workload"), str):  # the first manifests named the workload only
+            known["workload"] = {"name": known["workload"]}
+        if isinstance(known.get("command"), str):
+            known["command"] = known["command"].split()
+        names = {f.name for f in fields(cls)}
+        known["unknown"] = {k: v for k, v in data.items() if k not in names}
+        return cls(**known)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.update(data.pop("unknown"))
+        return data
+
+
+def read_manifest(run_dir: Path) -> Manifest:
+    """The manifest of a run directory; ``OSError`` / ``ValueError`` when it is missing or bad."""
+    data = json.loads((Path(run_dir) / MANIFEST_FILE).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{MANIFEST_FILE} is not a JSON object")
+    return Manifest.from_dict(data)
+
+
+def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)} - {"unknown"}
+    return {k: v for k, v in data.items() if k in names}

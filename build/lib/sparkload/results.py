@@ -1,0 +1,92 @@
+"""The run directory on disk: manifest.json plus requests.jsonl, appended as records arrive.
+
+Only the master (or the single local process) writes here. Every batch of records is written and
+flushed as whole lines, so a run killed at any moment leaves a file whose complete lines are
+complete records; the manifest is rewritten atomically (write + rename) at every change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from sparkload.errors import ConfigError
+from sparkload.records import MANIFEST_FILE, REQUESTS_FILE, SERVER_METRICS_FILE, Manifest
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def run_dir_name(label: str, when: datetime | None = None) -> str:
+    stamp = (when or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    safe_label = re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "run"
+    return f"{stamp}-{safe_label}"
+
+
+class ResultsWriter:
+    def __init__(self, results_dir: Path, manifest: Manifest) -> None:
+        self.path = _create_unique_dir(results_dir, run_dir_name(manifest.label))
+        self.manifest = manifest
+        self._requests = open(self.path / REQUESTS_FILE, "a", encoding="utf-8")  # noqa: SIM115 - open for the run
+        self._server_metrics: TextIO | None = None
+        self.write_manifest()
+
+    def append_records(self, records: list[dict]) -> None:
+        self._requests.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+        self._requests.flush()
+
+    def append_server_metrics(self, snapshot: dict) -> None:
+        if self._server_metrics is None:
+            self._server_metrics = open(self.path / SERVER_METRICS_FILE, "a", encoding="utf-8")  # noqa: SIM115
+        self._server_metrics.write(json.dumps(snapshot, separators=(",", ":")) + "\n")
+        self._server_metrics.flush()
+
+    def write_manifest(self) -> None:
+        tmp = self.path / (MANIFEST_FILE + ".tmp")
+        tmp.write_text(json.dumps(self.manifest.to_dict(), indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, self.path / MANIFEST_FILE)
+
+    def close(self, status: str) -> None:
+        self.manifest.status = status
+        self.manifest.ended_at = utc_now()
+        self.write_manifest()
+        self._requests.close()
+        if self._server_metrics is not None:
+            self._server_metrics.close()
+
+
+def _create_unique_dir(parent: Path, name: str) -> Path:
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        for suffix in [""] + [f"-{i}" for i in range(2, 100)]:
+            path = parent / (name + suffix)
+            try:
+                path.mkdir()
+                return path
+            except FileExistsError:
+                continue
+    except PermissionError:
+        raise ConfigError(
+            f"--results-dir: permission denied creating a run directory in {parent}"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"--results-dir: cannot create a run directory in {parent}: {exc.strerror}"
+        ) from None
+    raise ConfigError(f"--results-dir: too many runs named {name} in {parent}")
+
+
+def check_writable(results_dir: Path) -> None:
+    """Fail early (before any load is sent) when results cannot be written."""
+    probe = results_dir
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ConfigError(f"--results-dir: {probe} is not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"--results-dir: permission denied: cannot write in {probe}")

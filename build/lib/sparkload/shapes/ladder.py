@@ -1,0 +1,53 @@
+"""The count-based concurrency ladder: exactly C x requests-per-user measured requests per level.
+
+Per level: spawn C users (they wait) → one warm-up request on one node → every user sends its
+quota → the level ends when the master holds all of its records, whatever mode Locust runs in.
+"""
+
+from __future__ import annotations
+
+from sparkload.livetable import LevelTally
+from sparkload.shapes import SPAWN_RATE, Conductor, Tick
+from sparkload.shapes.drain import Drain
+from sparkload.stages import IDLE, MEASURE, SPAWN, WARMUP, Stage
+
+
+class LadderShape:
+    def __init__(self, levels: tuple[int, ...], requests_per_user: int) -> None:
+        self.levels = levels
+        self.requests_per_user = requests_per_user
+        self.index = 0
+        self.stage = IDLE
+        self.tally: LevelTally | None = None
+        self.drain = Drain()
+        self.finished = False
+
+    @property
+    def concurrency(self) -> int:
+        return self.levels[min(self.index, len(self.levels) - 1)]
+
+    def tick(self, conductor: Conductor, now: float) -> Tick:
+        if self.index >= len(self.levels):
+            self.finished = self.drain.done(conductor, now)
+            return None if self.finished else (self.levels[-1], SPAWN_RATE)
+        c = self.concurrency
+        if self.stage == IDLE:
+            self.tally = conductor.begin_level(self.index, c, c * self.requests_per_user)
+            self._set(conductor, SPAWN)
+        if self.stage == SPAWN and conductor.users_ready(c):
+            self._set(conductor, WARMUP, warmup_node=conductor.busy_node())
+        assert self.tally is not None  # begun with the level
+        if self.stage == WARMUP and self.tally.warmups >= 1:
+            self._set(conductor, MEASURE)
+        if self.stage == MEASURE and self.tally.complete:
+            conductor.end_level(self.index)
+            self.index += 1
+            self.stage = IDLE
+            if self.index >= len(self.levels):
+                conductor.broadcast(Stage())
+            return self.tick(conductor, now)
+        return (c, SPAWN_RATE)
+
+    def _set(self, conductor: Conductor, kind: str, warmup_node: str | None = None) -> None:
+        self.stage = kind
+        conductor.broadcast(Stage(kind, self.index, self.concurrency, warmup_node=warmup_node))

@@ -1,0 +1,42 @@
+"""Time-based steps: each level runs for a fixed time, users sending back to back (exploratory)."""
+
+from __future__ import annotations
+
+from sparkload.shapes import SPAWN_RATE, Conductor, Tick
+from sparkload.shapes.drain import Drain
+from sparkload.stages import RUN, Stage
+
+
+class StepsShape:
+    def __init__(
+        self, levels: tuple[int, ...], step_duration: float, request_timeout: float
+    ) -> None:
+        self.levels = levels
+        self.step_duration = step_duration
+        self.index = 0
+        self.level_begun = False
+        self.step_started: float | None = None
+        self.drain = Drain(timeout=request_timeout + 5.0)
+        self.finished = False
+
+    def tick(self, conductor: Conductor, now: float) -> Tick:
+        if self.index >= len(self.levels):
+            self.finished = self.drain.done(conductor, now)
+            return None if self.finished else (self.levels[-1], SPAWN_RATE)
+        c = self.levels[self.index]
+        if not self.level_begun:
+            conductor.begin_level(self.index, c, None)
+            self.level_begun = True
+        if self.step_started is None:
+            if conductor.users_ready(c):  # the step's time starts once all its users run
+                conductor.broadcast(Stage(RUN, self.index, c))
+                self.step_started = now
+        elif now - self.step_started >= self.step_duration:
+            conductor.end_level(self.index)
+            self.index += 1
+            self.level_begun = False
+            self.step_started = None
+            if self.index >= len(self.levels):
+                conductor.broadcast(Stage())  # stop sending; in-flight requests still finish
+            return self.tick(conductor, now)
+        return (c, SPAWN_RATE)

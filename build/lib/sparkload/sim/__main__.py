@@ -1,0 +1,195 @@
+"""``python -m sparkload.sim`` / ``sparkload sim``: run the simulated vLLM server.
+
+When it is ready it prints exactly one line to stdout and flushes it:
+``sparkload-sim listening on http://127.0.0.1:PORT`` (``--port 0`` picks a free port, so a
+parent process learns it from this line). SIGTERM and SIGINT end it cleanly with exit code 0.
+Bad options print one line to stderr and exit with code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import ssl
+import sys
+from pathlib import Path
+
+from aiohttp import web
+
+from sparkload.sim.backends import EngineBackend, FixedBackend, FixedTiming
+from sparkload.sim.faults import parse_fault_spec
+from sparkload.sim.profiles import PROFILES, SUPPORTED_TP, get_profile
+from sparkload.sim.server import Backend, ServerConfig, SimServer
+
+FIXED = "fixed"
+READY_LINE = "sparkload-sim listening on {scheme}://{host}:{port}"
+
+
+class UsageError(Exception):
+    """A bad option value: reported in one line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sparkload sim",
+        description="Simulated vLLM server (OpenAI-compatible) behaving like Qwen3.6-27B on "
+        "DGX Spark. Profiles: " + ", ".join([*PROFILES, FIXED]) + ".",
+    )
+    parser.add_argument("--profile", default="fp8", choices=[*PROFILES, FIXED])
+    parser.add_argument(
+        "--tp",
+        type=int,
+        default=1,
+        choices=SUPPORTED_TP,
+        help="tensor-parallel size (Sparks in the cluster)",
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
+    parser.add_argument(
+        "--time-scale", type=float, default=1.0, help="run S times faster than real time"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="engine and frontend randomness")
+    parser.add_argument(
+        "--faults", default="", help='e.g. "http_500=0.1,disconnect=0.05" (rates per request)'
+    )
+    parser.add_argument("--fault-seed", type=int, default=0)
+    parser.add_argument(
+        "--allreduce-us",
+        type=float,
+        default=None,
+        help="latency of one all-reduce over the node link (TP>1)",
+    )
+    parser.add_argument("--served-model-name", default=None)
+    parser.add_argument(
+        "--reasoning-tokens",
+        type=int,
+        default=0,
+        help="stream the first N tokens of every answer as reasoning",
+    )
+    parser.add_argument(
+        "--reasoning-field", default="reasoning", choices=["reasoning", "reasoning_content"]
+    )
+    parser.add_argument("--fixed-ttft-ms", type=float, default=100.0)
+    parser.add_argument("--fixed-itl-ms", type=float, default=10.0)
+    parser.add_argument("--fixed-tokens-per-chunk", type=int, default=1)
+    parser.add_argument(
+        "--timing-log",
+        type=Path,
+        default=None,
+        help="append one JSON line of server-side timing per request",
+    )
+    parser.add_argument(
+        "--tls-cert", type=Path, default=None, help="serve HTTPS with this PEM certificate"
+    )
+    parser.add_argument(
+        "--tls-key", type=Path, default=None, help="the certificate's PEM private key"
+    )
+    parser.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="exit when stdin closes (a parent that starts the simulator passes a pipe)",
+    )
+    return parser
+
+
+def build_server(args: argparse.Namespace) -> SimServer:
+    """Check the option values and assemble backend and server; ``UsageError`` if bad."""
+    if args.time_scale <= 0:
+        raise UsageError("--time-scale must be positive")
+    if args.reasoning_tokens < 0 or args.fixed_tokens_per_chunk < 1:
+        raise UsageError("--reasoning-tokens must be >= 0 and --fixed-tokens-per-chunk >= 1")
+    if args.fixed_ttft_ms < 0 or args.fixed_itl_ms < 0:
+        raise UsageError("--fixed-ttft-ms and --fixed-itl-ms must be >= 0")
+    try:
+        rates = parse_fault_spec(args.faults)
+    except ValueError as err:
+        raise UsageError(f"--faults: {err}") from None
+    backend: Backend
+    if args.profile == FIXED:
+        timing = FixedTiming(
+            args.fixed_ttft_ms / 1e3, args.fixed_itl_ms / 1e3, args.fixed_tokens_per_chunk
+        )
+        backend = FixedBackend(timing, args.time_scale)
+        model, speculative = "sparkload-sim-fixed", False
+    else:
+        allreduce = None if args.allreduce_us is None else args.allreduce_us * 1e-6
+        profile = get_profile(args.profile, args.tp, allreduce)
+        backend = EngineBackend(profile, args.time_scale, args.seed)
+        model, speculative = profile.model_name, profile.spec is not None
+    config = ServerConfig(
+        model_name=args.served_model_name or model,
+        time_scale=args.time_scale,
+        fault_rates=rates,
+        fault_seed=args.fault_seed,
+        reasoning_tokens=args.reasoning_tokens,
+        reasoning_field=args.reasoning_field,
+        timing_log=args.timing_log,
+        speculative=speculative,
+    )
+    return SimServer(backend, config)
+
+
+def tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
+    """Serve HTTPS with the given certificate (to test clients' TLS verification)."""
+    if not args.tls_cert:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(args.tls_cert, args.tls_key)
+    return context
+
+
+def stop_when_stdin_closes(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+    """End with the parent: its end of our stdin pipe closes when it exits, even on SIGKILL."""
+
+    def on_readable() -> None:
+        if not sys.stdin.buffer.raw.read(4096):
+            loop.remove_reader(sys.stdin.fileno())
+            stop.set()
+
+    loop.add_reader(sys.stdin.fileno(), on_readable)
+
+
+async def serve(
+    server: SimServer,
+    host: str,
+    port: int,
+    exit_with_parent: bool = False,
+    tls: ssl.SSLContext | None = None,
+) -> None:
+    """Serve until SIGTERM/SIGINT (or the parent's exit), announcing the bound port on stdout."""
+    runner = web.AppRunner(server.app(), access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, ssl_context=tls)
+    await site.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    if exit_with_parent:
+        stop_when_stdin_closes(loop, stop)
+    scheme = "https" if tls else "http"
+    print(READY_LINE.format(scheme=scheme, host=host, port=runner.addresses[0][1]), flush=True)
+    try:
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        server = build_server(args)
+    except UsageError as err:
+        print(f"sparkload sim: error: {err}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve(server, args.host, args.port, args.exit_with_parent, tls_context(args)))
+    except OSError as err:  # e.g. the port is taken
+        print(f"sparkload sim: error: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

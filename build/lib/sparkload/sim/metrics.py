@@ -1,0 +1,205 @@
+"""vLLM-named Prometheus metrics for the simulator, on a private registry per server.
+
+Gauges and counters are read from the backend when scraped (the engine keeps the totals);
+the latency histograms are observed by the server as tokens go out, in simulated seconds, so
+a time-scaled run reports the same values as a real-time one. Every series carries vLLM's
+labels ``model_name`` and ``engine="0"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol
+
+from prometheus_client import CollectorRegistry, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from sparkload.sim.engine import Counters
+
+# vLLM's default buckets (vllm/v1/metrics/loggers.py), seconds.
+TTFT_BUCKETS = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+    160.0,
+    640.0,
+    2560.0,
+)
+ITL_BUCKETS = (
+    0.01,
+    0.025,
+    0.05,
+    0.075,
+    0.1,
+    0.15,
+    0.2,
+    0.3,
+    0.4,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+)
+E2E_BUCKETS = (
+    0.3,
+    0.5,
+    0.8,
+    1.0,
+    1.5,
+    2.0,
+    2.5,
+    5.0,
+    10.0,
+    15.0,
+    20.0,
+    30.0,
+    40.0,
+    50.0,
+    60.0,
+    120.0,
+    240.0,
+    480.0,
+    960.0,
+    1920.0,
+    7680.0,
+)
+LABELS = ("model_name", "engine")
+
+
+class StatsSource(Protocol):
+    """What the metrics read from a backend at scrape time."""
+
+    counters: Counters
+    num_running: int
+    num_waiting: int
+
+    def kv_usage(self) -> float: ...
+
+
+class _BackendCollector(Collector):
+    def __init__(self, source: StatsSource, model_name: str, speculative: bool) -> None:
+        self._source = source
+        self._labels = [model_name, "0"]
+        self._speculative = speculative
+
+    def _gauge(self, name: str, doc: str, value: float) -> GaugeMetricFamily:
+        family = GaugeMetricFamily(name, doc, labels=LABELS)
+        family.add_metric(self._labels, value)
+        return family
+
+    def _counter(self, name: str, doc: str, value: float) -> CounterMetricFamily:
+        family = CounterMetricFamily(name, doc, labels=LABELS)
+        family.add_metric(self._labels, value)
+        return family
+
+    def collect(self) -> Iterator[Metric]:
+        src, c = self._source, self._source.counters
+        yield self._gauge(
+            "vllm:num_requests_running",
+            "Number of requests in model execution batches.",
+            src.num_running,
+        )
+        yield self._gauge(
+            "vllm:num_requests_waiting",
+            "Number of requests waiting to be processed.",
+            src.num_waiting,
+        )
+        yield self._gauge(
+            "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", src.kv_usage()
+        )
+        yield self._counter(
+            "vllm:prompt_tokens", "Number of prefill tokens processed.", c.prompt_tokens
+        )
+        yield self._counter(
+            "vllm:generation_tokens", "Number of generation tokens processed.", c.generation_tokens
+        )
+        yield self._counter(
+            "vllm:prefix_cache_queries",
+            "Prefix cache queries, in terms of number of queried tokens.",
+            c.prefix_cache_queries,
+        )
+        yield self._counter(
+            "vllm:prefix_cache_hits",
+            "Prefix cache hits, in terms of number of cached tokens.",
+            c.prefix_cache_hits,
+        )
+        yield self._counter(
+            "vllm:num_preemptions", "Cumulative number of preemptions.", c.preemptions
+        )
+        if self._speculative:
+            yield from self._spec_families(c)
+
+    def _spec_families(self, c: Counters) -> Iterator[Metric]:
+        yield self._counter(
+            "vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", c.spec_drafts
+        )
+        yield self._counter(
+            "vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", c.spec_draft_tokens
+        )
+        yield self._counter(
+            "vllm:spec_decode_num_accepted_tokens",
+            "Number of accepted tokens.",
+            c.spec_accepted_tokens,
+        )
+        per_pos = CounterMetricFamily(
+            "vllm:spec_decode_num_accepted_tokens_per_pos",
+            "Accepted tokens per draft position.",
+            labels=(*LABELS, "position"),
+        )
+        for position, count in enumerate(c.spec_accepted_per_pos):
+            per_pos.add_metric([*self._labels, str(position)], count)
+        yield per_pos
+
+
+class SimMetrics:
+    """The registry one server exposes at ``/metrics``."""
+
+    def __init__(self, source: StatsSource, model_name: str, speculative: bool) -> None:
+        self.registry = CollectorRegistry()
+        self.registry.register(_BackendCollector(source, model_name, speculative))
+
+        def histogram(name: str, doc: str, buckets: tuple[float, ...]) -> Histogram:
+            h = Histogram(name, doc, LABELS, registry=self.registry, buckets=buckets)
+            return h.labels(model_name, "0")
+
+        self.ttft = histogram(
+            "vllm:time_to_first_token_seconds",
+            "Histogram of time to first token in seconds.",
+            TTFT_BUCKETS,
+        )
+        self.itl = histogram(
+            "vllm:inter_token_latency_seconds",
+            "Histogram of inter-token latency in seconds.",
+            ITL_BUCKETS,
+        )
+        self.e2e = histogram(
+            "vllm:e2e_request_latency_seconds",
+            "Histogram of e2e request latency in seconds.",
+            E2E_BUCKETS,
+        )
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

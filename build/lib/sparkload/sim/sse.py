@@ -1,0 +1,201 @@
+"""Chat-completion chunks framed the way vLLM's OpenAI server frames them.
+
+Order of a stream (vLLM 0.33 ``chat_completion_stream_generator``, notes s.2): a role chunk
+(``{"role": "assistant", "content": ""}``) written together with the first token's chunk,
+then one chunk per engine output (several tokens with MTP), ``reasoning`` deltas before
+``content`` deltas when the request reasons, ``finish_reason`` on the last token's chunk, the
+usage chunk (``choices: []``) when ``stream_options.include_usage`` is set, and
+``data: [DONE]``. With ``continuous_usage_stats`` every chunk carries a running ``usage``.
+
+Token text is filler: one short word per token, so ~4 characters per token as in English.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+
+WORDS = (
+    " the",
+    " load",
+    " test",
+    " runs",
+    " on",
+    " a",
+    " small",
+    " box",
+    " and",
+    " it",
+    " must",
+    " stay",
+    " fast",
+    " so",
+    " we",
+    " can",
+    " trust",
+    " each",
+    " tok",
+    " en",
+)
+DONE = b"data: [DONE]\n\n"
+
+
+def token_text(start: int, count: int) -> str:
+    """Text of tokens ``start .. start + count - 1`` of an output."""
+    return "".join(WORDS[i % len(WORDS)] for i in range(start, start + count))
+
+
+def frame(payload: dict) -> bytes:
+    return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
+
+
+@dataclass
+class ChunkWriter:
+    """Builds the frames of one response; tracks how many tokens went out."""
+
+    request_id: str
+    model: str
+    prompt_tokens: int
+    reasoning_tokens: int = 0
+    reasoning_field: str = "reasoning"
+    continuous_usage: bool = False
+    cached_tokens: int = 0
+    created: int = field(default_factory=lambda: int(time.time()))
+    generated: int = 0  # tokens produced, hidden ones included (what usage counts)
+
+    def __post_init__(self) -> None:
+        head = {
+            "id": self.request_id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+        }
+        # Pre-encoded around a one-field delta: the per-token path of the capacity benchmark
+        # (no usage, no finish) then costs one json.dumps of a short string.
+        self._delta_head = (
+            b"data: "
+            + json.dumps(head, separators=(",", ":"))[:-1].encode()
+            + b',"choices":[{"index":0,"delta":{'
+        )
+        self._delta_tail = b'},"logprobs":null,"finish_reason":null}]}\n\n'
+
+    def _delta_frame(self, field_name: str, text: str, finish_reason: str | None) -> bytes:
+        if finish_reason is None and not self.continuous_usage:
+            return (
+                self._delta_head
+                + json.dumps(field_name).encode()
+                + b":"
+                + json.dumps(text).encode()
+                + self._delta_tail
+            )
+        return frame(self._chunk({field_name: text}, finish_reason))
+
+    def _chunk(
+        self, delta: dict, finish_reason: str | None = None, completion_tokens: int | None = None
+    ) -> dict:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+        if finish_reason is not None:
+            choice["stop_reason"] = None
+        chunk = {
+            "id": self.request_id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [choice],
+        }
+        if self.continuous_usage:
+            chunk["usage"] = self.usage(completion_tokens, include_details=False)
+        return chunk
+
+    def role(self) -> bytes:
+        """The role chunk; vLLM sends it with the first output, counting no tokens yet."""
+        return frame(self._chunk({"role": "assistant", "content": ""}, completion_tokens=0))
+
+    def tokens(self, count: int, visible_from: int, last: bool) -> bytes:
+        """Frames for ``count`` new tokens; tokens before ``visible_from`` are never shown.
+
+        Returns b"" when every token is hidden (the reasoning parser's swallowed think tag).
+        """
+        start = max(self.generated, visible_from)
+        self.generated += count
+        end = self.generated
+        finish = "length" if last else None
+        if start >= end:
+            return frame(self._chunk({}, finish)) if last else b""
+        split = min(max(self.reasoning_tokens + visible_from, start), end)
+        frames = b""
+        if start < split:
+            text = token_text(start, split - start)
+            frames += self._delta_frame(
+                self.reasoning_field, text, finish if split == end else None
+            )
+        if split < end:
+            frames += self._delta_frame("content", token_text(split, end - split), finish)
+        return frames
+
+    def usage(self, completion_tokens: int | None = None, include_details: bool = True) -> dict:
+        completion = self.generated if completion_tokens is None else completion_tokens
+        usage = {
+            "prompt_tokens": self.prompt_tokens,
+            "total_tokens": self.prompt_tokens + completion,
+            "completion_tokens": completion,
+        }
+        if include_details:
+            usage["prompt_tokens_details"] = {"cached_tokens": self.cached_tokens}
+        return usage
+
+    def usage_chunk(self) -> bytes:
+        return frame(
+            {
+                "id": self.request_id,
+                "object": "chat.completion.chunk",
+                "created": self.created,
+                "model": self.model,
+                "choices": [],
+                "usage": self.usage(),
+            }
+        )
+
+    def completion(self, visible_from: int) -> dict:
+        """The non-streaming response body for everything generated so far."""
+        reasoning_end = min(visible_from + self.reasoning_tokens, self.generated)
+        message: dict = {
+            "role": "assistant",
+            "content": token_text(reasoning_end, self.generated - reasoning_end),
+        }
+        if reasoning_end > visible_from:
+            message[self.reasoning_field] = token_text(visible_from, reasoning_end - visible_from)
+        return {
+            "id": self.request_id,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "logprobs": None,
+                    "finish_reason": "length",
+                    "stop_reason": None,
+                }
+            ],
+            "usage": self.usage(),
+        }
+
+
+def malformed_frame(request_id: str) -> bytes:
+    """A ``data: {`` line cut off mid-object: not valid JSON."""
+    head = f'data: {{"id":"{request_id}","object":"chat.completion.chunk","choices":[{{'
+    return head.encode() + b"\n\n"
+
+
+def error_frame(message: str = "Internal server error") -> bytes:
+    return frame(
+        {"error": {"message": message, "type": "InternalServerError", "param": None, "code": 500}}
+    )
+
+
+def error_body(message: str, error_type: str, code: int, param: str | None = None) -> dict:
+    """OpenAI-style error object, as vLLM returns it before a stream starts."""
+    return {"error": {"message": message, "type": error_type, "param": param, "code": code}}

@@ -1,0 +1,157 @@
+"""SSE events off a streaming response, each stamped with when its bytes reached this host.
+
+The stamp is the kernel's receive time of the packet (``SO_TIMESTAMPNS``, Linux), not the time
+this process got round to reading it: when many streams' tokens arrive at once, or the machine
+wakes a sleeping core, the read happens later but the stamp does not move. Where the socket
+cannot give one (TLS, other systems; also the first packets after the kernel switches stamping
+on, which it does lazily) the read time is used. Times are ``time.time_ns()`` values,
+the kernel stamp's clock. The response's headers are read the same way (``client``), so events
+that came in the same packets as the headers carry the headers' own receive time, and one
+request's stamps form one non-decreasing time base.
+
+The framing is what chat streams use: ``data:`` lines joined until a blank line ends the event;
+comments and other fields are skipped.
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import struct
+import sys
+import time
+import zlib
+from collections.abc import Callable
+from typing import NamedTuple
+
+import brotli
+
+# Linux's value; Python names it only from 3.14 on
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35 if sys.platform.startswith("linux") else None)
+ANCILLARY_SIZE = socket.CMSG_SPACE(16)
+READ_SIZE = 65536
+
+
+def kernel_stamps_enabled(sock) -> bool:
+    """Ask the kernel to stamp received packets; False where it cannot (TLS, non-Linux)."""
+    if SO_TIMESTAMPNS is None or isinstance(sock, ssl.SSLSocket):
+        return False
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    except OSError:
+        return False
+    return True
+
+
+def receive(sock, stamped: bool) -> tuple[bytes, int]:
+    """What has arrived on ``sock`` (waiting if nothing has), and when it arrived."""
+    if not stamped:
+        data = sock.recv(READ_SIZE)
+        return data, time.time_ns()
+    data, ancillary, _flags, _address = sock.recvmsg(READ_SIZE, ANCILLARY_SIZE)
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+            seconds, nanoseconds = struct.unpack("qq", payload[:16])
+            return data, seconds * 1_000_000_000 + nanoseconds
+    return data, time.time_ns()
+
+
+def pop_events(buffer: bytearray) -> list[bytes]:
+    """Remove every complete event from ``buffer``; return their data (events without data are
+    dropped)."""
+    events: list[bytes] = []
+    while True:
+        end = buffer.find(b"\n\n")
+        if end < 0:
+            return events
+        block = bytes(buffer[:end])
+        del buffer[: end + 2]
+        data = None
+        for line in block.split(b"\n"):
+            if line.startswith(b"data:"):
+                value = line[6:] if line[5:6] == b" " else line[5:]
+                value = value.rstrip(b"\r")
+                data = value if data is None else data + b"\n" + value
+        if data is not None:
+            events.append(data)
+
+
+class Ending(NamedTuple):
+    """How reading a body ended: ``done`` when ``on_event`` asked to stop (the stream's end was
+    seen), else the body ended first; ``clock_adjusted`` when a read's stamp had to be raised."""
+
+    done: bool
+    clock_adjusted: bool
+
+
+def body_decoder(content_encoding: str | None) -> Callable[[bytes], bytes] | None:
+    """Incremental decoding of a compressed body (None: not compressed), made once per request;
+    ``BodyDecodeError`` for a coding it cannot read."""
+    coding = (content_encoding or "identity").strip().lower()
+    if coding == "identity":
+        return None
+    if coding in ("gzip", "x-gzip", "deflate"):
+        return zlib.decompressobj(32 + zlib.MAX_WBITS).decompress  # gzip or zlib header
+    if coding == "br":
+        return brotli.Decompressor().process
+    raise BodyDecodeError(f"unsupported Content-Encoding: {coding[:40]!r}")
+
+
+class BodyDecodeError(ValueError):
+    """The body's content coding is unknown or its bytes do not decode."""
+
+
+DECODE_ERRORS = (BodyDecodeError, zlib.error, brotli.error)
+
+
+def read_events(
+    response,
+    on_event: Callable[[bytes, int], bool],
+    arrival: int,
+    stamped: bool,
+    decode: Callable[[bytes], bytes] | None = None,
+) -> Ending:
+    """Feed ``on_event(data, arrival_ns)`` until it returns True or the body ends.
+
+    ``response`` is a geventhttpclient response whose headers were read: its parser decodes the
+    chunked body into its buffer, and this reads the socket itself to learn each packet's time.
+    ``arrival`` is when the bytes already buffered arrived (they came with the headers).
+    A compressed body (``decode``, from ``body_decoder``) is decoded read by read, so each event
+    carries the time its compressed bytes arrived.
+
+    Time never runs backwards: a read stamped before the one before it takes that earlier read's
+    time (a read that fell back to the read time, then packets the kernel had stamped while
+    they queued; or the clock stepped back), and the ending says so.
+    """
+    sock = response._sock
+    raw = response._body_buffer
+    buffer = raw if decode is None else bytearray()
+    adjusted = False
+    while True:
+        if decode is not None and raw:
+            buffer += decode(raw)
+            del raw[:]
+        if b"\r" in buffer:  # CRLF line ends: rare; normalize so one search finds every event
+            buffer[:] = buffer.replace(b"\r\n", b"\n")
+        for data in pop_events(buffer):
+            if on_event(data, arrival):
+                return Ending(True, adjusted)
+        if response.message_complete or response._sock is None:
+            return Ending(False, adjusted)
+        data, stamp = receive(sock, stamped)
+        if not data:
+            return Ending(False, adjusted)
+        if stamp >= arrival:
+            arrival = stamp
+        else:
+            adjusted = True
+        response.feed(data)
+
+
+def drain(response) -> None:
+    """Read the rest of the message (the closing chunk after [DONE]): the connection is reusable."""
+    while not response.message_complete and response._sock is not None:
+        data = response._sock.recv(READ_SIZE)
+        if not data:
+            return
+        response.feed(data)

@@ -1,0 +1,91 @@
+"""What every process knows about the load plan: the current stage, broadcast by the master.
+
+The master (or the single local process) decides; users everywhere read ``LevelSignal.current``
+and sleep on ``wait_change`` between requests, so a level change wakes them at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import gevent
+from gevent.event import Event
+from gevent.queue import Empty, Queue
+
+# Stage kinds
+IDLE = "idle"  # nothing to send (before a run, between levels, after the last one)
+SPAWN = "spawn"  # users are being started for a new level; they wait
+WARMUP = "warmup"  # one user on ``warmup_node`` sends the level's warm-up request
+MEASURE = "measure"  # every user sends its quota of measured requests, then waits
+RUN = "run"  # time-based step: users send back to back until the stage changes
+ARRIVAL = "arrival"  # open loop: users take requests from the process's arrival schedule
+
+MSG_STAGE = "sparkload_stage"
+MSG_RECORDS = "sparkload_records"
+
+
+@dataclass(frozen=True)
+class Stage:
+    kind: str = IDLE
+    index: int = -1  # level index
+    concurrency: int = 0
+    warmup_node: str | None = None
+    arrival_rate: float = 0.0  # open loop, whole run (requests/s)
+    arrival_duration: float = 0.0
+
+    def to_message(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Arrival:
+    due_wall: float  # epoch seconds, for the record
+    due: float  # perf_counter seconds, for the queue wait
+
+
+class LevelSignal:
+    def __init__(self) -> None:
+        self.current = Stage()
+        self._changed = Event()
+        self._warmups_claimed: set[int] = set()
+        self.arrivals: Queue[Arrival] = Queue()
+        self._schedule: gevent.Greenlet | None = None
+
+    def update(self, stage: Stage) -> None:
+        self.current = stage
+        changed, self._changed = self._changed, Event()
+        changed.set()
+
+    def wait_change(self, timeout: float) -> None:
+        self._changed.wait(timeout)
+
+    def claim_warmup(self, node_id: str) -> bool:
+        """True for exactly one caller per level, on the node the master picked."""
+        stage = self.current
+        if (
+            stage.kind != WARMUP
+            or stage.warmup_node != node_id
+            or stage.index in self._warmups_claimed
+        ):
+            return False
+        self._warmups_claimed.add(stage.index)
+        return True
+
+    def next_arrival(self, timeout: float) -> Arrival | None:
+        try:
+            return self.arrivals.get(timeout=timeout)
+        except Empty:
+            return None
+
+    def run_schedule(self, schedule: gevent.Greenlet | None) -> None:
+        """Replace this process's arrival schedule (None just stops the current one)."""
+        if self._schedule is not None:
+            self._schedule.kill(block=False)
+        self._schedule = schedule
+        if schedule is None:
+            self.arrivals = Queue()
+
+    def reset(self) -> None:
+        self.run_schedule(None)
+        self._warmups_claimed.clear()
+        self.update(Stage())

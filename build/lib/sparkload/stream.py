@@ -1,0 +1,131 @@
+"""Interpret one OpenAI streaming completion, event by event (pure: data + clock in).
+
+This is the hot path: per event it decodes JSON, looks at the first choice's token text and
+notes the time. Everything else (gap statistics, derived metrics) happens once per request,
+afterwards. The two streaming APIs differ only in where a chunk's token text is: chat's
+``choices[0].delta`` (content, reasoning, tool calls) or completions' ``choices[0].text``.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from sparkload.records import ERROR_MALFORMED_SSE, ERROR_SERVER_EVENT
+
+DONE = b"[DONE]"
+API_CHAT = "chat"  # /v1/chat/completions
+API_COMPLETIONS = "completions"  # /v1/completions
+_TOKEN_CHANNELS = ("reasoning", "reasoning_content", "tool_calls")
+
+
+class StreamError(Exception):
+    """The stream broke a rule of the protocol; ``kind`` is the record's failure class."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class ChatStream:
+    """Timing and token accounting of one stream; times are seconds since the request was sent.
+
+    A chat chunk counts as token-carrying when its delta has non-empty content, reasoning (either
+    name), or tool calls; role-only and empty chunks do not (vLLM sends the role with the first
+    token, and an empty content string with it). A completions chunk counts when its text is
+    not empty.
+    """
+
+    __slots__ = (
+        "chunks",
+        "done",
+        "finish_reason",
+        "gaps",
+        "response_id",
+        "t_done",
+        "t_last_token",
+        "text_api",
+        "ttfc",
+        "ttft",
+        "usage",
+    )
+
+    def __init__(self, api: str = API_CHAT) -> None:
+        self.text_api = api == API_COMPLETIONS  # token text in choices[0].text, not in a delta
+        self.ttft: float | None = None
+        self.ttfc: float | None = None
+        self.t_last_token: float | None = None
+        self.chunks = 0
+        self.gaps: list[float] = []
+        self.usage: dict | None = None
+        self.finish_reason: str | None = None
+        self.done = False
+        self.t_done: float | None = None  # when [DONE] arrived: the end of the stream
+        self.response_id: str | None = None  # the server's completion id, to match its logs
+
+    def feed(self, data: bytes, now: float) -> bool:
+        """Take one SSE ``data`` payload received at ``now`` (seconds since the request was
+        sent); True once ``[DONE]`` arrived."""
+        if data == DONE:
+            self.done = True
+            self.t_done = now
+            return True
+        try:
+            chunk = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            raise StreamError(ERROR_MALFORMED_SSE, f"not JSON: {data[:80]!r}") from None
+        if not isinstance(chunk, dict):
+            raise StreamError(ERROR_MALFORMED_SSE, f"not a JSON object: {data[:80]!r}")
+        if "error" in chunk or chunk.get("object") == "error":
+            raise StreamError(ERROR_SERVER_EVENT, _error_message(chunk))
+        if self.response_id is None:
+            self.response_id = chunk.get("id")
+        usage = chunk.get("usage")
+        if usage:
+            self.usage = usage
+        choices = chunk.get("choices")
+        if not choices:
+            return False
+        choice = choices[0]
+        if self.text_api:
+            if choice.get("text"):
+                self._note_token(now, True)
+        elif delta := choice.get("delta"):
+            content = delta.get("content")
+            if content or any(delta.get(key) for key in _TOKEN_CHANNELS):
+                self._note_token(now, bool(content))
+        if choice.get("finish_reason"):
+            self.finish_reason = choice["finish_reason"]
+        return False
+
+    def _note_token(self, t: float, is_content: bool) -> None:
+        if self.t_last_token is None:
+            self.ttft = t
+        else:
+            self.gaps.append(t - self.t_last_token)
+        if is_content and self.ttfc is None:
+            self.ttfc = t
+        self.t_last_token = t
+        self.chunks += 1
+
+    @property
+    def output_tokens(self) -> tuple[int, str]:
+        """Tokens generated, and who counted them: the server's usage, else our chunk count."""
+        if self.usage and isinstance(self.usage.get("completion_tokens"), int):
+            return self.usage["completion_tokens"], "usage"
+        return self.chunks, "chunks"
+
+    @property
+    def prompt_tokens(self) -> int | None:
+        return self.usage.get("prompt_tokens") if self.usage else None
+
+    @property
+    def cached_tokens(self) -> int | None:
+        details = self.usage.get("prompt_tokens_details") if self.usage else None
+        return details.get("cached_tokens") if isinstance(details, dict) else None
+
+
+def _error_message(chunk: dict) -> str:
+    error = chunk.get("error", chunk)
+    if isinstance(error, dict):
+        return str(error.get("message") or error)[:200]
+    return str(error)[:200]

@@ -1,0 +1,134 @@
+"""The server under test: reachability and the model it serves (``GET /v1/models``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import requests
+
+from sparkload.client import identifying_headers
+from sparkload.errors import ConfigError
+from sparkload.stream import API_COMPLETIONS
+
+
+def chat_completions_url(host: str) -> str:
+    base = host.rstrip("/")
+    base = base.removesuffix("/v1")
+    return base + "/v1/chat/completions"
+
+
+def models_url(host: str) -> str:
+    return chat_completions_url(host).removesuffix("/chat/completions") + "/models"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One OpenAI-compatible server: where to connect and the paths of its two routes."""
+
+    url: str  # as the user gave it, e.g. http://spark-1:8000 or http://gw/openai/v1
+    base: str  # scheme://host:port, what a connection opens
+    chat_path: str
+    models_path: str
+
+    def path_for(self, api: str) -> str:
+        """The route of a streaming API (``chat`` or ``completions``) on this endpoint."""
+        if api == API_COMPLETIONS:
+            return self.chat_path.removesuffix("/chat/completions") + "/completions"
+        return self.chat_path
+
+    @classmethod
+    def parse(cls, url: str) -> Endpoint:
+        parts = urlsplit(chat_completions_url(url))
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"not an http(s) URL: {url!r}")
+        base = f"{parts.scheme}://{parts.netloc}"
+        return cls(url, base, parts.path, parts.path.removesuffix("/chat/completions") + "/models")
+
+
+def served_models(
+    host: str, headers: dict[str, str], verify_tls: bool = True, timeout: float = 10.0
+) -> tuple[list[str], dict[str, str]]:
+    """Model ids the server lists, and the response headers that name the server and what
+    stands in front of it; a ConfigError with one clear line when it cannot be asked."""
+    url = models_url(host)
+    try:
+        response = requests.get(url, headers=headers, timeout=timeout, verify=verify_tls)
+    except requests.exceptions.SSLError:
+        raise ConfigError(
+            f"cannot reach {host}: TLS certificate not trusted (--insecure skips the check)"
+        ) from None
+    except requests.exceptions.ConnectionError:
+        raise ConfigError(
+            f"cannot reach {host}: connection failed (is the server running?)"
+        ) from None
+    except requests.exceptions.Timeout:
+        raise ConfigError(f"cannot reach {host}: no answer within {timeout:g} s") from None
+    except requests.exceptions.RequestException as exc:
+        raise ConfigError(f"cannot reach {host}: {type(exc).__name__}") from None
+    if response.status_code in (401, 403):
+        raise ConfigError(
+            f"{url} refused the request (HTTP {response.status_code}): check --api-key"
+        )
+    if response.status_code != 200:
+        raise ConfigError(
+            f"{url} answered HTTP {response.status_code}; is this an OpenAI-compatible server?"
+        )
+    try:
+        models = [str(m["id"]) for m in response.json()["data"]]
+    except (ValueError, KeyError, TypeError):
+        raise ConfigError(f"{url} did not return an OpenAI model list") from None
+    return models, identifying_headers(response.headers.items())
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What an endpoint says about itself: for the manifest and the report's first section."""
+
+    model: str
+    headers: dict[str, str]  # Server, Via, gateway versions (response headers only)
+    version: str | None = None
+    version_source: str | None = None  # the route that answered (vLLM /version, llama.cpp /props)
+
+    def manifest_entry(self) -> dict[str, object]:
+        entry: dict[str, object] = {"headers": self.headers}
+        if self.version:
+            entry.update(version=self.version, version_source=self.version_source)
+        return entry
+
+
+def describe_server(
+    host: str, headers: dict[str, str], requested_model: str, verify_tls: bool = True
+) -> ServerInfo:
+    """The model to ask for (the requested one, or the first served), checking the server
+    answers either way, plus its version where it reports one."""
+    models, identity = served_models(host, headers, verify_tls)
+    if not requested_model and not models:
+        raise ConfigError(f"{models_url(host)} lists no models; pass --model")
+    version, source = server_version(host, headers, verify_tls)
+    return ServerInfo(requested_model or models[0], identity, version, source)
+
+
+def server_version(
+    host: str, headers: dict[str, str], verify_tls: bool = True, timeout: float = 5.0
+) -> tuple[str | None, str | None]:
+    """The server's version: vLLM's ``GET /version`` or llama.cpp's ``GET /props`` (best
+    effort: a server that has neither is no error)."""
+    root = models_url(host).removesuffix("/v1/models")
+    for route, read in _VERSION_ROUTES:
+        try:
+            response = requests.get(
+                root + route, headers=headers, timeout=timeout, verify=verify_tls
+            )
+            found = read(response.json()) if response.status_code == 200 else None
+        except (requests.exceptions.RequestException, ValueError, TypeError, AttributeError):
+            continue
+        if found:
+            return str(found)[:200], route
+    return None, None
+
+
+_VERSION_ROUTES = (
+    ("/version", lambda data: data.get("version")),
+    ("/props", lambda data: data.get("build_info") or data.get("version")),
+)
