@@ -28,7 +28,8 @@ from harness import (
 
 
 def run(levels: str, requests_per_user: int, workdir: Path) -> tuple[list[dict], dict[str, dict]]:
-    """The records of one ladder run, and the server's own timing of each request by completion id."""
+    """The records of one ladder run, and the server's own timing of each request by its
+    completion id."""
     timing_log = workdir / "server_timing.jsonl"
     server = reference_server("--ttft-ms", "100", "--itl-ms", "10", "--log", str(timing_log))
     try:
@@ -75,8 +76,9 @@ def main() -> int:
         ok = abs(quantile(ttft, 0.99)) <= 1 and abs(quantile(itl, 0.99)) <= 1
         worst_ok &= ok
         print(
-            f"{level:>3} {len(pairs):>4}  {statistics.median(ttft):>15.3f} {quantile(ttft, 0.99):>6.3f} "
-            f"{max(ttft, key=abs):>6.3f}   {statistics.median(itl):>14.4f} {quantile(itl, 0.99):>6.4f} "
+            f"{level:>3} {len(pairs):>4}  {statistics.median(ttft):>15.3f} "
+            f"{quantile(ttft, 0.99):>6.3f} {max(ttft, key=abs):>6.3f}   "
+            f"{statistics.median(itl):>14.4f} {quantile(itl, 0.99):>6.4f} "
             f"{max(itl, key=abs):>6.4f}  {'yes' if ok else 'NO'}"
         )
     print("p99 within 1 ms at every level:", "yes" if worst_ok else "NO")

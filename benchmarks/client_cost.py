@@ -115,7 +115,8 @@ def memory_per_stream(workdir: Path) -> None:
         rss.append(statistics.median(inside))
     per_stream = (rss[1] - rss[0]) / 1023
     print(
-        f"resident memory: {rss[0] / 2**20:.1f} MiB at 1 stream, {rss[1] / 2**20:.1f} MiB at 1,024 streams "
+        f"resident memory: {rss[0] / 2**20:.1f} MiB at 1 stream, "
+        f"{rss[1] / 2**20:.1f} MiB at 1,024 streams "
         f"-> {per_stream / 1024:.1f} KiB per concurrent stream"
     )
 
@@ -158,7 +159,8 @@ def memory_over_time(workdir: Path, seconds: int) -> None:
         at[fraction] = statistics.median(window) / 2**20 if window else float("nan")
     growth = (at[1.0] - at[0.25]) / (0.75 * seconds / 60)
     print(
-        f"steady run, 64 streams for {seconds} s ({len(records):,} requests): worker resident memory "
+        f"steady run, 64 streams for {seconds} s ({len(records):,} requests): "
+        "worker resident memory "
         + ", ".join(f"{at[f]:.1f} MiB at {int(f * 100)} %" for f in at)
         + f" -> {growth:+.2f} MiB per minute after the first quarter"
     )
@@ -177,7 +179,8 @@ def main() -> int:
             one = max_event_rate(workdir / "rate1", 1)
             two = max_event_rate(workdir / "rate2", 2)
             print(
-                f"most SSE events read per second: {one:,.0f} by one process; {two:,.0f} with --processes 2 "
+                f"most SSE events read per second: {one:,.0f} by one process; "
+                f"{two:,.0f} with --processes 2 "
                 f"({two / one:.2f}x)"
             )
         if args.only in (None, "memory"):

@@ -1,4 +1,5 @@
-"""What the client benchmarks share: the reference server as a child, and one run of the main job."""
+"""What the client benchmarks share: the reference server as a child process, and one run of
+the main job."""
 
 from __future__ import annotations
 

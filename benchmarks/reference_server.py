@@ -40,7 +40,10 @@ TOKEN_FIRST = (
     b'"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant",'
     b'"content":"tok"},"finish_reason":null}]}\n\n'
 )
-TOKEN_NEXT = b'"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}]}\n\n'
+TOKEN_NEXT = (
+    b'"object":"chat.completion.chunk",'
+    b'"choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}]}\n\n'
+)
 
 
 def frame(payload: bytes) -> bytes:
@@ -60,7 +63,8 @@ def arrival_ns(ancillary: list) -> int:
 
 
 class Connection:
-    """One client connection: reads requests, writes whatever is due, buffers what the socket refuses."""
+    """One client connection: reads requests, writes whatever is due, buffers what the socket
+    refuses."""
 
     def __init__(self, server: Server, sock: socket.socket) -> None:
         self.server, self.sock = server, sock

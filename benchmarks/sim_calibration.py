@@ -18,7 +18,9 @@ Gated-DeltaNet state page, hundreds of tokens, so ~128-token prompts cannot hit.
 prompts reproduce that against the simulator, whose cache uses 16-token blocks.
 
 Bounded: every request has a 60 s real-time limit and the ladder is fixed in size.
-Usage: ``.venv/bin/python benchmarks/sim_calibration.py [--time-scale 10] [--profiles ...] [--via-locust]``
+Usage::
+
+    .venv/bin/python benchmarks/sim_calibration.py [--time-scale 10] [--profiles ...] [--via-locust]
 (``--via-locust`` runs each ladder through sparkload's main job, ``locust -f locustfiles/chat.py``.)
 """
 
@@ -181,19 +183,21 @@ async def run_ladder_live(port: int, scale: float) -> dict[int, list[Measured]]:
     await one_request(port, "What is warmup?", 32, scale)
     return {
         c: await run_level(port, prompts, c, scale)
-        for c, prompts in zip(LEVELS, ladder_prompts(LEVELS, ROUNDS, prompt_pool=None), strict=False)
+        for c, prompts in zip(
+            LEVELS, ladder_prompts(LEVELS, ROUNDS, prompt_pool=None), strict=False
+        )
     }
 
 
 # --- tables -------------------------------------------------------------------------------
 def load_report() -> tuple[dict, dict]:
-    means = {
-        (r["variant"].lower(), int(r["concurrency"])): r
-        for r in csv.DictReader(open(REPORT_DIR / "report_means.csv"))
-    }
+    with (REPORT_DIR / "report_means.csv").open() as file:
+        means = {(r["variant"].lower(), int(r["concurrency"])): r for r in csv.DictReader(file)}
+    with (REPORT_DIR / "report_p90_p50.csv").open() as file:
+        rows = list(csv.DictReader(file))
     ratios = {
         (r["metric"], r["variant"].lower(), int(r["concurrency"])): float(r["p90_over_p50"])
-        for r in csv.DictReader(open(REPORT_DIR / "report_p90_p50.csv"))
+        for r in rows
     }
     return means, ratios
 

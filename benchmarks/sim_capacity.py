@@ -7,7 +7,8 @@ events per second it delivered, the time to each stream's first event (all 256 r
 arrive at once, so this includes the burst of connection set-up), and the lateness of every
 event against its stream's cadence: event i is due at anchor + i x 10 ms, the anchor being the
 earliest time consistent with all of the stream's events, as the client sees them (so client
-and loopback delays count against the server). Bounded: 1,500 tokens per stream (15 s), 60 s at most.
+and loopback delays count against the server). Bounded: 1,500 tokens per stream (15 s), 60 s at
+most.
 
 Usage: ``.venv/bin/python benchmarks/sim_capacity.py [--streams 256] [--tokens 1500]``
 """

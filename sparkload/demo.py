@@ -66,7 +66,8 @@ def _speed_up(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sparkload demo",
-        description=f"Run the {len(VARIANTS)} variants of the quantization report ({', '.join(VARIANTS)}) "
+        description=f"Run the {len(VARIANTS)} variants of the quantization report "
+        f"({', '.join(VARIANTS)}) "
         "on the built-in simulator and write the full combined report.",
     )
     parser.add_argument(

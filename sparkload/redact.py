@@ -7,7 +7,8 @@ HIDDEN = "***"
 
 
 def redacted_command(argv: list[str]) -> list[str]:
-    """``argv`` with the value of every secret option replaced (``--api-key X`` and ``--api-key=X``)."""
+    """``argv`` with the value of every secret option replaced (``--api-key X`` and
+    ``--api-key=X``)."""
     out: list[str] = []
     hide_next = False
     for arg in argv:

@@ -52,7 +52,8 @@ def _metric_name(line: str) -> str:
 
 
 def _only(text: str, names: tuple[str, ...]) -> str:
-    """The lines of ``names`` (and their comments): parsing 700 lines costs ~10 ms, a few ~0.1 ms."""
+    """The lines of ``names`` (and their comments): parsing 700 lines costs ~10 ms, a few
+    ~0.1 ms."""
     wanted = set(names)
     return "".join(line + "\n" for line in text.splitlines() if _metric_name(line) in wanted)
 

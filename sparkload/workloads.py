@@ -17,7 +17,8 @@ the server writes exactly the asked length; ``--ignore-eos no`` drops them for s
 unknown fields, ``--ignore-eos yes`` adds them to chat. Records keep the asked length
 (``max_tokens``) beside the received one (``output_tokens``).
 
-Cache busting (fresh, edit, prefill; chat with ``--cache-bust``): a unique nonce is the very first text of every prompt,
+Cache busting (fresh, edit, prefill; chat with ``--cache-bust``): a unique nonce is the very
+first text of every prompt,
 so no prefix block can be shared with any earlier request (vLLM and the simulator chain block
 hashes from the start of the prompt; the chat template's own prefix is shorter than one block
 together with the nonce). ``--identical-prompts`` is the contrast case: every request of a level

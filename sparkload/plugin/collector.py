@@ -170,7 +170,8 @@ class RunCollector:
                 f" (simulated time: the simulator ran {self.time_scale:g}x faster than real time)"
             )
         return (
-            f"sparkload per-level results{note}; mean/p50/p90 exact from records, linear percentiles\n"
+            f"sparkload per-level results{note}; "
+            "mean/p50/p90 exact from records, linear percentiles\n"
             + format_table(self.rows())
             + f"\nresults: {self.writer.path}"
         )

@@ -17,13 +17,15 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
         return ""
     tally = collector.tallies[max(collector.tallies)]
     elapsed = time.monotonic() - collector.started
-    head = f"level {tally.index + 1}/{len(opts.ladder) if opts.mode != 'arrival' else 1} (C={tally.concurrency})"
+    levels = len(opts.ladder) if opts.mode != "arrival" else 1
+    head = f"level {tally.index + 1}/{levels} (C={tally.concurrency})"
     failed = f", {tally.failures} failed" if tally.failures else ""
     if tally.expected is None:
         return f"{head}: {tally.measured} requests done{failed} · elapsed {_clock(elapsed)}"
     eta = _ladder_eta(shape, collector) if isinstance(shape, LadderShape) else None
     left = f" · about {_clock(eta)} left" if eta is not None else ""
-    return f"{head}: {tally.measured}/{tally.expected} requests{failed} · elapsed {_clock(elapsed)}{left}"
+    done = f"{tally.measured}/{tally.expected} requests{failed}"
+    return f"{head}: {done} · elapsed {_clock(elapsed)}{left}"
 
 
 def _ladder_eta(shape: LadderShape, collector: RunCollector) -> float | None:

@@ -71,7 +71,8 @@ class ClientMonitor:
 
 
 def runqueue_wait() -> float:
-    """Seconds this process has spent runnable but not running (0 where Linux schedstat is absent)."""
+    """Seconds this process has spent runnable but not running (0 where Linux schedstat is
+    absent)."""
     try:
         with open("/proc/thread-self/schedstat", "rb") as stat:
             return int(stat.read().split()[1]) / 1e9

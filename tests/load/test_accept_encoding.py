@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sparkload.client import StreamRequest, Connection, build_body, build_headers, measure
+from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from sparkload.sse import BodyDecodeError, body_decoder
 from tests.servers import Script, scripted

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from sparkload.client import (
-    StreamRequest,
     Connection,
+    StreamRequest,
     build_body,
     build_headers,
     error_text,

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from sparkload.client import StreamRequest, Connection, build_body, build_headers, measure
+from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from tests.conftest import free_port, run_locust
 

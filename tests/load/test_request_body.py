@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sparkload.client import StreamRequest, Connection, build_body, build_headers, measure
+from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from tests.servers import Script, scripted
 

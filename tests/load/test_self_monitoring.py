@@ -1,4 +1,5 @@
-"""The load generator knows its limits: a level run beside a CPU hog is flagged, here and in the report."""
+"""The load generator knows its limits: a level run beside a CPU hog is flagged, here and in the
+report."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sparkload.client import StreamRequest, Connection, build_body, build_headers, measure
+from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from sparkload.streamshape import level_stream_shape
 from tests.servers import Script, scripted

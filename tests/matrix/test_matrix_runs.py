@@ -1,4 +1,5 @@
-"""``sparkload matrix`` end to end on 127.0.0.1: targets in turn, their run directories, one report."""
+"""``sparkload matrix`` end to end on 127.0.0.1: targets in turn, their run directories, one
+report."""
 
 from __future__ import annotations
 

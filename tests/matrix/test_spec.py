@@ -84,7 +84,8 @@ BAD_FILES = [
     ),
     (
         "both",
-        "targets: [{label: x, variant: fp8, endpoints: ['http://a:1'], simulator: {profile: fp8}}]\n",
+        "targets: [{label: x, variant: fp8, endpoints: ['http://a:1'],\n"
+        "  simulator: {profile: fp8}}]\n",
         "give endpoints or simulator, not both",
     ),
     (

@@ -1,1 +1,0 @@
-"""Writers, one per output format: CSV, Markdown, PNG charts, HTML charts and the index page."""
