@@ -84,6 +84,15 @@ def path(_flag: str, value: Any) -> Path:
     return Path(os.path.expanduser(str(value)))
 
 
+def rates(flag: str, value: Any) -> tuple[float, ...]:
+    """Comma-separated rates >= 0; a single 0 means none (closed loop)."""
+    parts = value if isinstance(value, list | tuple) else str(value).split(",")
+    found = tuple(non_negative(flag, part) for part in parts if str(part).strip())
+    if len(found) > 1 and not all(found):
+        raise ConfigError(f"{flag}: every rate of a sweep must be more than 0")
+    return found if any(found) else ()
+
+
 def optional_whole(flag: str, value: Any) -> int | None:
     """A whole number >= 1, or None (not given)."""
     return None if value is None or str(value).strip() == "" else whole(flag, value)
@@ -257,10 +266,11 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "--arrival-rate",
-        0.0,
-        "Open loop: Poisson arrivals per second (0: closed loop)",
+        "0",
+        "Open loop: Poisson arrivals per second, or several rates comma-separated "
+        "(2,4,8,16: one level each, a rate sweep); 0: closed loop",
         PLAN,
-        non_negative,
+        rates,
     ),
     Option(
         "--arrival-users",
@@ -601,7 +611,7 @@ class RunOptions:
     ladder: tuple[int, ...]
     requests_per_user: int
     step_duration: float
-    arrival_rate: float
+    arrival_rate: tuple[float, ...]  # open loop: one level per rate (empty: closed loop)
     arrival_users: int
     arrival_duration: float
     seed: int
@@ -639,7 +649,7 @@ class RunOptions:
 
     @property
     def mode(self) -> str:
-        if self.arrival_rate > 0:
+        if self.arrival_rate:
             return "arrival"
         return "steps" if self.step_duration > 0 else "ladder"
 

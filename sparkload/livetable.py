@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from sparkload.records import PHASE_MEASURE, STATUS_OK, linear_percentile
 
 COLUMNS = (
-    ("level", "C"),
+    ("level", "C / rate"),
     ("n", "n"),
     ("failures", "fail"),
     ("ttft_ms_mean", "TTFT ms mean"),
@@ -45,11 +45,16 @@ class LevelTally:
     index: int
     concurrency: int
     expected: int | None  # measured requests the level needs (None: time-based or open loop)
+    arrival_rate: float | None = None  # open loop: the offered rate; C (the pool) means nothing
+    time_scale: float = 1.0  # records arrive in simulated time; their start times do not
     ttft: list[float] = field(default_factory=list)
     itl: list[float] = field(default_factory=list)
     tps: list[float] = field(default_factory=list)
     latency: list[float] = field(default_factory=list)
     measured: int = 0
+    output_tokens: int = 0
+    first_start: float | None = None  # epoch seconds (real time)
+    last_end: float | None = None
     warmups: int = 0
     failures: int = 0
     error_kinds: Counter = field(default_factory=Counter)
@@ -60,6 +65,11 @@ class LevelTally:
             self.warmups += 1
             return
         self.measured += 1
+        start, latency = record.get("start_time"), record.get("latency")
+        if start is not None and latency is not None:
+            end = start + latency / self.time_scale
+            self.first_start = start if self.first_start is None else min(self.first_start, start)
+            self.last_end = end if self.last_end is None else max(self.last_end, end)
         if record["status"] != STATUS_OK:
             self.failures += 1
             self.error_kinds[record.get("error_kind") or "unknown"] += 1
@@ -68,17 +78,36 @@ class LevelTally:
             value = record.get(name)
             if value is not None:
                 getattr(self, name).append(value)
+        self.output_tokens += record.get("output_tokens") or 0
 
     @property
     def complete(self) -> bool:
         return self.expected is not None and self.measured >= self.expected
 
+    @property
+    def wall_time(self) -> float | None:
+        """First send to last end of the level's measured requests, in simulated time."""
+        if self.first_start is None or self.last_end is None:
+            return None
+        return (self.last_end - self.first_start) * self.time_scale
+
     def row(self) -> dict:
+        """The live table's row. Closed loop: the reports' C-based figures. Open loop: C is only
+        the pool size, so the rate columns are what was achieved over the level's wall time."""
         ms = 1000.0
         mean_latency = _mean(self.latency)
         mean_tps = _mean(self.tps)
+        if self.arrival_rate is not None:
+            wall = self.wall_time
+            system_rps = (self.measured - self.failures) / wall if wall else None
+            total_tps = self.output_tokens / wall if wall else None
+            level: int | str = f"{self.arrival_rate:g}/s"
+        else:
+            system_rps = self.concurrency / mean_latency if mean_latency else None
+            total_tps = mean_tps * self.concurrency if mean_tps is not None else None
+            level = self.concurrency
         return {
-            "level": self.concurrency,
+            "level": level,
             "n": self.measured - self.failures,
             "failures": self.failures,
             "ttft_ms_mean": _scaled(_mean(self.ttft), ms),
@@ -89,8 +118,8 @@ class LevelTally:
             "itl_ms_p90": _scaled(_p(self.itl, 0.9), ms),
             "tps_mean": mean_tps,
             "latency_s_mean": mean_latency,
-            "system_rps": self.concurrency / mean_latency if mean_latency else None,
-            "total_tps": mean_tps * self.concurrency if mean_tps is not None else None,
+            "system_rps": system_rps,
+            "total_tps": total_tps,
         }
 
 

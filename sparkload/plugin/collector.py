@@ -79,9 +79,18 @@ class RunCollector:
     def in_flight(self) -> int:
         return sum(self.issued_by_node.values()) - self.received
 
-    def begin_level(self, index: int, concurrency: int, expected: int | None) -> LevelTally:
-        tally = self.tallies[index] = LevelTally(index, concurrency, expected)
-        self.manifest.levels.append(LevelEntry(index, concurrency, expected, utc_now()))
+    def begin_level(
+        self,
+        index: int,
+        concurrency: int,
+        expected: int | None,
+        arrival_rate: float | None = None,
+    ) -> LevelTally:
+        tally = LevelTally(index, concurrency, expected, arrival_rate, self.time_scale)
+        self.tallies[index] = tally
+        self.manifest.levels.append(
+            LevelEntry(index, concurrency, expected, utc_now(), arrival_rate=arrival_rate)
+        )
         self.writer.write_manifest()
         self._scrape(index, concurrency, "start")
         if self.scraper is not None and self.gauge_interval > 0:
@@ -115,7 +124,7 @@ class RunCollector:
         logger.info(
             "level %d/%d done: C=%d, %d measured (%d failed), TTFT mean %s ms, TPS mean %s",
             index + 1,
-            len(self.manifest.ladder) if self.manifest.mode != "arrival" else 1,
+            len((self.manifest.arrival or {}).get("rates") or self.manifest.ladder),
             tally.concurrency,
             tally.measured,
             tally.failures,

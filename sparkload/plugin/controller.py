@@ -227,7 +227,7 @@ class RunController:
             warmup_requests_per_level=1 if ladder_mode else 0,
             step_duration=opts.step_duration if opts.mode == "steps" else None,
             arrival={
-                "rate": opts.arrival_rate,
+                "rates": list(opts.arrival_rate),
                 "users": opts.arrival_users,
                 "duration": opts.arrival_duration,
             }
@@ -305,9 +305,15 @@ class RunController:
                 return client.id
         return next(iter(self.runner.clients.values())).id
 
-    def begin_level(self, index: int, concurrency: int, expected: int | None) -> LevelTally:
+    def begin_level(
+        self,
+        index: int,
+        concurrency: int,
+        expected: int | None,
+        arrival_rate: float | None = None,
+    ) -> LevelTally:
         assert self.collector is not None
-        return self.collector.begin_level(index, concurrency, expected)
+        return self.collector.begin_level(index, concurrency, expected, arrival_rate)
 
     def end_level(self, index: int) -> None:
         assert self.collector is not None

@@ -17,7 +17,7 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
         return ""
     tally = collector.tallies[max(collector.tallies)]
     elapsed = time.monotonic() - collector.started
-    levels = len(opts.ladder) if opts.mode != "arrival" else 1
+    levels = len(opts.arrival_rate) if opts.mode == "arrival" else len(opts.ladder)
     head = f"level {tally.index + 1}/{levels} (C={tally.concurrency})"
     failed = f", {tally.failures} failed" if tally.failures else ""
     if tally.expected is None:

@@ -50,29 +50,56 @@ def start_schedule(
 
 
 class ArrivalShape:
-    def __init__(self, rate: float, users: int, duration: float, request_timeout: float) -> None:
-        self.rate = rate
+    """Open loop over one or more offered rates, one level each, the same client pool for all.
+
+    A level's arrivals run for ``duration``; the next rate starts once the previous level's
+    queued and in-flight requests are done (or their timeout passed), so each level's records
+    are its own rate's.
+    """
+
+    def __init__(
+        self, rates: tuple[float, ...], users: int, duration: float, request_timeout: float
+    ) -> None:
+        self.rates = rates
         self.users = users
         self.duration = duration
+        self.request_timeout = request_timeout
+        self.index = 0
         self.started: float | None = None
         self.drain = Drain(timeout=request_timeout + 5.0)
         self.finished = False
 
     def tick(self, conductor: Conductor, now: float) -> Tick:
+        if self.index >= len(self.rates):
+            self.finished = self.drain.done(conductor, now)
+            return None if self.finished else (self.users, SPAWN_RATE)
         if self.started is None:
             if not conductor.users_ready(self.users):
                 return (self.users, SPAWN_RATE)
-            conductor.begin_level(0, self.users, None)
+            rate = self.rates[self.index]
+            conductor.begin_level(self.index, self.users, None, arrival_rate=rate)
             conductor.broadcast(
                 Stage(
-                    ARRIVAL, 0, self.users, arrival_rate=self.rate, arrival_duration=self.duration
+                    ARRIVAL,
+                    self.index,
+                    self.users,
+                    arrival_rate=rate,
+                    arrival_duration=self.duration,
                 )
             )
             self.started = now
-        elif now - self.started >= self.duration:
-            if self.drain.started is None:
-                conductor.end_level(0)  # arrivals are over; queued ones are still served
-            self.finished = self.drain.done(conductor, now)
-            if self.finished:
-                return None
+        elif now - self.started >= self.duration and self.drain.started is None:
+            self.drain.done(conductor, now)  # arrivals are over; queued ones are still served
+        elif self.drain.started is not None and self._served(conductor, now):
+            conductor.end_level(self.index)  # with every record of its rate
+            self.index += 1
+            self.started = None
+            self.drain = Drain(timeout=self.request_timeout + 5.0)
+            if self.index >= len(self.rates):
+                conductor.broadcast(Stage())
+            return self.tick(conductor, now)
         return (self.users, SPAWN_RATE)
+
+    def _served(self, conductor: Conductor, now: float) -> bool:
+        """The level's queue and in-flight requests are done (or waited for long enough)."""
+        return conductor.in_flight() <= 0 or now - (self.drain.started or now) > self.drain.timeout

@@ -28,8 +28,8 @@ class FakeConductor:
     def busy_node(self):
         return "local"
 
-    def begin_level(self, index, concurrency, expected):
-        self.tallies[index] = LevelTally(index, concurrency, expected)
+    def begin_level(self, index, concurrency, expected, arrival_rate=None):
+        self.tallies[index] = LevelTally(index, concurrency, expected, arrival_rate)
         return self.tallies[index]
 
     def end_level(self, index):
@@ -112,7 +112,7 @@ def test_steps_hold_each_level_for_its_duration_then_drain():
 
 def test_arrival_starts_the_schedule_once_the_pool_is_up_and_ends_after_its_duration():
     arrival, conductor = (
-        ArrivalShape(rate=5, users=8, duration=30, request_timeout=60),
+        ArrivalShape(rates=(5,), users=8, duration=30, request_timeout=60),
         FakeConductor(),
     )
     assert arrival.tick(conductor, 0) == (8, 100.0)
@@ -121,7 +121,29 @@ def test_arrival_starts_the_schedule_once_the_pool_is_up_and_ends_after_its_dura
     arrival.tick(conductor, 1)
     stage = conductor.stages[-1]
     assert (stage.kind, stage.arrival_rate, stage.arrival_duration) == (ARRIVAL, 5, 30)
-    assert arrival.tick(conductor, 31) is None
+    assert arrival.tick(conductor, 31) == (8, 100.0)  # arrivals over: the queue is served
+    assert arrival.tick(conductor, 32) is None
+    assert conductor.ended == [0]
+
+
+def test_a_rate_sweep_runs_one_level_per_rate_each_after_the_last_is_served():
+    arrival, conductor = (
+        ArrivalShape(rates=(2, 8), users=4, duration=10, request_timeout=60),
+        FakeConductor(),
+    )
+    conductor.users = 4
+    arrival.tick(conductor, 0)
+    assert conductor.tallies[0].arrival_rate == 2
+    conductor.outstanding = 3
+    arrival.tick(conductor, 10)  # rate 2 is over, three requests still queued or in flight
+    arrival.tick(conductor, 11)
+    assert conductor.ended == [] and 1 not in conductor.tallies
+    conductor.outstanding = 0
+    arrival.tick(conductor, 12)
+    assert conductor.ended == [0] and conductor.tallies[1].arrival_rate == 8
+    assert (conductor.stages[-1].index, conductor.stages[-1].arrival_rate) == (1, 8)
+    arrival.tick(conductor, 22)
+    assert arrival.tick(conductor, 23) is None and conductor.ended == [0, 1]
 
 
 def test_poisson_offsets_have_the_asked_rate_and_stay_inside_the_duration():
