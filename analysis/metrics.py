@@ -230,15 +230,9 @@ def client_flags(dataset: Dataset) -> dict[tuple[str, int], list[str]]:
     """(label, concurrency) -> what the load generator's self-monitor flagged for that level."""
     flags: dict[tuple[str, int], list[str]] = {}
     for run in dataset.runs:
-        for level in run.manifest.get("levels") or []:
-            if (
-                isinstance(level, dict)
-                and level.get("client_flags")
-                and level.get("concurrency") is not None
-            ):
-                flags.setdefault((run.label, int(level["concurrency"])), []).extend(
-                    level["client_flags"]
-                )
+        for level in run.manifest.levels:
+            if level.client_flags:
+                flags.setdefault((run.label, level.concurrency), []).extend(level.client_flags)
     return flags
 
 

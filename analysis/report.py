@@ -539,9 +539,7 @@ def _server_section(dataset: Dataset, summary: pd.DataFrame, frame: pd.DataFrame
 
 def _prefill_labels(dataset: Dataset) -> set[str]:
     """Labels of prefill probes: one-token requests, reported per prompt size in section 13."""
-    return {
-        r.label for r in dataset.runs if workloads.workload_of(r).get("name") == workloads.PREFILL
-    }
+    return set(workloads.prefill_labels(dataset))
 
 
 def _throughput_section(dataset: Dataset, summary: pd.DataFrame, server: pd.DataFrame) -> Section:
@@ -577,11 +575,10 @@ def _agreement_section(dataset: Dataset, summary: pd.DataFrame) -> Section:
 
 
 def _prefill_section(dataset: Dataset) -> Section | None:
-    labels = dict.fromkeys(
-        r.label for r in dataset.runs if workloads.workload_of(r).get("name") == workloads.PREFILL
-    )
     found = [
-        t for label in labels if (t := workloads.prefill_table(dataset.runs, label)) is not None
+        t
+        for label in workloads.prefill_labels(dataset)
+        if (t := workloads.prefill_table(dataset.records, label)) is not None
     ]
     if not found:
         return None

@@ -31,7 +31,9 @@ def table(t: Table) -> str:
     ]
     for row in t.frame.itertuples(index=False):
         lines.append(
-            "| " + " | ".join(cell(v, t.formats.get(c)) for c, v in zip(columns, row, strict=False)) + " |"
+            "| "
+            + " | ".join(cell(v, t.formats.get(c)) for c, v in zip(columns, row, strict=False))
+            + " |"
         )
     if t.note:
         lines += ["", t.note]

@@ -1,4 +1,4 @@
-"""Records built from the report's base tables reproduce its derived tables (3.1, 4.3, 5.5, 6.1, 6.2, 7.1).
+"""Records built from the report's base tables reproduce its derived tables (its 3.1 to 7.1).
 
 The report derived sections 4.3, 5.5 and 6.1 from unrounded measurements, while its base table
 (report_means.csv) is rounded to 2 decimals. Three printed values cannot be reached from the
@@ -93,7 +93,9 @@ def summary(report_out) -> pd.DataFrame:
 def test_system_rps_table_of_section_5_5(report_md):
     rows = markdown_table(report_md, "System-wide RPS (C / mean latency)")
     assert rows[0][:6] == ["Label", "C=1", "C=2", "C=4", "C=8", "C=16"]
-    got = {(row[0], c): value for row in rows[1:] for c, value in zip(LEVELS, row[1:6], strict=False)}
+    got = {
+        (row[0], c): value for row in rows[1:] for c, value in zip(LEVELS, row[1:6], strict=False)
+    }
     assert got == expected("system_rps", SYSTEM_RPS)
 
 
@@ -225,5 +227,9 @@ def test_p90_over_p50_tables_of_section_7(tmp_path):
     report = (out / "report.md").read_text()
     for metric, title in (("itl", "ITL p90/p50"), ("ttft", "TTFT p90/p50"), ("tps", "TPS p90/p50")):
         rows = markdown_table(report, title)
-        got = {(row[0], int(c[2:])): v for row in rows[1:] for c, v in zip(rows[0][1:], row[1:], strict=False)}
+        got = {
+            (row[0], int(c[2:])): v
+            for row in rows[1:]
+            for c, v in zip(rows[0][1:], row[1:], strict=False)
+        }
         assert got == {key: f"{value:.2f}" for key, value in ratios[metric].items()}
