@@ -52,7 +52,7 @@ def aggregate_vs_per_stream(summary: pd.DataFrame, server: pd.DataFrame, label: 
         frame["Server generation tok/s"] = [gen.get(c, np.nan) for c in frame["Concurrency"]]
         formats["Server generation tok/s"] = "{:.2f}"
     return Table(
-        f"11_{slug(label)}_aggregate_per_stream",
+        f"{slug(label)}_aggregate_per_stream",
         f"{label}: aggregate vs per-stream throughput",
         frame,
         formats,
@@ -136,7 +136,7 @@ def agreement(records: pd.DataFrame, label: str) -> Table | None:
     formats = {f"Run {i}": "{:.2f}" for i in range(1, len(runs) + 1)}
     formats["Agreement (spread %)"] = "{:.2f}%"
     return Table(
-        f"12_{slug(label)}_agreement",
+        f"{slug(label)}_agreement",
         f"{label}: run-to-run agreement ({len(runs)} runs)",
         frame,
         formats,
@@ -207,7 +207,7 @@ def prefill_table(records: pd.DataFrame, label: str) -> Table | None:
             " **This run used --identical-prompts: the prefix cache served it; not a cold probe.**"
         )
     return Table(
-        f"13_{slug(label)}_prefill",
+        f"{slug(label)}_prefill",
         f"{label}: prefill throughput per prompt size",
         frame,
         formats,
@@ -258,7 +258,7 @@ def contrast_table(summary: pd.DataFrame, distinct: str, identical: str) -> Tabl
     formats["Overstated by"] = "{:+.1f}%"
     formats["Cached prompt, distinct"] = formats["Cached prompt, identical"] = "{:.1f}%"
     return Table(
-        f"14_{slug(distinct)}_vs_{slug(identical)}",
+        f"{slug(distinct)}_vs_{slug(identical)}",
         f"Distinct ({distinct}) vs identical ({identical}) prompts",
         frame,
         formats,

@@ -39,7 +39,7 @@ def test_index_page_links_every_chart_and_table(report_out):
     for label in REPORT_ORDER:
         for chart in LABEL_CHARTS:
             assert f'href="{label}/{chart}.html"' in page and f'src="{label}/{chart}.png"' in page
-    assert 'href="tables/6_1_total_tps.csv"' in page
+    assert 'href="tables/06_1_total_tps.csv"' in page
 
 
 def test_report_md_embeds_the_charts_it_describes(report_out):
