@@ -110,11 +110,11 @@ def label_means(summary: pd.DataFrame, label: str) -> Table:
         frame["Failure classes"] = rows["error_kinds"].fillna("").to_numpy()
     for column, heading in MEANS:
         frame[heading] = rows[column].to_numpy()
-    # a level the load generator flagged about itself is never shown as clean
-    flags = (
-        rows["client_flags"].fillna("").to_numpy() if "client_flags" in rows else [""] * len(rows)
-    )
-    frame["Client check"] = ["ok" if not flag else f"FLAGGED: {flag}" for flag in flags]
+    # a level flagged by the load generator's self-monitor or by its stream shape is never
+    # shown as clean
+    for column, heading in (("client_flags", "Client check"), ("stream_flags", "Stream check")):
+        flags = rows[column].fillna("").to_numpy()
+        frame[heading] = ["ok" if not flag else f"FLAGGED: {flag}" for flag in flags]
     return Table(
         f"{slug(label)}_means",
         f"{label}: performance (means)",

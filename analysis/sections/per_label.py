@@ -2,10 +2,28 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from analysis import percentiles, tables
 from analysis.document import Block, Section
+from analysis.metrics import WARM_CACHE_PCT
 from analysis.sections import Context, image
 from analysis.tables import slug
+
+
+def warm_cache_note(summary: pd.DataFrame, label: str) -> str | None:
+    """A warning for the levels whose prompts the server mostly served from its prefix cache."""
+    rows = summary[(summary["label"] == label) & (summary["cached_prompt_pct"] >= WARM_CACHE_PCT)]
+    if rows.empty:
+        return None
+    levels = ", ".join(
+        f"C={c} ({pct:.0f} %)"
+        for c, pct in zip(rows["concurrency"], rows["cached_prompt_pct"], strict=False)
+    )
+    return (
+        f"**{levels}: at least {WARM_CACHE_PCT:.0f} % of the prompt tokens were served from "
+        "the prompt cache: TTFT measures a warm cache.**"
+    )
 
 
 def build(context: Context) -> Section:
@@ -25,6 +43,8 @@ def build(context: Context) -> Section:
             tables.label_means(summary, label),
             tables.label_percentiles(summary, label),
         ]
+        if (note := warm_cache_note(summary, label)) is not None:
+            blocks.append(note)
         blocks += [
             image(slug(label), key, f"{label} {key}")
             for key in ("ttft", "itl", "tps", "latency", "throughput")

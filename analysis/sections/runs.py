@@ -6,7 +6,7 @@ import pandas as pd
 
 from analysis import percentiles
 from analysis.document import Block, Section
-from analysis.load import SOURCE_LOCUST
+from analysis.load import SOURCE_LOCUST, Run
 from analysis.sections import Context
 from analysis.tables import Table
 
@@ -15,6 +15,66 @@ METHOD_TEXT = {
     percentiles.CORDATUS: "cordatus (reference tool): p50 = statistics.median, other percentiles "
     "nearest rank sorted[ceil(q·n) − 1]",
 }
+
+
+def _shown(value: object) -> str:
+    """A manifest value in one cell: a mapping by its keys only (header names, never values
+    such as an API key), a list joined."""
+    if isinstance(value, (dict, list, tuple)):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def _servers(runs: list[Run]) -> Table | None:
+    """What each endpoint said about itself and the intermediaries on the way (proxies, caches)."""
+    rows = [
+        {
+            "Label": run.label,
+            "Endpoint": endpoint,
+            **{key: _shown(value) for key, value in info.items() if not isinstance(value, dict)},
+            **{
+                f"{key}: {name}": str(text)
+                for key, value in info.items()
+                if isinstance(value, dict)
+                for name, text in value.items()
+            },
+        }
+        for run in runs
+        for endpoint, info in run.manifest.servers.items()
+    ]
+    if not rows:
+        return None
+    return Table(
+        "servers", "Servers and intermediaries (as recorded by the run)", pd.DataFrame(rows)
+    )
+
+
+def cache_busted(run: Run) -> bool:
+    """Whether the run made every prompt unique (``request.cache_bust``; earlier manifests kept
+    it in ``workload``). Reusing prompts is the default, as the quantization report did."""
+    manifest = run.manifest
+    return bool(manifest.request.get("cache_bust", manifest.workload.get("cache_bust")))
+
+
+def _path_and_cache(run: Run) -> list[str]:
+    """Per run: the request settings, the user's metadata and whether prompts were reused."""
+    name, manifest = run.path.name, run.manifest
+    lines = []
+    if manifest.request:
+        settings = "; ".join(f"{key}: {_shown(value)}" for key, value in manifest.request.items())
+        lines.append(f"`{name}`: request settings: {settings}")
+    if manifest.metadata:
+        pairs = ", ".join(f"`{key}={value}`" for key, value in manifest.metadata.items())
+        lines.append(f"`{name}`: metadata {pairs}")
+    if run.has_manifest:
+        lines.append(
+            f"`{name}`: prompts **cache-busted** (unique per request: TTFT includes the full "
+            "prefill)"
+            if cache_busted(run)
+            else f"`{name}`: prompts **reused** (the default and the quantization report's "
+            "method: later requests may be served partly from the prefix cache)"
+        )
+    return lines
 
 
 def build(context: Context) -> Section:
@@ -37,7 +97,10 @@ def build(context: Context) -> Section:
         ]
     )
     blocks: list[Block] = [Table("runs", "Runs", frame)]
+    if (servers := _servers(dataset.runs)) is not None:
+        blocks.append(servers)
     for run in dataset.runs:
+        blocks += _path_and_cache(run)
         if run.incomplete:
             blocks.append(
                 f'**INCOMPLETE run** `{run.path.name}`: status "{run.status}" — analysed '
