@@ -124,25 +124,32 @@ class Dataset:
         return list(dict.fromkeys(run.label for run in self.runs))
 
 
+def _holds_records(path: Path) -> bool:
+    return (path / REQUESTS_FILE).is_file() or (path / MANIFEST_FILE).is_file()
+
+
 def _is_run_dir(path: Path) -> bool:
-    return (
-        (path / REQUESTS_FILE).is_file()
-        or (path / MANIFEST_FILE).is_file()
-        or locust_csv.find_stats_csv(path) is not None
-    )
+    return _holds_records(path) or locust_csv.find_stats_csv(path) is not None
 
 
 def discover(paths: list[str | Path]) -> list[Path]:
-    """Run directories named directly, or found one level below a directory such as results/."""
+    """Run directories named directly, or found one level below a directory such as results/.
+
+    A directory with run directories below it is their parent, not a run, even when it also
+    holds Locust CSVs (``--csv results/loc`` writes them beside the run directories); only a
+    directory with a manifest or records of its own, or Locust CSVs and no runs below, is a run.
+    """
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if not path.is_dir():
             raise InputError(f"no such directory: {path}")
-        if _is_run_dir(path):
+        if _holds_records(path):
             found.append(path)
             continue
         children = sorted(p for p in path.iterdir() if p.is_dir() and _is_run_dir(p))
+        if not children and locust_csv.find_stats_csv(path) is not None:
+            children = [path]
         if not children:
             raise InputError(
                 f"{path}: no {REQUESTS_FILE}, {MANIFEST_FILE} or Locust *_stats.csv here "

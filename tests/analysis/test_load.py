@@ -12,7 +12,7 @@ import pytest
 import analysis
 from analysis.cli import main
 from analysis.errors import InputError
-from analysis.load import load
+from analysis.load import discover, load
 from sparkload.records import MANIFEST_FILE, Manifest
 from tests.analysis.analysis_synthetic import DATA, closed_loop_level, make_record, write_run
 
@@ -117,6 +117,26 @@ def test_a_folder_of_runs_stands_for_all_of_them(tmp_path):
             closed_loop_level(1, 0, 1000.0, ttft=0.1, itl=0.05, tps=20, latency=6.0),
         )
     assert [run.label for run in load([tmp_path / "results"]).runs] == ["a", "b"]
+
+
+def test_a_folder_of_runs_is_their_parent_even_beside_locust_csvs(tmp_path):
+    """``--csv results/loc`` writes Locust's CSVs into the folder that holds the run dirs."""
+    results = tmp_path / "results"
+    run = write_run(
+        results, "x", closed_loop_level(1, 0, 1000.0, ttft=0.29446, itl=0.05, tps=20, latency=6.0)
+    )
+    (results / "loc_stats.csv").write_text("Type,Name\nTTFT,c=1 warmup\n")
+    dataset = load([results])
+    assert [r.path for r in dataset.runs] == [run]
+    assert dataset.csv_levels.empty
+    assert dataset.records["ttft"].mean() == pytest.approx(0.29446)
+
+
+def test_a_folder_with_only_locust_csvs_is_a_run(tmp_path):
+    (tmp_path / "loc").mkdir()
+    (tmp_path / "loc" / "loc_stats.csv").write_text("x")
+    (tmp_path / "loc" / "charts").mkdir()  # a subfolder that is not a run changes nothing
+    assert discover([tmp_path / "loc"]) == [tmp_path / "loc"]
 
 
 def test_a_directory_without_records_is_an_input_error(tmp_path):
