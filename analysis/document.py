@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -45,6 +46,7 @@ class Report:
     summary: pd.DataFrame
     sections: list[Section]
     charts: list[Chart]
+    method: dict[str, Any] = field(default_factory=dict)  # how the figures were computed
 
     @property
     def tables(self) -> list[Table]:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from analysis import server_metrics, slo, tables
 from analysis.charts import comparison_charts, label_charts
 from analysis.document import Report, Section
 from analysis.load import Dataset
 from analysis.metrics import Settings, summarize
-from analysis.outputs import charts_html, charts_png, csv, index_html, markdown
+from analysis.outputs import charts_html, charts_png, csv, index_html, markdown, summary_json
 from analysis.sections import (
     Context,
     agreement,
@@ -78,6 +79,33 @@ def numbered(section: Section, number: list[int]) -> Section:
     )
 
 
+def method(
+    dataset: Dataset, settings: Settings, bounds: list[slo.Bound] | None, think_time_s: float
+) -> dict[str, Any]:
+    """How the figures were computed, for summary.json (the report's first section says it)."""
+    return {
+        "percentile_method": settings.percentile_method,
+        "itl_null_as_zero": settings.itl_null_as_zero,
+        "bootstrap_resamples": settings.bootstrap_resamples,
+        "seed": settings.seed,
+        "runs": [
+            {
+                "directory": str(run.path),
+                "label": run.label,
+                "source": run.source,
+                "status": run.status,
+                "time_scale": run.time_scale,
+            }
+            for run in dataset.runs
+        ],
+        "warmup_excluded": int((~dataset.records["measure"]).sum())
+        if "measure" in dataset.records
+        else 0,
+        "slo": [bound.text for bound in bounds] if bounds else None,
+        "think_time_s": think_time_s if bounds else None,
+    }
+
+
 def build(
     dataset: Dataset,
     settings: Settings,
@@ -112,7 +140,7 @@ def build(
         if (section := module.build(context)) is not None
     ]
     title = "sparkload report: " + ", ".join(tables.labels_of(summary))
-    return Report(title, summary, sections, charts)
+    return Report(title, summary, sections, charts, method(dataset, settings, bounds, think_time_s))
 
 
 def write(
@@ -121,7 +149,8 @@ def write(
     """Write every output format into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     csv.write(report, out_dir)
-    progress(f"wrote summary.csv and {len(report.tables)} table CSVs")
+    summary_json.write(report, out_dir)
+    progress(f"wrote summary.csv, summary.json and {len(report.tables)} table CSVs")
     if charts:
         charts_html.write_library(out_dir)
         for chart in report.charts:
