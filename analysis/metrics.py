@@ -253,7 +253,7 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
     for column in SUMMARY_COLUMNS + EXTRA_COLUMNS:
         if column not in levels:
             levels[column] = np.nan
-    meta = {}
+    meta: dict[str, dict] = {}
     for run in dataset.runs:
         info = meta.setdefault(
             run.label,
