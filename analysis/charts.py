@@ -55,7 +55,7 @@ def _series(rows: pd.DataFrame, column: str, name: str, style: str, ci: bool = F
 
 
 def label_charts(summary: pd.DataFrame, label: str, method: str, note: str = "") -> list[Chart]:
-    """The five per-label charts of the report's section 2 / Appendix B (``note``: e.g. time scale)."""
+    """The five per-label charts (report Appendix B); ``note``: e.g. the time scale."""
     subtitle = f"{method} percentiles, error bars: bootstrap 90 % CI{note}"
     rows = summary[summary["label"] == label].sort_values("concurrency")
     folder, charts = slug(label), []

@@ -46,7 +46,8 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
         description="Turn sparkload results directories into the benchmark report: summary.csv, "
         "report.md, comparison tables (CSV), charts (PNG + interactive HTML) and index.html.",
         epilog="A directory that holds run directories (e.g. results/) stands for all of them. "
-        "Runs are grouped by label; variant, tp and nodes from each manifest drive the comparisons.",
+        "Runs are grouped by label; variant, tp and nodes from each manifest drive the "
+        "comparisons.",
     )
     parser.add_argument(
         "runs", nargs="+", metavar="RUN_DIR", help="results directory (or a folder of them)"
@@ -67,7 +68,8 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
     parser.add_argument(
         "--itl-null-as-zero",
         action="store_true",
-        help="enter ITL 0 for single-token responses, as the reference tool does (default: left out)",
+        help="enter ITL 0 for single-token responses, as the reference tool does "
+        "(default: left out)",
     )
     parser.add_argument(
         "--slo",
@@ -87,7 +89,8 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
         type=_non_negative(int),
         default=1000,
         metavar="N",
-        help="bootstrap resamples for the p50/p90 90%% confidence intervals (default 1000, 0 = none)",
+        help="bootstrap resamples for the p50/p90 90%% confidence intervals "
+        "(default 1000, 0 = none)",
     )
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     parser.add_argument("--no-charts", action="store_true", help="skip PNG and HTML charts")

@@ -6,7 +6,9 @@ and the index page can never disagree about what the report contains.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -25,9 +27,17 @@ Block = str | Table | Image
 
 @dataclass
 class Section:
+    """A titled part of the report; its number comes from its position (``report.SECTIONS``)."""
+
     title: str
     blocks: list[Block] = field(default_factory=list)
-    level: int = 2
+    subsections: list[Section] = field(default_factory=list)
+
+    def walk(self, depth: int = 0) -> Iterator[tuple[Section, int]]:
+        """This section and its subsections, depth first, each with its depth (0 = top)."""
+        yield self, depth
+        for sub in self.subsections:
+            yield from sub.walk(depth + 1)
 
 
 @dataclass
@@ -36,7 +46,14 @@ class Report:
     summary: pd.DataFrame
     sections: list[Section]
     charts: list[Chart]
+    method: dict[str, Any] = field(default_factory=dict)  # how the figures were computed
 
     @property
     def tables(self) -> list[Table]:
-        return [b for s in self.sections for b in s.blocks if isinstance(b, Table)]
+        return [
+            b
+            for top in self.sections
+            for s, _ in top.walk()
+            for b in s.blocks
+            if isinstance(b, Table)
+        ]

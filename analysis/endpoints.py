@@ -15,7 +15,7 @@ from analysis import percentiles
 from analysis.metrics import Settings, measured_ok
 from analysis.tables import Table
 
-KEY = "15_endpoints"
+KEY = "endpoints"
 
 
 def breakdown(records: pd.DataFrame, settings: Settings) -> Table | None:

@@ -7,13 +7,14 @@ column lists took 7.7 s and 660 MB peak; pyarrow's JSON reader took 2.1 s and 76
 builds every field of every record. orjson per line wins on robustness (a killed run's partial
 last line is skipped and counted, never fatal) at a speed well inside the budget.
 
-Only the fields the metrics need are kept, as float/bool arrays; durations are converted to
-simulated time here, once, so that nothing downstream has to know about time scales.
+Only the fields the metrics and the workload tables need are kept, as float/bool arrays (the
+workload fields of ``RequestRecord.extra`` as ``extra_<name>`` columns); durations are converted
+to simulated time here, once, so that nothing downstream has to know about time scales. This is
+the only reader of requests.jsonl and manifest.json in the analysis.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,10 @@ from sparkload.records import (
     REQUESTS_FILE,
     SCHEMA_VERSION,
     SERVER_METRICS_FILE,
+    STATUS_COMPLETE,
     STATUS_OK,
+    Manifest,
+    read_manifest,
 )
 
 NUMERIC_FIELDS = (
@@ -49,6 +53,9 @@ NUMERIC_FIELDS = (
     "prompt_tokens",
     "cached_tokens",
 )
+# Workload fields of ``RequestRecord.extra`` the workload tables read, kept as ``extra_<name>``.
+EXTRA_FIELDS = ("target_tokens", "prefill_s", "identical")
+EXTRA_DURATIONS = ("prefill_s",)  # seconds, scaled like DURATION_FIELDS
 SOURCE_RECORDS = "records"
 SOURCE_LOCUST = "locust-csv"
 _CHUNK_BYTES = 16 << 20  # lines are parsed in ~16 MB batches to bound peak memory
@@ -57,25 +64,44 @@ _TIMESTAMP_PREFIX = re.compile(r"^\d{8}T?\d{4,6}Z?[-_]")
 
 @dataclass
 class Run:
-    """One results directory and what its manifest says about it."""
+    """One results directory and its manifest (a default one when the directory has none)."""
 
     path: Path
-    label: str
-    variant: str
-    tp: int | None
-    nodes: int | None
-    status: str
-    time_scale: float
     source: str
-    manifest: dict
+    manifest: Manifest
+    has_manifest: bool = True
     records: int = 0
     skipped_lines: int = 0
     notes: list[str] = field(default_factory=list)
 
     @property
+    def label(self) -> str:
+        return self.manifest.label
+
+    @property
+    def variant(self) -> str:
+        return self.manifest.variant or self.label
+
+    @property
+    def tp(self) -> int | None:
+        return self.manifest.tp
+
+    @property
+    def nodes(self) -> int | None:
+        return self.manifest.nodes
+
+    @property
+    def time_scale(self) -> float:
+        return self.manifest.time_scale
+
+    @property
+    def status(self) -> str:
+        return self.manifest.status if self.has_manifest else "unknown (no manifest)"
+
+    @property
     def incomplete(self) -> bool:
         """The manifest says the run did not finish (a run without a manifest cannot say)."""
-        return bool(self.manifest) and self.status != "complete"
+        return self.has_manifest and self.status != STATUS_COMPLETE
 
     @property
     def server_metrics_path(self) -> Path | None:
@@ -98,25 +124,32 @@ class Dataset:
         return list(dict.fromkeys(run.label for run in self.runs))
 
 
+def _holds_records(path: Path) -> bool:
+    return (path / REQUESTS_FILE).is_file() or (path / MANIFEST_FILE).is_file()
+
+
 def _is_run_dir(path: Path) -> bool:
-    return (
-        (path / REQUESTS_FILE).is_file()
-        or (path / MANIFEST_FILE).is_file()
-        or locust_csv.find_stats_csv(path) is not None
-    )
+    return _holds_records(path) or locust_csv.find_stats_csv(path) is not None
 
 
 def discover(paths: list[str | Path]) -> list[Path]:
-    """Run directories named directly, or found one level below a directory such as results/."""
+    """Run directories named directly, or found one level below a directory such as results/.
+
+    A directory with run directories below it is their parent, not a run, even when it also
+    holds Locust CSVs (``--csv results/loc`` writes them beside the run directories); only a
+    directory with a manifest or records of its own, or Locust CSVs and no runs below, is a run.
+    """
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if not path.is_dir():
             raise InputError(f"no such directory: {path}")
-        if _is_run_dir(path):
+        if _holds_records(path):
             found.append(path)
             continue
         children = sorted(p for p in path.iterdir() if p.is_dir() and _is_run_dir(p))
+        if not children and locust_csv.find_stats_csv(path) is not None:
+            children = [path]
         if not children:
             raise InputError(
                 f"{path}: no {REQUESTS_FILE}, {MANIFEST_FILE} or Locust *_stats.csv here "
@@ -126,65 +159,52 @@ def discover(paths: list[str | Path]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def _read_manifest(path: Path, notes: list[str]) -> dict:
-    file = path / MANIFEST_FILE
-    if not file.is_file():
+def _read_manifest(path: Path, notes: list[str]) -> Manifest | None:
+    if not (path / MANIFEST_FILE).is_file():
         notes.append(f"no {MANIFEST_FILE}: label taken from the directory name")
-        return {}
+        return None
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        return read_manifest(path)
+    except (OSError, ValueError, TypeError) as exc:  # TypeError: a level entry lacking its keys
         notes.append(f"unreadable {MANIFEST_FILE} ({exc.__class__.__name__}): ignored")
-        return {}
-    if not isinstance(data, dict):
-        notes.append(f"{MANIFEST_FILE} is not a JSON object: ignored")
-        return {}
-    return data
+        return None
 
 
 def _optional_int(value: object) -> int | None:
     try:
-        return int(value) if value is not None else None
+        return int(value) if value is not None else None  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return None
+
+
+def _checked(manifest: Manifest, notes: list[str]) -> Manifest:
+    """The manifest with the fields the figures depend on coerced to their types, or noted."""
+    try:
+        manifest.time_scale = float(manifest.time_scale or 1.0)
+    except (TypeError, ValueError):
+        manifest.time_scale = 1.0
+        notes.append("time_scale unreadable: 1.0 assumed")
+    manifest.tp, manifest.nodes = _optional_int(manifest.tp), _optional_int(manifest.nodes)
+    if manifest.schema != SCHEMA_VERSION:
+        notes.append(f"manifest schema {manifest.schema} (this analysis reads {SCHEMA_VERSION})")
+    for level in manifest.levels:
+        if level.expected is not None and level.received < level.expected:
+            notes.append(
+                f"level C={level.concurrency}: {level.received} of {level.expected} records "
+                "received"
+            )
+        notes += [f"level C={level.concurrency}: client flag {flag}" for flag in level.client_flags]
+        notes += [f"level C={level.concurrency}: stream flag {flag}" for flag in level.stream_flags]
+    return manifest
 
 
 def _run_from_manifest(path: Path, source: str) -> Run:
     notes: list[str] = []
     manifest = _read_manifest(path, notes)
-    label = str(manifest.get("label") or _TIMESTAMP_PREFIX.sub("", path.name) or path.name)
-    status = str(manifest.get("status") or ("unknown" if manifest else "unknown (no manifest)"))
-    try:
-        time_scale = float(manifest.get("time_scale") or 1.0)
-    except (TypeError, ValueError):
-        time_scale = 1.0
-        notes.append("time_scale unreadable: 1.0 assumed")
-    if manifest and manifest.get("schema", SCHEMA_VERSION) != SCHEMA_VERSION:
-        notes.append(
-            f"manifest schema {manifest.get('schema')} (this analysis reads {SCHEMA_VERSION})"
-        )
-    for level in manifest.get("levels") or []:
-        if not isinstance(level, dict):
-            continue
-        expected, received = level.get("expected"), level.get("received")
-        if expected is not None and received is not None and received < expected:
-            notes.append(
-                f"level C={level.get('concurrency')}: {received} of {expected} records received"
-            )
-        for flag in level.get("client_flags") or []:
-            notes.append(f"level C={level.get('concurrency')}: client flag {flag}")
-    return Run(
-        path=path,
-        label=label,
-        variant=str(manifest.get("variant") or label),
-        tp=_optional_int(manifest.get("tp")),
-        nodes=_optional_int(manifest.get("nodes")),
-        status=status,
-        time_scale=time_scale,
-        source=source,
-        manifest=manifest,
-        notes=notes,
-    )
+    found = manifest is not None
+    manifest = _checked(manifest, notes) if manifest is not None else Manifest(label="")
+    manifest.label = manifest.label or _TIMESTAMP_PREFIX.sub("", path.name) or path.name
+    return Run(path=path, source=source, manifest=manifest, has_manifest=found, notes=notes)
 
 
 def _floats(values: list) -> np.ndarray:
@@ -220,7 +240,8 @@ def _parse_lines(lines: list[bytes]) -> tuple[list[dict], int]:
 
 def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     """Column arrays of every parsable line, and the number of unparsable lines."""
-    parts: dict[str, list[np.ndarray]] = {name: [] for name in (*NUMERIC_FIELDS, "measure", "ok")}
+    numeric = (*NUMERIC_FIELDS, *(f"extra_{name}" for name in EXTRA_FIELDS))
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in (*numeric, "measure", "ok")}
     kinds: list[list] = []
     endpoints: list[pd.Categorical] = []
     bad = 0
@@ -230,6 +251,8 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             bad += skipped
             for name in NUMERIC_FIELDS:
                 parts[name].append(_floats([r.get(name) for r in records]))
+            for name, values in _extra_columns(records).items():
+                parts[f"extra_{name}"].append(values)
             parts["measure"].append(
                 np.array([r.get("phase") == PHASE_MEASURE for r in records], bool)
             )
@@ -250,6 +273,14 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     return columns, bad
 
 
+def _extra_columns(records: list[dict]) -> dict[str, np.ndarray]:
+    """EXTRA_FIELDS of the records' ``extra``; a batch without extras costs one pass."""
+    extras = [e if isinstance(e := r.get("extra"), dict) else None for r in records]
+    if not any(extras):
+        return {name: np.full(len(records), np.nan) for name in EXTRA_FIELDS}
+    return {name: _floats([e.get(name) if e else None for e in extras]) for name in EXTRA_FIELDS}
+
+
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
@@ -261,7 +292,7 @@ def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> Non
         columns["start_time"] = (starts - np.nanmin(starts)) * time_scale
     if time_scale == 1:
         return
-    for name in DURATION_FIELDS:
+    for name in (*DURATION_FIELDS, *(f"extra_{name}" for name in EXTRA_DURATIONS)):
         if name in columns:
             columns[name] = columns[name] * time_scale
     for name in RATE_FIELDS:

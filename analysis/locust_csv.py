@@ -5,7 +5,8 @@ below 10 s, 1 s above) and reads percentiles as nearest ranks of those buckets, 
 are approximations; only its averages and counts are exact. Rows are matched to metrics and
 concurrency levels by name: the request type or name must say which metric (``TTFT``, ``ITL`` or
 ``TPOT``, ``E2E`` or ``latency``) and which level (``c=4``, ``C4`` or ``concurrency 4``).
-Rows that say neither are ignored and counted in a note. Locust's CSV has no token counts, so
+Rows that say neither are ignored and counted in a note, and so are warm-up rows (``c=1 warmup``):
+a level is its measured requests only, as with raw records. Locust's CSV has no token counts, so
 TPS and everything derived from it stay empty for such runs.
 """
 
@@ -23,6 +24,7 @@ _METRIC_PATTERNS = (
     ("itl", re.compile(r"\b(itl|tpot)\b")),
     ("latency", re.compile(r"\b(e2e|e2el|latency|end[- ]to[- ]end)\b")),
 )
+_WARMUP = re.compile(r"\bwarm[- _]?up\b")
 _CONCURRENCY = re.compile(r"\b(?:c\s*=?\s*|concurrency\s*[=:]?\s*)(\d+)\b")
 # Locust's CSVs are in milliseconds; the summary keeps ttft/itl in ms and latency in s.
 _UNIT_DIVISOR = {"ttft": 1.0, "itl": 1.0, "latency": 1000.0}
@@ -75,9 +77,12 @@ def read_levels(stats: Path, notes: list[str]) -> pd.DataFrame:
     history = stats.with_name(stats.name.replace("_stats.csv", "_stats_history.csv"))
     walls = _wall_times(history) if history.is_file() else {}
     levels: dict[int, dict] = {}
-    ignored = 0
+    ignored = warmups = 0
     for row in frame.to_dict("records"):
         if str(row.get("Name")) == "Aggregated":
+            continue
+        if _WARMUP.search(f"{row.get('Type', '')} {row.get('Name', '')}".lower()):
+            warmups += 1
             continue
         metric, level = classify(str(row.get("Type", "")), str(row.get("Name", "")))
         if metric is None or level is None:
@@ -100,6 +105,8 @@ def read_levels(stats: Path, notes: list[str]) -> pd.DataFrame:
                 # The history ticks once a second from the first completion; the first request
                 # started one mean latency before it.
                 out["wall_s"] = wall + out.get("latency_s_mean", 0.0)
+    if warmups:
+        notes.append(f"{warmups} Locust CSV warm-up row(s) left out: levels are measured requests")
     if ignored:
         notes.append(
             f"{ignored} Locust CSV row(s) named neither a metric and a level (c=N): ignored"

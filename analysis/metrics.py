@@ -66,6 +66,7 @@ SUMMARY_COLUMNS = [
 ]
 EXTRA_COLUMNS = [
     "client_flags",
+    "stream_flags",
     "percentile_method",
     "source",
     "p90_few_samples",
@@ -226,19 +227,18 @@ def add_rates(levels: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def client_flags(dataset: Dataset) -> dict[tuple[str, int], list[str]]:
-    """(label, concurrency) -> what the load generator's self-monitor flagged for that level."""
+FLAG_KINDS = ("client_flags", "stream_flags")  # LevelEntry lists, one summary column each
+WARM_CACHE_PCT = 50.0  # from this share of cached prompt tokens on, TTFT measures a warm cache
+
+
+def level_flags(dataset: Dataset, kind: str) -> dict[tuple[str, int], list[str]]:
+    """(label, concurrency) -> a level's flags of one kind (``FLAG_KINDS``) from the manifests:
+    what the load generator's self-monitor or the stream shape said about that level."""
     flags: dict[tuple[str, int], list[str]] = {}
     for run in dataset.runs:
-        for level in run.manifest.get("levels") or []:
-            if (
-                isinstance(level, dict)
-                and level.get("client_flags")
-                and level.get("concurrency") is not None
-            ):
-                flags.setdefault((run.label, int(level["concurrency"])), []).extend(
-                    level["client_flags"]
-                )
+        for level in run.manifest.levels:
+            if found := getattr(level, kind):
+                flags.setdefault((run.label, level.concurrency), []).extend(found)
     return flags
 
 
@@ -253,7 +253,7 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
     for column in SUMMARY_COLUMNS + EXTRA_COLUMNS:
         if column not in levels:
             levels[column] = np.nan
-    meta = {}
+    meta: dict[str, dict] = {}
     for run in dataset.runs:
         info = meta.setdefault(
             run.label,
@@ -275,11 +275,12 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
             for label, info in meta.items()
         }
     )
-    flagged = client_flags(dataset)
-    levels["client_flags"] = [
-        "; ".join(flagged.get((label, int(c)), []))
-        for label, c in zip(levels["label"], levels["concurrency"], strict=False)
-    ]
+    for kind in FLAG_KINDS:
+        flagged = level_flags(dataset, kind)
+        levels[kind] = [
+            "; ".join(flagged.get((label, int(c)), []))
+            for label, c in zip(levels["label"], levels["concurrency"], strict=False)
+        ]
     levels["tp"] = levels["tp"].astype("Int64")
     levels["nodes"] = levels["nodes"].astype("Int64")
     levels = add_rates(levels)

@@ -76,8 +76,9 @@ def _totals(samples: list[dict]) -> dict[str, float]:
 
 
 def _read_snapshots(run: Run) -> list[dict]:
-    out = []
-    for line in run.server_metrics_path.read_bytes().splitlines():
+    out: list[dict] = []
+    path = run.server_metrics_path
+    for line in path.read_bytes().splitlines() if path is not None else ():
         try:
             snap = orjson.loads(line)
             int(snap["level_index"]), str(snap["when"]), float(snap["time"])

@@ -110,13 +110,13 @@ def label_means(summary: pd.DataFrame, label: str) -> Table:
         frame["Failure classes"] = rows["error_kinds"].fillna("").to_numpy()
     for column, heading in MEANS:
         frame[heading] = rows[column].to_numpy()
-    # a level the load generator flagged about itself is never shown as clean
-    flags = (
-        rows["client_flags"].fillna("").to_numpy() if "client_flags" in rows else [""] * len(rows)
-    )
-    frame["Client check"] = ["ok" if not flag else f"FLAGGED: {flag}" for flag in flags]
+    # a level flagged by the load generator's self-monitor or by its stream shape is never
+    # shown as clean
+    for column, heading in (("client_flags", "Client check"), ("stream_flags", "Stream check")):
+        flags = rows[column].fillna("").to_numpy()
+        frame[heading] = ["ok" if not flag else f"FLAGGED: {flag}" for flag in flags]
     return Table(
-        f"2_{slug(label)}_means",
+        f"{slug(label)}_means",
         f"{label}: performance (means)",
         frame,
         {heading: "{:.2f}" for _, heading in MEANS},
@@ -149,7 +149,7 @@ def label_percentiles(summary: pd.DataFrame, label: str) -> Table:
                 cells.append(cell)
             frame[f"{heading} {stat}"] = cells
     return Table(
-        f"2_{slug(label)}_percentiles",
+        f"{slug(label)}_percentiles",
         f"{label}: p50 / p90 ({', '.join(dict.fromkeys(rows['percentile_method']))}) "
         "with bootstrap 90 % CI",
         frame,
@@ -214,7 +214,7 @@ def mtp_ratio(summary: pd.DataFrame, twins: list[tuple[str, str]]) -> Table:
     frame = pd.DataFrame(series).dropna(how="all")
     frame = frame.rename_axis("Concurrency").reset_index()
     return Table(
-        "4_3_mtp_ratio",
+        "mtp_ratio",
         "MTP speed-up ratio (TPS with MTP / TPS without) per concurrency",
         frame,
         {name: "{:.2f}x" for name in series},
@@ -265,7 +265,7 @@ def ideal_vs_actual(summary: pd.DataFrame, label: str) -> Table:
         }
     )
     return Table(
-        f"6_1_{slug(label)}_ideal_vs_actual",
+        f"{slug(label)}_ideal_vs_actual",
         f"{label}: ideal vs actual scaling",
         frame,
         {"Ideal (tok/s)": "{:.1f}", "Actual (tok/s)": "{:.1f}", "Efficiency": "{:.1f}%"},
@@ -312,7 +312,7 @@ def tp_scaling(summary: pd.DataFrame, variant: str, labels: list[str]) -> Table:
         }
     )
     return Table(
-        f"8_tp_{slug(variant)}",
+        f"tp_{slug(variant)}",
         f"{variant}: TP scaling",
         frame,
         {

@@ -15,22 +15,17 @@
 from __future__ import annotations
 
 import numpy as np
-import orjson
 import pandas as pd
 
-from analysis.load import Dataset, Run
+from analysis.load import Dataset
 from analysis.tables import Table, slug
-from sparkload.records import PHASE_MEASURE, REQUESTS_FILE, STATUS_OK
 
 PREFILL = "prefill"
 
 
-def workload_of(run: Run) -> dict:
-    """The manifest's workload entry as a dict (older manifests: a plain name string)."""
-    value = run.manifest.get("workload")
-    if isinstance(value, dict):
-        return value
-    return {"name": value or "chat"}
+def prefill_labels(dataset: Dataset) -> list[str]:
+    """Labels of prefill probes (one-token requests, reported per prompt size), in input order."""
+    return list(dict.fromkeys(r.label for r in dataset.runs if r.manifest.workload_name == PREFILL))
 
 
 # ----- aggregate vs per-stream ------------------------------------------------------------------
@@ -57,7 +52,7 @@ def aggregate_vs_per_stream(summary: pd.DataFrame, server: pd.DataFrame, label: 
         frame["Server generation tok/s"] = [gen.get(c, np.nan) for c in frame["Concurrency"]]
         formats["Server generation tok/s"] = "{:.2f}"
     return Table(
-        f"11_{slug(label)}_aggregate_per_stream",
+        f"{slug(label)}_aggregate_per_stream",
         f"{label}: aggregate vs per-stream throughput",
         frame,
         formats,
@@ -141,7 +136,7 @@ def agreement(records: pd.DataFrame, label: str) -> Table | None:
     formats = {f"Run {i}": "{:.2f}" for i in range(1, len(runs) + 1)}
     formats["Agreement (spread %)"] = "{:.2f}%"
     return Table(
-        f"12_{slug(label)}_agreement",
+        f"{slug(label)}_agreement",
         f"{label}: run-to-run agreement ({len(runs)} runs)",
         frame,
         formats,
@@ -150,55 +145,29 @@ def agreement(records: pd.DataFrame, label: str) -> Table | None:
 
 
 # ----- prefill probe ----------------------------------------------------------------------------
-def _prefill_records(run: Run) -> list[dict]:
-    out = []
-    with (run.path / REQUESTS_FILE).open("rb") as handle:
-        for line in handle:
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(record, dict) and record.get("phase") == PHASE_MEASURE:
-                out.append(record)
-    return out
+def prefill_rows(records: pd.DataFrame, label: str) -> pd.DataFrame:
+    """One row per measured request of a prefill label (times already simulated by the loader)."""
+    if records.empty or "measure" not in records:
+        return pd.DataFrame()
+    rows = records[records["measure"].to_numpy() & (records["label"] == label).to_numpy()]
+    seconds = rows["extra_prefill_s"]
+    ok = rows["ok"] & (seconds > 0)
+    return pd.DataFrame(
+        {
+            "size": rows["extra_target_tokens"],
+            "run": rows["run"],
+            "start": rows["start_time"],
+            "ok": ok,
+            "identical": rows["extra_identical"] == 1,
+            "prompt_tokens": rows["prompt_tokens"],
+            "cached_tokens": rows["cached_tokens"].fillna(0),
+            "tok_s": (rows["prompt_tokens"] / seconds).where(ok & (rows["prompt_tokens"] > 0)),
+        }
+    ).sort_values(["size", "run", "start"])
 
 
-def prefill_rows(runs: list[Run]) -> pd.DataFrame:
-    """One row per measured prefill request (simulated time applied)."""
-    rows = []
-    for run in runs:
-        if workload_of(run).get("name") != PREFILL or not (run.path / REQUESTS_FILE).is_file():
-            continue
-        for record in _prefill_records(run):
-            extra = record.get("extra") or {}
-            seconds = extra.get("prefill_s")
-            ok = (
-                record.get("status") == STATUS_OK
-                and isinstance(seconds, (int, float))
-                and seconds > 0
-            )
-            prompt = record.get("prompt_tokens")
-            rows.append(
-                {
-                    "label": run.label,
-                    "size": extra.get("target_tokens"),
-                    "ok": ok,
-                    "identical": bool(extra.get("identical")),
-                    "start": record.get("start_time") or 0.0,
-                    "prompt_tokens": prompt,
-                    "cached_tokens": record.get("cached_tokens") or 0,
-                    "prefill_s": seconds * run.time_scale if ok else np.nan,
-                    "tok_s": prompt / (seconds * run.time_scale) if ok and prompt else np.nan,
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def prefill_table(runs: list[Run], label: str) -> Table | None:
-    rows = prefill_rows(runs)
-    if rows.empty:
-        return None
-    rows = rows[rows["label"] == label].sort_values(["size", "start"])
+def prefill_table(records: pd.DataFrame, label: str) -> Table | None:
+    rows = prefill_rows(records, label).dropna(subset=["size"])
     if rows.empty:
         return None
     most = int(rows.groupby("size").size().max())
@@ -230,14 +199,15 @@ def prefill_table(runs: list[Run], label: str) -> Table | None:
     note = (
         "Prefill tok/s = prompt tokens / prefill time (TTFT; the end of the stream when the one "
         "output token was not visible), one measured cold request per run, after one warm-up per "
-        "size. Cached tokens (usage.prompt_tokens_details.cached_tokens) must be 0 for a cold probe."
+        "size. Cached tokens (usage.prompt_tokens_details.cached_tokens) must be 0 for a cold "
+        "probe."
     )
     if identical:
         note += (
             " **This run used --identical-prompts: the prefix cache served it; not a cold probe.**"
         )
     return Table(
-        f"13_{slug(label)}_prefill",
+        f"{slug(label)}_prefill",
         f"{label}: prefill throughput per prompt size",
         frame,
         formats,
@@ -249,10 +219,10 @@ def prefill_table(runs: list[Run], label: str) -> Table | None:
 def _label_kinds(dataset: Dataset) -> dict[str, tuple[tuple, set[bool]]]:
     kinds: dict[str, tuple[tuple, set[bool]]] = {}
     for run in dataset.runs:
-        workload = workload_of(run)
-        key = (workload.get("name"), run.manifest.get("variant"), run.tp, run.manifest.get("model"))
+        manifest = run.manifest
+        key = (manifest.workload_name, manifest.variant, run.tp, manifest.model)
         flags = kinds.setdefault(run.label, (key, set()))[1]
-        flags.add(bool(workload.get("identical_prompts")))
+        flags.add(bool(manifest.workload.get("identical_prompts")))
     return kinds
 
 
@@ -288,7 +258,7 @@ def contrast_table(summary: pd.DataFrame, distinct: str, identical: str) -> Tabl
     formats["Overstated by"] = "{:+.1f}%"
     formats["Cached prompt, distinct"] = formats["Cached prompt, identical"] = "{:.1f}%"
     return Table(
-        f"14_{slug(distinct)}_vs_{slug(identical)}",
+        f"{slug(distinct)}_vs_{slug(identical)}",
         f"Distinct ({distinct}) vs identical ({identical}) prompts",
         frame,
         formats,

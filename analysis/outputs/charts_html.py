@@ -26,8 +26,8 @@ def write_library(report_dir: Path) -> None:
     (report_dir / PLOTLY_JS).write_text(get_plotlyjs(), encoding="utf-8")
 
 
-def _clean(values: np.ndarray | None) -> list | None:
-    return None if values is None else [None if not np.isfinite(v) else float(v) for v in values]
+def _clean(values: np.ndarray) -> list[float | None]:
+    return [None if not np.isfinite(v) else float(v) for v in values]
 
 
 def render(chart: Chart, path: Path, report_dir: Path) -> None:

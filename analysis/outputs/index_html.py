@@ -48,7 +48,8 @@ def write(report: Report, out_dir: Path, with_charts: bool) -> None:
     )
     body.append(f"<h2>Tables (CSV)</h2><ul>{links}</ul>")
     page = (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(report.title)}</title>"
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(report.title)}</title>"
         f"<style>{_STYLE}</style></head><body>{''.join(body)}</body></html>"
     )
     (out_dir / "index.html").write_text(page, encoding="utf-8")

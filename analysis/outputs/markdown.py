@@ -42,8 +42,8 @@ def table(t: Table) -> str:
 
 def render(report: Report, with_images: bool) -> str:
     parts = [f"# {report.title}"]
-    for section in report.sections:
-        parts.append("#" * section.level + " " + section.title)
+    for section, depth in (pair for top in report.sections for pair in top.walk()):
+        parts.append("#" * (depth + 2) + " " + section.title)
         for block in section.blocks:
             if isinstance(block, Table):
                 parts.append(table(block))

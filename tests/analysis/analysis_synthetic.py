@@ -107,8 +107,10 @@ def write_run(
     time_scale: float = 1.0,
     tail: bytes = b"",
     stamp: str = "20260101T000000Z",
+    manifest_fields: dict | None = None,
 ) -> Path:
-    """A results directory with a manifest and requests.jsonl (plus ``tail`` bytes appended)."""
+    """A results directory with a manifest (plus ``manifest_fields``) and requests.jsonl (plus
+    ``tail`` bytes appended)."""
     run = root / f"{stamp}-{label}"
     run.mkdir(parents=True)
     ladder = sorted({r["level"] for r in records})
@@ -132,6 +134,7 @@ def write_run(
         "ended_at": None,
         "status": status,
         "levels": [],
+        **(manifest_fields or {}),
     }
     (run / MANIFEST_FILE).write_text(json.dumps(manifest))
     with (run / REQUESTS_FILE).open("wb") as handle:

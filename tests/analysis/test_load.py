@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
+import analysis
 from analysis.cli import main
 from analysis.errors import InputError
-from analysis.load import load
-from tests.analysis.analysis_synthetic import closed_loop_level, make_record, write_run
+from analysis.load import discover, load
+from sparkload.records import MANIFEST_FILE, Manifest
+from tests.analysis.analysis_synthetic import DATA, closed_loop_level, make_record, write_run
 
 
 def _report(tmp_path, *runs, extra=()):
@@ -113,6 +119,26 @@ def test_a_folder_of_runs_stands_for_all_of_them(tmp_path):
     assert [run.label for run in load([tmp_path / "results"]).runs] == ["a", "b"]
 
 
+def test_a_folder_of_runs_is_their_parent_even_beside_locust_csvs(tmp_path):
+    """``--csv results/loc`` writes Locust's CSVs into the folder that holds the run dirs."""
+    results = tmp_path / "results"
+    run = write_run(
+        results, "x", closed_loop_level(1, 0, 1000.0, ttft=0.29446, itl=0.05, tps=20, latency=6.0)
+    )
+    (results / "loc_stats.csv").write_text("Type,Name\nTTFT,c=1 warmup\n")
+    dataset = load([results])
+    assert [r.path for r in dataset.runs] == [run]
+    assert dataset.csv_levels.empty
+    assert dataset.records["ttft"].mean() == pytest.approx(0.29446)
+
+
+def test_a_folder_with_only_locust_csvs_is_a_run(tmp_path):
+    (tmp_path / "loc").mkdir()
+    (tmp_path / "loc" / "loc_stats.csv").write_text("x")
+    (tmp_path / "loc" / "charts").mkdir()  # a subfolder that is not a run changes nothing
+    assert discover([tmp_path / "loc"]) == [tmp_path / "loc"]
+
+
 def test_a_directory_without_records_is_an_input_error(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError):
@@ -158,3 +184,107 @@ def test_a_file_that_is_not_a_locust_stats_csv_is_an_input_error(tmp_path):
     (tmp_path / "odd" / "x_stats.csv").write_text("a,b\n1,2\n")
     with pytest.raises(InputError, match="not a Locust stats CSV"):
         load([tmp_path / "odd"])
+
+
+def test_a_manifest_written_before_the_typed_contract_still_loads(tmp_path):
+    """The first load side wrote ``workload`` as a plain name and levels without checks."""
+    run = write_run(
+        tmp_path / "r",
+        "x",
+        closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.05, tps=20, latency=6.5),
+    )
+    (run / MANIFEST_FILE).write_text((DATA / "manifest_v0.json").read_text())
+    (loaded,) = load([run]).runs
+    assert isinstance(loaded.manifest, Manifest)
+    assert (loaded.label, loaded.variant, loaded.tp, loaded.status) == (
+        "fp8-tp1",
+        "FP8",
+        1,
+        "complete",
+    )
+    assert loaded.manifest.workload_name == "chat"
+    assert [level.concurrency for level in loaded.manifest.levels] == [1, 2]
+    assert "level C=2: 18 of 20 records received" in loaded.notes
+    summary, report = _report(tmp_path, run)
+    assert list(summary["label"]) == ["fp8-tp1"]
+    assert "level C=2: 18 of 20 records received" in report
+
+
+def test_a_run_without_a_manifest_gets_a_default_one_and_a_note(tmp_path):
+    records = closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.05, tps=20, latency=6.5)
+    run = write_run(tmp_path / "r", "x", records, stamp="20260101T000000Z")
+    (run / MANIFEST_FILE).unlink()
+    (loaded,) = load([run]).runs
+    assert loaded.manifest == Manifest(label="x")
+    assert (loaded.status, loaded.incomplete) == ("unknown (no manifest)", False)
+    assert loaded.notes == ["no manifest.json: label taken from the directory name"]
+
+
+def test_an_unreadable_manifest_is_noted_and_ignored(tmp_path):
+    records = closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.05, tps=20, latency=6.5)
+    run = write_run(tmp_path / "r", "x", records)
+    (run / MANIFEST_FILE).write_text('{"label": "x", "levels": [{"index": 0}]}')
+    (loaded,) = load([run]).runs
+    assert loaded.manifest == Manifest(label="x")
+    assert loaded.notes == ["unreadable manifest.json (TypeError): ignored"]
+
+
+def test_workload_fields_of_the_records_are_loaded_once_in_simulated_time(tmp_path):
+    records = [
+        make_record(
+            1,
+            0,
+            ttft=0.01,
+            itl=None,
+            tps=None,
+            latency=0.01,
+            start_time=1000.0 + i,
+            output_tokens=1,
+            prompt_tokens=2000,
+            extra={"target_tokens": 2000, "prefill_s": 0.01, "identical": False},
+        )
+        for i in range(2)
+    ]
+    loaded = load([write_run(tmp_path / "r", "x", records, time_scale=10.0)]).records
+    assert list(loaded["extra_prefill_s"]) == pytest.approx([0.1, 0.1])  # 0.01 s × 10
+    assert list(loaded["extra_target_tokens"]) == [2000, 2000]
+    assert list(loaded["extra_identical"]) == [0, 0]
+
+
+def test_prefill_throughput_uses_the_loaders_simulated_prefill_time(tmp_path):
+    records = [
+        make_record(
+            1,
+            0,
+            ttft=0.01,
+            itl=None,
+            tps=None,
+            latency=0.01,
+            start_time=1000.0 + i,
+            output_tokens=1,
+            prompt_tokens=2000,
+            extra={"target_tokens": 2000, "prefill_s": 0.01 * (i + 1), "identical": False},
+        )
+        for i in range(2)
+    ]
+    run = write_run(tmp_path / "r", "probe", records, time_scale=10.0)
+    manifest = json.loads((run / MANIFEST_FILE).read_text())
+    (run / MANIFEST_FILE).write_text(json.dumps({**manifest, "workload": {"name": "prefill"}}))
+    out = tmp_path / "out"
+    assert main([str(run), "--out", str(out), "--no-charts", "--quiet"]) == 0
+    (table,) = (out / "tables").glob("*_probe_prefill.csv")
+    row = pd.read_csv(table).iloc[0]
+    assert (row["Run 1 tok/s"], row["Run 2 tok/s"]) == (
+        pytest.approx(2000 / 0.1),  # 0.01 s measured = 0.1 s simulated
+        pytest.approx(2000 / 0.2),
+    )
+
+
+def test_only_the_loader_reads_the_results_files():
+    """One reader of requests.jsonl and manifest.json: every table sees the same records."""
+    readers = [
+        path.name
+        for path in Path(analysis.__file__).parent.rglob("*.py")
+        if re.search(r"REQUESTS_FILE|MANIFEST_FILE|read_manifest|requests\.jsonl", path.read_text())
+    ]
+    assert readers == ["load.py"]

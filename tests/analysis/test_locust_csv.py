@@ -65,3 +65,16 @@ def test_report_says_the_percentiles_are_bucketed(locust_run, tmp_path):
     report = (out / "report.md").read_text()
     assert "**Locust CSV input**" in report and "bucketed approximations" in report
     assert "1 Locust CSV row(s) named neither a metric and a level (c=N): ignored" in report
+
+
+def test_warm_up_rows_never_stand_for_their_level(tmp_path):
+    """Locust names the warm-up requests of a level ``c=1 warmup``; they are not the level."""
+    warmup = "TTFT,c=1 warmup,1,0,325,325.70,325,325,0,0.06,0" + ",325" * 11
+    run = tmp_path / "with-warmup"
+    run.mkdir()
+    (run / "loc_stats.csv").write_text("\n".join([HEADER, warmup, *ROWS]) + "\n")
+    out = tmp_path / "out"
+    assert main([str(run), "--out", str(out), "--no-charts", "--quiet"]) == 0
+    summary = pd.read_csv(out / "summary.csv").set_index("concurrency")
+    assert summary.loc[1, "ttft_ms_mean"] == pytest.approx(270.57)
+    assert "1 Locust CSV warm-up row(s) left out" in (out / "report.md").read_text()

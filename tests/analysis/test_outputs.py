@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
 from analysis.charts import comparison_charts, label_charts
-from tests.analysis.analysis_synthetic import REPORT_ORDER
+from analysis.cli import main
+from tests.analysis.analysis_synthetic import REPORT_ORDER, closed_loop_level, write_run
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 LABEL_CHARTS = ["ttft", "itl", "tps", "latency", "throughput"]
@@ -39,7 +42,7 @@ def test_index_page_links_every_chart_and_table(report_out):
     for label in REPORT_ORDER:
         for chart in LABEL_CHARTS:
             assert f'href="{label}/{chart}.html"' in page and f'src="{label}/{chart}.png"' in page
-    assert 'href="tables/6_1_total_tps.csv"' in page
+    assert 'href="tables/06_1_total_tps.csv"' in page
 
 
 def test_report_md_embeds_the_charts_it_describes(report_out):
@@ -67,3 +70,47 @@ def test_comparison_charts_have_one_series_per_label(report_out):
     assert [s.name for s in charts["total_tps"].series] == REPORT_ORDER
     awq = next(s for s in charts["saturation"].series if s.name == "AWQ-MTP")
     assert round(awq.y[-1]) == 59
+
+
+def test_summary_json_holds_every_figure_of_summary_csv(report_out):
+    document = json.loads((report_out / "summary.json").read_text())
+    csv_rows = pd.read_csv(report_out / "summary.csv")
+    levels = pd.DataFrame(document["levels"])
+    assert list(levels.columns) == list(csv_rows.columns)
+    numeric = csv_rows.select_dtypes("number").columns  # an empty text column reads as NaN
+    in_json = levels[numeric].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    assert in_json == pytest.approx(csv_rows[numeric].to_numpy(float), rel=1e-9, nan_ok=True)
+    assert {"ttft_ms_p90", "system_rps", "cached_prompt_pct"} <= set(numeric)
+    assert list(levels["label"]) == list(csv_rows["label"])
+
+
+def test_summary_json_states_the_method(report_out):
+    method = json.loads((report_out / "summary.json").read_text())["method"]
+    assert method["percentile_method"] == "linear"
+    assert [run["label"] for run in method["runs"]] == REPORT_ORDER
+    assert {run["time_scale"] for run in method["runs"]} == {1.0}
+    assert (method["warmup_excluded"], method["slo"]) == (0, None)
+
+
+def test_summary_json_names_the_slo_when_one_is_given(tmp_path):
+    run = write_run(
+        tmp_path / "r",
+        "x",
+        closed_loop_level(
+            1,
+            0,
+            1000.0,
+            ttft=0.1,
+            itl=0.05,
+            tps=20,
+            latency=6.0,
+            warmup={"ttft": 1.0, "itl": 0.1, "tps": 5, "latency": 20.0},
+        ),
+        time_scale=10.0,
+    )
+    out = tmp_path / "out"
+    argv = [str(run), "--out", str(out), "--slo", "ttft_p90_ms<=1000", "--no-charts", "--quiet"]
+    assert main(argv) == 0
+    method = json.loads((out / "summary.json").read_text())["method"]
+    assert (method["slo"], method["think_time_s"]) == (["ttft_p90_ms<=1000"], 10.0)
+    assert (method["runs"][0]["time_scale"], method["warmup_excluded"]) == (10.0, 1)

@@ -93,3 +93,68 @@ def test_percentile_method_option_changes_p90_only_as_defined(tmp_path, method, 
     assert row["percentile_method"] == method
     assert bool(row["p90_few_samples"])  # n = 10 < 20
     assert said in (out / "report.md").read_text()
+
+
+# Sample sizes where q·n is not whole for q = 0.9 and 0.99, so that ceil and floor differ.
+AWKWARD_SIZES = (9, 17, 79)
+
+
+def nearest_rank(values: list[float], percent: int) -> float:
+    """The textbook nearest rank: the smallest value with at least ``percent`` % at or below it."""
+    ordered = sorted(values)
+    n = len(ordered)
+    return next(ordered[k - 1] for k in range(1, n + 1) if 100 * k >= percent * n)
+
+
+def interpolated(values: list[float], q: float) -> float:
+    """Linear interpolation of the points (i / (n − 1), i-th smallest value)."""
+    ordered = sorted(values)
+    return float(np.interp(q, np.linspace(0.0, 1.0, len(ordered)), ordered))
+
+
+@pytest.mark.parametrize("n", AWKWARD_SIZES)
+@pytest.mark.parametrize("percent", [90, 99])
+def test_cordatus_is_the_nearest_rank_when_q_times_n_is_not_whole(n, percent):
+    values = np.sort(np.random.default_rng(n).lognormal(size=n))
+    got = percentiles.quantile(values, percent / 100, "cordatus")
+    assert got == nearest_rank(list(values), percent)
+
+
+@pytest.mark.parametrize("n", AWKWARD_SIZES)
+@pytest.mark.parametrize("q", [0.5, 0.9, 0.99])
+def test_linear_is_the_interpolated_definition_at_awkward_sizes(n, q):
+    values = np.sort(np.random.default_rng(n).lognormal(size=n))
+    assert percentiles.quantile(values, q, "linear") == pytest.approx(interpolated(list(values), q))
+
+
+@pytest.mark.parametrize("method", percentiles.METHODS)
+def test_a_level_with_a_failure_takes_percentiles_over_its_79_successes(tmp_path, method):
+    ttft_ms = [float(v) for v in np.random.default_rng(79).permutation(np.arange(100.0, 180.0))]
+    records = [
+        make_record(1, 0, ttft=t / 1000, itl=0.05, tps=20, latency=6.0, start_time=1000 + 6 * i)
+        for i, t in enumerate(ttft_ms[:79])
+    ]
+    records.append(
+        make_record(
+            1,
+            0,
+            ttft=ttft_ms[79] / 1000,
+            itl=None,
+            tps=None,
+            latency=None,
+            start_time=2000.0,
+            status="error",
+            error_kind="timeout",
+        )
+    )
+    out = tmp_path / "out"
+    run = write_run(tmp_path / "results", "failing", records)
+    argv = [str(run), "--out", str(out), "--percentile-method", method, "--no-charts", "--quiet"]
+    assert main(argv) == 0
+    row = pd.read_csv(out / "summary.csv").iloc[0]
+    assert (row["n"], row["failures"]) == (79, 1)
+    definition = {
+        "cordatus": lambda values: nearest_rank(values, 90),
+        "linear": lambda values: interpolated(values, 0.9),
+    }[method]
+    assert row["ttft_ms_p90"] == pytest.approx(definition(ttft_ms[:79]))

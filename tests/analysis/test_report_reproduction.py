@@ -1,4 +1,4 @@
-"""Records built from the report's base tables reproduce its derived tables (3.1, 4.3, 5.5, 6.1, 6.2, 7.1).
+"""Records built from the report's base tables reproduce its derived tables (its 3.1 to 7.1).
 
 The report derived sections 4.3, 5.5 and 6.1 from unrounded measurements, while its base table
 (report_means.csv) is rounded to 2 decimals. Three printed values cannot be reached from the

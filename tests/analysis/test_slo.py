@@ -30,7 +30,10 @@ def test_unreadable_bounds_are_input_errors(text):
 
 
 def _ladder_run(tmp_path):
-    """C=1, 2, 4 with identical requests per level: TTFT 200/600/1400 ms, TPS 30/25/10, latency 4/6/10 s."""
+    """C=1, 2, 4, identical requests per level.
+
+    TTFT 200/600/1400 ms, TPS 30/25/10, latency 4/6/10 s.
+    """
     records = []
     for index, (c, ttft, tps, latency) in enumerate(
         [(1, 0.2, 30, 4.0), (2, 0.6, 25, 6.0), (4, 1.4, 10, 10.0)]
@@ -56,7 +59,8 @@ def test_a_level_meets_the_slo_when_every_statistic_holds(tmp_path):
 def test_capacity_is_interpolated_to_the_earliest_crossing_and_users_follow_littles_law(tmp_path):
     bounds = slo.parse(SLO)
     cap = slo.capacity(_levels(_ladder_run(tmp_path), bounds), bounds, think_time_s=10.0)
-    # TTFT crosses 1000 ms at C = 2 + (1000 − 600) / (1400 − 600) × 2 = 3.0; TPS crosses 15 later (3.33).
+    # TTFT crosses 1000 ms at C = 2 + (1000 − 600) / (1400 − 600) × 2 = 3.0;
+    # TPS crosses 15 later (3.33).
     assert cap.concurrency == pytest.approx(3.0)
     assert "interpolated" in cap.how
     assert cap.latency_s == pytest.approx(8.0)  # mean latency interpolated between 6 s and 10 s
@@ -125,7 +129,7 @@ def test_report_states_capacity_and_the_littles_law_formula(tmp_path):
     )
     report = (out / "report.md").read_text()
     assert (
-        "highest concurrency meeting the SLO **C = 3.0** (interpolated linearly between C=2 (meets) and C=4 (fails))"
-        in report
+        "highest concurrency meeting the SLO **C = 3.0** "
+        "(interpolated linearly between C=2 (meets) and C=4 (fails))" in report
     )
     assert "N = X · (R + Z)" in report and "= **7 users**" in report

@@ -1,0 +1,39 @@
+"""The report's sections, one module each; ``analysis.report.SECTIONS`` orders and numbers them.
+
+Each module exposes ``build(context) -> Section | None`` (None: nothing to say for this input).
+Titles and table keys carry no numbers: the report derives them from the section's position, so
+moving a section renumbers its title, its tables' file names and every cross-reference at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from analysis import slo
+from analysis.document import Image
+from analysis.load import Dataset
+from analysis.metrics import Settings
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything a section may read: the loaded runs, the summary and the report's options."""
+
+    dataset: Dataset
+    settings: Settings
+    summary: pd.DataFrame
+    server: pd.DataFrame  # server figures per level (empty without server_metrics.jsonl)
+    bounds: list[slo.Bound] | None = None
+    think_time_s: float = 10.0
+    numbers: dict[str, int] = field(default_factory=dict)  # section module name → its number
+
+    def ref(self, name: str) -> str:
+        """A cross-reference to another section of this report, e.g. "§5"."""
+        return f"§{self.numbers[name]}"
+
+
+def image(folder: str, key: str, alt: str) -> Image:
+    """A chart of ``analysis.charts`` (written as ``folder/key.png``)."""
+    return Image(f"{folder}/{key}.png", alt)

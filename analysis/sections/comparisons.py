@@ -1,0 +1,70 @@
+"""Quantization comparison: pairwise differences without MTP, side by side with MTP."""
+
+from __future__ import annotations
+
+import itertools
+
+import pandas as pd
+
+from analysis import tables
+from analysis.charts import COMPARISON_FOLDER
+from analysis.document import Section
+from analysis.sections import Context, image
+from analysis.tables import slug
+
+DIFFERENCES = (
+    ("tps_mean", "TPS (tok/s)"),
+    ("itl_ms_mean", "ITL (ms)"),
+    ("latency_s_mean", "Latency (s)"),
+)
+
+
+def _variant(summary: pd.DataFrame, label: str) -> str:
+    return str(summary.loc[summary["label"] == label, "variant"].iloc[0])
+
+
+def build(context: Context) -> Section:
+    summary = context.summary
+    plain = Section(
+        "Without MTP: pairwise differences",
+        [
+            "Difference = (second − first) / first, per concurrency, for every pair of non-MTP "
+            "labels at the same TP size."
+        ],
+    )
+    mtp = Section("With MTP: side by side at lowest and highest concurrency")
+    for group in tables.tp_groups(summary):
+        base = [label for label in group if not tables.is_mtp(_variant(summary, label))]
+        for first, second in itertools.combinations(base, 2):
+            for column, heading in DIFFERENCES:
+                plain.blocks.append(
+                    tables.differences(
+                        summary,
+                        first,
+                        second,
+                        [(column, heading)],
+                        f"{slug(first)}_vs_{slug(second)}_{column.split('_')[0]}",
+                        f"{heading}: {first} vs {second}",
+                        show_values=True,
+                    )
+                )
+        with_mtp = [label for label in group if tables.is_mtp(_variant(summary, label))]
+        if len(with_mtp) >= 2:
+            common = sorted(
+                set.intersection(
+                    *(set(summary.loc[summary["label"] == m, "concurrency"]) for m in with_mtp)
+                )
+            )
+            for c in dict.fromkeys((common[0], common[-1])) if common else ():
+                mtp.blocks.append(
+                    tables.side_by_side(summary, with_mtp, c, f"mtp_c{c}", f"MTP variants at C={c}")
+                )
+    if len(plain.blocks) == 1:
+        plain.blocks = ["Fewer than two non-MTP labels at one TP size: no pairwise table."]
+    if not mtp.blocks:
+        mtp.blocks = ["Fewer than two MTP labels at one TP size: no side-by-side table."]
+    return Section(
+        "Quantization comparison",
+        [image(COMPARISON_FOLDER, "ttft_all", "TTFT, all variants")],
+        [plain, mtp],
+    )

@@ -1,0 +1,25 @@
+"""Per-endpoint breakdown for labels served by several endpoints (one replica per Spark)."""
+
+from __future__ import annotations
+
+from analysis import endpoints
+from analysis.document import Section
+from analysis.sections import Context
+
+TITLE = "Per-endpoint breakdown"
+
+
+def build(context: Context) -> Section:
+    table = endpoints.breakdown(context.dataset.records, context.settings)
+    if table is None:
+        return Section(TITLE, ["Every label was served by one endpoint: no per-endpoint table."])
+    return Section(
+        TITLE,
+        [
+            "For labels served by several endpoints (e.g. one replica per Spark, `--endpoints`): "
+            "the measured requests each endpoint served, per concurrency. Users are dealt to "
+            "endpoints in turn, so at C=1 only the first endpoint serves; compare endpoints "
+            "within a level, not across levels.",
+            table,
+        ],
+    )

@@ -1,0 +1,136 @@
+"""Runs and method: what was read, what was left out, and how the figures were computed."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis import percentiles
+from analysis.document import Block, Section
+from analysis.load import SOURCE_LOCUST, Run
+from analysis.sections import Context
+from analysis.tables import Table
+
+METHOD_TEXT = {
+    percentiles.LINEAR: 'linear interpolation between order statistics (numpy method="linear")',
+    percentiles.CORDATUS: "cordatus (reference tool): p50 = statistics.median, other percentiles "
+    "nearest rank sorted[ceil(q·n) − 1]",
+}
+
+
+def _shown(value: object) -> str:
+    """A manifest value in one cell: a mapping by its keys only (header names, never values
+    such as an API key), a list joined."""
+    if isinstance(value, (dict, list, tuple)):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def _servers(runs: list[Run]) -> Table | None:
+    """What each endpoint said about itself and the intermediaries on the way (proxies, caches)."""
+    rows = [
+        {
+            "Label": run.label,
+            "Endpoint": endpoint,
+            **{key: _shown(value) for key, value in info.items() if not isinstance(value, dict)},
+            **{
+                f"{key}: {name}": str(text)
+                for key, value in info.items()
+                if isinstance(value, dict)
+                for name, text in value.items()
+            },
+        }
+        for run in runs
+        for endpoint, info in run.manifest.servers.items()
+    ]
+    if not rows:
+        return None
+    return Table(
+        "servers", "Servers and intermediaries (as recorded by the run)", pd.DataFrame(rows)
+    )
+
+
+def cache_busted(run: Run) -> bool:
+    """Whether the run made every prompt unique (``request.cache_bust``; earlier manifests kept
+    it in ``workload``). Reusing prompts is the default, as the quantization report did."""
+    manifest = run.manifest
+    return bool(manifest.request.get("cache_bust", manifest.workload.get("cache_bust")))
+
+
+def _path_and_cache(run: Run) -> list[str]:
+    """Per run: the request settings, the user's metadata and whether prompts were reused."""
+    name, manifest = run.path.name, run.manifest
+    lines = []
+    if manifest.request:
+        settings = "; ".join(f"{key}: {_shown(value)}" for key, value in manifest.request.items())
+        lines.append(f"`{name}`: request settings: {settings}")
+    if manifest.metadata:
+        pairs = ", ".join(f"`{key}={value}`" for key, value in manifest.metadata.items())
+        lines.append(f"`{name}`: metadata {pairs}")
+    if run.has_manifest:
+        lines.append(
+            f"`{name}`: prompts **cache-busted** (unique per request: TTFT includes the full "
+            "prefill)"
+            if cache_busted(run)
+            else f"`{name}`: prompts **reused** (the default and the quantization report's "
+            "method: later requests may be served partly from the prefix cache)"
+        )
+    return lines
+
+
+def build(context: Context) -> Section:
+    dataset, settings, summary = context.dataset, context.settings, context.summary
+    frame = pd.DataFrame(
+        [
+            {
+                "Label": r.label,
+                "Variant": r.variant,
+                "TP": r.tp,
+                "Nodes": r.nodes,
+                "Status": f"**INCOMPLETE** ({r.status})" if r.incomplete else r.status,
+                "Source": r.source,
+                "Records": r.records,
+                "Skipped lines": r.skipped_lines,
+                "Time scale": f"{r.time_scale:g}",
+                "Directory": r.path.name,
+            }
+            for r in dataset.runs
+        ]
+    )
+    blocks: list[Block] = [Table("runs", "Runs", frame)]
+    if (servers := _servers(dataset.runs)) is not None:
+        blocks.append(servers)
+    for run in dataset.runs:
+        blocks += _path_and_cache(run)
+        if run.incomplete:
+            blocks.append(
+                f'**INCOMPLETE run** `{run.path.name}`: status "{run.status}" — analysed '
+                "with the records it has; its last level may be short."
+            )
+        blocks += [f"`{run.path.name}`: {note}" for note in run.notes]
+    blocks += [f"Skipped: {text}" for text in dataset.skipped_runs]
+    scales = sorted({r.time_scale for r in dataset.runs if r.time_scale != 1})
+    if scales:
+        blocks.append(
+            "**Figures are in simulated time (time scale "
+            + ", ".join(f"{s:g}" for s in scales)
+            + ")**: the target ran faster than real time; durations were multiplied and rates "
+            "divided by it."
+        )
+    if any(r.source == SOURCE_LOCUST for r in dataset.runs):
+        blocks.append(
+            "**Locust CSV input**: no raw records; its percentiles are Locust's bucketed "
+            "approximations (nearest rank of times rounded to 1/10/100/1000 ms buckets). "
+            "Means and counts are exact; TPS is not available from Locust's CSV."
+        )
+    warmup, failures = int(summary["warmup_excluded"].sum()), int(summary["failures"].sum())
+    blocks.append(
+        f"Percentiles: **{METHOD_TEXT[settings.percentile_method]}** (column `percentile_method`). "
+        f"Every number comes from measured requests: {warmup} warm-up request(s) excluded; "
+        f"{failures} failed request(s) counted per level and not used for metrics."
+    )
+    if settings.itl_null_as_zero:
+        blocks.append(
+            "`--itl-null-as-zero`: single-token responses enter ITL as 0 (as the reference tool "
+            "does), which lowers ITL means."
+        )
+    return Section("Runs and method", blocks)

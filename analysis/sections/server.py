@@ -1,0 +1,101 @@
+"""Server-side metrics: vLLM /metrics per level, speculative decoding, client vs server."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.document import Block, Section
+from analysis.sections import Context
+from analysis.tables import Table
+
+TITLE = "Server-side metrics"
+METHOD = (
+    "From vLLM /metrics snapshots at level boundaries: counter deltas per level "
+    "(acceptance rate = accepted / draft tokens; tokens per pass = 1 + accepted / drafts; "
+    "accept_posN = accepted at position N / drafts; server TTFT/ITL = histogram Δsum / "
+    "Δcount; generation tok/s = Δ generation tokens / level seconds). Gauges (running, "
+    "waiting, KV-cache usage) are means (and maxima) of the samples taken during the level "
+    "(`gauge_samples` of them; `--metrics-interval`), else the values at the end of the "
+    "level. Deltas run from the snapshot taken when the level's warm-up came back (ladder "
+    "mode), so they cover the measured requests only; otherwise from the level's start."
+)
+CLIENT_VS_SERVER_NOTE = (
+    "Server TTFT starts at the API server's arrival (tokenising and queueing included); "
+    "server ITL is one observation per engine step, so with speculative decoding it "
+    "matches the client's chunk ITL, not its per-token ITL. Client tok/s = Σ output "
+    "tokens / level wall time (first send to last completion); the server's generation "
+    "tok/s = Δ generation tokens / time between its two snapshots (a little longer)."
+)
+
+
+def _speculative(frame: pd.DataFrame) -> Table | None:
+    spec = frame[frame["drafts"].fillna(0) > 0] if "drafts" in frame else frame.iloc[0:0]
+    if spec.empty:
+        return None
+    positions = [c for c in spec.columns if c.startswith("accept_pos")]
+    table = spec[
+        ["label", "concurrency", "drafts", "acceptance_rate", "tokens_per_pass", *positions]
+    ]
+    return Table(
+        "speculative_decoding",
+        "Speculative decoding per level",
+        table,
+        {
+            "drafts": "{:.0f}",
+            "acceptance_rate": "{:.1%}",
+            "tokens_per_pass": "{:.2f}",
+            **{c: "{:.3f}" for c in positions},
+        },
+        note="accept_posN = P(at least N+1 draft tokens accepted); non-increasing in N by "
+        "construction. Mean tokens per pass, not the acceptance rate, predicts throughput.",
+    )
+
+
+def _client_vs_server(summary: pd.DataFrame, frame: pd.DataFrame) -> Table:
+    client = summary.set_index(["label", "concurrency"])
+    side = frame[["label", "concurrency"]].copy()
+    keys = list(zip(side["label"], side["concurrency"], strict=False))
+
+    def pick(column: str) -> list:
+        return [client[column].get(k, float("nan")) for k in keys]
+
+    side["TTFT ms, client"] = pick("ttft_ms_mean")
+    side["TTFT ms, server"] = frame["ttft_ms_mean"].to_numpy()
+    side["ITL ms, client"] = pick("itl_ms_mean")
+    side["Chunk ITL ms, client"] = pick("chunk_itl_ms_mean")
+    side["ITL ms, server (per step)"] = frame["itl_ms_mean"].to_numpy()
+    side["Output tok/s, client"] = pick("measured_total_tps")
+    side["Generation tok/s, server"] = frame["gen_tok_s"].to_numpy()
+    return Table(
+        "client_vs_server",
+        "Client vs server, per level",
+        side,
+        {c: "{:.2f}" for c in side.columns if c not in ("label", "concurrency")},
+        note=CLIENT_VS_SERVER_NOTE,
+    )
+
+
+def build(context: Context) -> Section:
+    frame = context.server
+    if frame.empty:
+        return Section(TITLE, ["No server metrics (no server_metrics.jsonl)."])
+    formats = {c: "{:.2f}" for c in frame.columns if c not in ("label", "concurrency")}
+    formats.update(
+        {c: "{:.1%}" for c in frame.columns if c.endswith("_rate") or c.startswith("accept_")}
+    )
+    formats.update(
+        {
+            "kv_cache_usage_pct": "{:.1%}",
+            "kv_cache_usage_pct_max": "{:.1%}",
+            "gauge_samples": "{:.0f}",
+            "drafts": "{:.0f}",
+        }
+    )
+    blocks: list[Block] = [
+        METHOD,
+        Table("server_metrics", "Server figures per level", frame, formats),
+    ]
+    if (spec := _speculative(frame)) is not None:
+        blocks.append(spec)
+    blocks.append(_client_vs_server(context.summary, frame))
+    return Section(TITLE, blocks)
