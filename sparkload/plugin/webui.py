@@ -16,6 +16,17 @@ from sparkload.livetable import COLUMNS
 
 TAB_KEY = "sparkload-levels"
 CSV_ROUTE = "/sparkload/levels.csv"
+# The start form's "Number of users" and "Ramp up" mean nothing to sparkload's shapes (Locust
+# only greys them out): hidden, with a line saying what START runs instead.
+START_FORM_STYLE = b"""<style>
+.MuiFormControl-root:has(input[name="userCount"]),
+.MuiFormControl-root:has(input[name="spawnRate"]) { display: none; }
+form:has(input[name="userCount"])::before {
+  content: "START runs sparkload's load plan: the ladder, steps or open-loop rates set under \
+'Custom parameters' (sparkload: load plan).";
+  display: block; margin: 8px 0; color: gray;
+}
+</style>"""
 
 
 def _camel(name: str) -> str:
@@ -55,6 +66,11 @@ def extend(web_ui, controller) -> None:
 
     @web_ui.app.after_request
     def add_level_table(response: Response) -> Response:
+        if (request.endpoint or "").endswith("index") and response.status_code == 200:
+            response.direct_passthrough = False
+            page = response.get_data()
+            response.set_data(page.replace(b"</head>", START_FORM_STYLE + b"</head>", 1))
+            return response
         if request.path != "/stats/requests" or response.status_code != 200 or not response.is_json:
             return response
         data = response.get_json()

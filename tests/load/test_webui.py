@@ -78,6 +78,10 @@ def test_ladder_started_from_the_ui_fills_the_sparkload_levels_tab_live(web_ui):
         )
         page = browser.new_page(viewport={"width": 1400, "height": 700})
         page.goto(web_ui)
+        users_field_visible = page.locator('input[name="userCount"]').is_visible()
+        plan_note = page.locator("form").first.evaluate(
+            "form => getComputedStyle(form, '::before').content"
+        )
         page.get_by_role("button", name="Start").click()
         page.get_by_role("tab", name="sparkload levels").click()
         first_row = page.locator("table tbody tr").first
@@ -96,7 +100,9 @@ def test_ladder_started_from_the_ui_fills_the_sparkload_levels_tab_live(web_ui):
         page.screenshot(path=str(SCREENSHOT))
         headers = page.locator("table thead th").all_inner_texts()
         browser.close()
-    assert headers[:4] == ["C", "n", "fail", "TTFT ms mean"]
+    assert not users_field_visible  # the ladder ignores it: not shown
+    assert "START runs sparkload's load plan" in plan_note
+    assert headers[:4] == ["C / rate", "n", "fail", "TTFT ms mean"]
     assert cells[0] == "1"
     assert int(cells[1]) > 0
     assert float(cells[3]) > 0
