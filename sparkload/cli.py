@@ -71,7 +71,7 @@ def _sim(argv: list[str]) -> int:
 
 
 def _report(argv: list[str]) -> int:
-    from sparkload.matrix.runner import report_command
+    from sparkload.report_process import report_command
 
     return subprocess.run(report_command(argv), check=False).returncode
 

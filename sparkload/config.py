@@ -507,6 +507,15 @@ OPTIONS: tuple[Option, ...] = (
         boolean,
     ),
     Option(
+        "--check",
+        "",
+        "Fail the run on a service level, checked per level at its end with the report's own "
+        "definitions, e.g. 'ttft_p90_ms<=1000,failure_ratio<=0.01'; a breach prints the level "
+        "and the figure and exits with code 4",
+        RESULTS,
+        text,
+    ),
+    Option(
         "--metadata",
         [],
         "Free-form KEY=VALUE about the run (repeatable), kept in the manifest and shown in the "
@@ -641,6 +650,7 @@ class RunOptions:
     prefill_runs: int
     results_dir: Path
     keep_chunk_gaps: bool
+    check: str
     metadata: dict[str, str]
     metrics_interval: float
     no_server_metrics: bool

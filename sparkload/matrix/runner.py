@@ -33,6 +33,7 @@ from sparkload.matrix.spec import Matrix, Target
 from sparkload.paths import LOCUSTFILE
 from sparkload.records import MANIFEST_FILE, STATUS_COMPLETE, Manifest, read_manifest
 from sparkload.redact import redacted_command
+from sparkload.report_process import report_command
 
 SUMMARY_FILE = "matrix-summary.txt"
 MATRIX_FILE = "matrix.yaml"
@@ -339,8 +340,3 @@ def build_report(run_dirs: list[Path], out: Path, report_args: tuple[str, ...]) 
     command = report_command([*map(str, run_dirs), "--out", str(out), *report_args])
     code = subprocess.run(command, stdin=subprocess.DEVNULL, check=False).returncode
     return out / "report.md" if code == 0 else None
-
-
-def report_command(args: list[str]) -> list[str]:
-    """``sparkload report ARGS`` as a child process (the analysis package's own entry point)."""
-    return [sys.executable, "-m", "analysis", "--prog", "sparkload report", *args]

@@ -29,7 +29,6 @@ Relative paths are relative to the directory sparkload runs in, as Locust's own 
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ import yaml
 
 from sparkload import config
 from sparkload.errors import ConfigError
+from sparkload.report_process import check_options
 from sparkload.target import Endpoint
 
 TP_SIZES = (1, 2, 4)
@@ -341,20 +341,9 @@ def _report_args(fields: _Fields) -> tuple[str, ...]:
         raise fields.error(
             "report_args", "--out is set by the matrix: the report goes to <results_dir>/report"
         )
-    from sparkload.matrix.runner import report_command
-
-    check = subprocess.run(
-        report_command(["--check-options", *args]),
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    if check.returncode != 0:
-        problem = check.stderr.strip().splitlines()[-1] if check.stderr.strip() else "rejected"
-        raise fields.error(
-            "report_args", problem.split(": error: ", 1)[-1].removesuffix(" (see --help)")
-        )
+    problem = check_options(list(args))
+    if problem is not None:
+        raise fields.error("report_args", problem)
     return args
 
 

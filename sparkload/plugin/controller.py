@@ -24,7 +24,7 @@ from locust.env import Environment
 from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner
 
 import sparkload
-from sparkload.errors import EXIT_ABORTED, EXIT_BAD_INPUT, ConfigError
+from sparkload.errors import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, ConfigError
 from sparkload.livetable import LevelTally
 from sparkload.plugin.collector import RunCollector
 from sparkload.plugin.context import RunContext
@@ -37,6 +37,7 @@ from sparkload.records import (
     Manifest,
 )
 from sparkload.redact import redacted_command
+from sparkload.report_process import check_levels, check_options
 from sparkload.results import ResultsWriter, check_writable, utc_now
 from sparkload.scrape import MetricsScraper
 from sparkload.shapes import Shape, Tick
@@ -79,6 +80,10 @@ class RunController:
         context = RunContext.from_options(self.parsed, self.environment.host)
         check_writable(context.options.results_dir)
         opts = context.options
+        if opts.check:
+            problem = check_options(["--slo", opts.check])
+            if problem is not None:
+                raise ConfigError(f"--check: {problem}")
         if opts.endpoints and not self.environment.host:
             self.environment.host = opts.endpoints[0]
         if not self.environment.host:
@@ -195,8 +200,19 @@ class RunController:
                 "sparkload: run stopped before its plan finished; manifest marked '%s'", status
             )
         self.final_summary = self.collector.summary()
+        if self.context is not None and self.context.options.check and status != STATUS_ABORTED:
+            self._check_levels(self.context.options.check, str(self.collector.writer.path))
         if not self.parsed.headless:
             print(self.final_summary, flush=True)
+
+    def _check_levels(self, spec: str, run_dir: str) -> None:
+        """--check: the analysis judges the finished run; a breach sets the exit code."""
+        code, said = check_levels(spec, run_dir)
+        self.final_summary += "\n" + said
+        if code == EXIT_CHECK_FAILED:
+            self.environment.process_exit_code = EXIT_CHECK_FAILED
+        elif code != 0:
+            logger.error("sparkload: --check could not be evaluated: %s", said)
 
     def reset_run(self) -> None:
         self.collector = None

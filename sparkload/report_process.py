@@ -1,0 +1,44 @@
+"""The analysis as a child process: how the load side asks for a report or a service-level check.
+
+The load side never imports ``analysis``; the two meet in results directories. ``sparkload
+report``, the matrix's combined report and ``--check`` all run ``python -m analysis``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def report_command(args: list[str]) -> list[str]:
+    """``sparkload report ARGS`` (the analysis package's own entry point)."""
+    return [sys.executable, "-m", "analysis", "--prog", "sparkload report", *args]
+
+
+def check_options(args: list[str]) -> str | None:
+    """None when the report accepts ``args`` (e.g. ``--slo ...``), else its one-line reason."""
+    check = subprocess.run(
+        report_command(["--check-options", *args]),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    if check.returncode == 0:
+        return None
+    lines = check.stderr.strip().splitlines()
+    problem = lines[-1] if lines else "rejected"
+    return problem.split(": error: ", 1)[-1].removesuffix(" (see --help)")
+
+
+def check_levels(spec: str, run_dir: str) -> tuple[int, str]:
+    """Evaluate service levels on a finished run with the report's own definitions: the
+    analysis's exit code (0 all hold, ``EXIT_CHECK_FAILED`` a breach) and what it printed."""
+    result = subprocess.run(
+        report_command(["--check", spec, "--quiet", run_dir]),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    return result.returncode, (result.stdout + result.stderr).strip()
