@@ -287,6 +287,14 @@ OPTIONS: tuple[Option, ...] = (
         non_negative,
     ),
     Option(
+        "--repeat",
+        1,
+        "Run the whole plan N times back to back, each run in its own directory (the "
+        "single-Spark notes' 'two consecutive runs'); the report sets them side by side",
+        PLAN,
+        whole,
+    ),
+    Option(
         "--seed",
         0,
         "Seed of the prompt order and the arrival process",
@@ -623,6 +631,7 @@ class RunOptions:
     arrival_rate: tuple[float, ...]  # open loop: one level per rate (empty: closed loop)
     arrival_users: int
     arrival_duration: float
+    repeat: int
     seed: int
     endpoints: tuple[str, ...]
     model: str

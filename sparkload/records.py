@@ -248,6 +248,7 @@ class Manifest:
     request: dict[str, Any] = field(default_factory=dict)  # api, extra body, header names, ...
     servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # endpoint -> version, headers
     metadata: dict[str, str] = field(default_factory=dict)  # the user's --metadata KEY=VALUE
+    repeat: dict[str, int] | None = None  # --repeat: {"run": k, "of": n}, runs back to back
     command: list[str] = field(default_factory=list)  # argv, secrets hidden
     started_at: str = ""
     ended_at: str | None = None

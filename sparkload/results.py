@@ -51,10 +51,16 @@ class ResultsWriter:
         tmp.write_text(json.dumps(self.manifest.to_dict(), indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, self.path / MANIFEST_FILE)
 
-    def close(self, status: str) -> None:
+    def finish(self, status: str) -> None:
+        """The run is over (its manifest says so); late records may still be appended."""
         self.manifest.status = status
         self.manifest.ended_at = utc_now()
         self.write_manifest()
+
+    def close(self, status: str | None = None) -> None:
+        """Finish (unless already finished, ``status`` None) and close the files."""
+        if status is not None:
+            self.finish(status)
         self._requests.close()
         if self._server_metrics is not None:
             self._server_metrics.close()

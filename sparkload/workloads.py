@@ -127,7 +127,7 @@ class Workload:
         """The prompt of one request. ``prompt_index`` comes from the seeded ``PromptOrder``."""
         extra: dict = {"workload": self.name, "identical": self.identical}
         if self.name == PREFILL:
-            size = self.prefill_sizes[min(max(level_index, 0), len(self.prefill_sizes) - 1)]
+            size = self.prefill_sizes[max(level_index, 0) % len(self.prefill_sizes)]  # --repeat
             body = self.prefill_texts[self.prefill_sizes.index(size)]
             if not self.identical:
                 body = _rotate(body, random.Random(uuid.uuid4().int))

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 import gevent
 
 from sparkload.livetable import LevelTally, format_table
 from sparkload.plugin.selfmon import level_verdict
-from sparkload.records import PHASE_WARMUP, LevelEntry, Manifest, scale_to_simulated_time
+from sparkload.records import (
+    PHASE_WARMUP,
+    STATUS_COMPLETE,
+    LevelEntry,
+    Manifest,
+    scale_to_simulated_time,
+)
 from sparkload.results import ResultsWriter, utc_now
 from sparkload.scrape import GAUGES, MetricsScraper
 from sparkload.streamshape import level_stream_shape
@@ -28,12 +35,17 @@ class RunCollector:
 
     def __init__(
         self,
-        writer: ResultsWriter,
+        open_run: Callable[[int], ResultsWriter],
         time_scale: float,
         scraper: MetricsScraper | None = None,
         gauge_interval: float = 0.0,
+        levels_per_run: int = 0,
     ) -> None:
-        self.writer = writer
+        # --repeat: run k of the plan is levels [k * levels_per_run, (k + 1) * levels_per_run),
+        # each run its own directory (0: one run)
+        self.open_run = open_run
+        self.levels_per_run = levels_per_run
+        self.writers = [open_run(0)]
         self.time_scale = time_scale
         self.scraper = scraper
         self.gauge_interval = gauge_interval
@@ -48,8 +60,17 @@ class RunCollector:
         self.started = time.monotonic()
 
     @property
+    def writer(self) -> ResultsWriter:
+        """The directory of the run under way."""
+        return self.writers[-1]
+
+    @property
     def manifest(self) -> Manifest:
         return self.writer.manifest
+
+    def _writer_for(self, level_index: int) -> ResultsWriter:
+        run = level_index // self.levels_per_run if self.levels_per_run else 0
+        return self.writers[min(run, len(self.writers) - 1)]
 
     def take(self, batch: dict) -> None:
         """One message from a process: its records and how many requests it has issued so far."""
@@ -59,7 +80,13 @@ class RunCollector:
         records = batch["records"]
         if not records:
             return
-        self.writer.append_records(records)
+        by_writer: dict[int, list[dict]] = {}
+        for record in records:
+            writer = self._writer_for(record["level_index"])
+            by_writer.setdefault(id(writer), []).append(record)
+        for writer in self.writers:
+            if id(writer) in by_writer:
+                writer.append_records(by_writer[id(writer)])
         self.received += len(records)
         warmed = set()
         for record in records:
@@ -86,6 +113,9 @@ class RunCollector:
         expected: int | None,
         arrival_rate: float | None = None,
     ) -> LevelTally:
+        if self.levels_per_run and index // self.levels_per_run >= len(self.writers):
+            self.writer.finish(STATUS_COMPLETE)  # the next repetition of the plan starts
+            self.writers.append(self.open_run(len(self.writers)))
         tally = LevelTally(index, concurrency, expected, arrival_rate, self.time_scale)
         self.tallies[index] = tally
         self.manifest.levels.append(
@@ -99,11 +129,12 @@ class RunCollector:
 
     def end_level(self, index: int) -> None:
         tally = self.tallies[index]
-        level = self.manifest.levels[-1]
+        writer = self._writer_for(index)
+        level = next(entry for entry in writer.manifest.levels if entry.index == index)
         level.client, level.client_flags = self.client_verdict(index)
         level.stream, level.stream_flags = level_stream_shape(self.level_records.pop(index, []))
         level.ended_at, level.received = utc_now(), tally.measured
-        self.writer.write_manifest()
+        writer.write_manifest()
         if level.client_flags:
             logger.warning(
                 "level %d (C=%d) is shaped by the load generator, not only the server: %s",
@@ -158,7 +189,10 @@ class RunCollector:
         """The live table, with each level's client check ("ok" or what made it suspect) and,
         once the level has ended, its stream check (the flags' short names)."""
         ended = {
-            level.index: level.stream_flags for level in self.manifest.levels if level.ended_at
+            level.index: level.stream_flags
+            for writer in self.writers
+            for level in writer.manifest.levels
+            if level.ended_at
         }
         rows = []
         for index in sorted(self.tallies):
@@ -182,11 +216,13 @@ class RunCollector:
             f"sparkload per-level results{note}; "
             "mean/p50/p90 exact from records, linear percentiles\n"
             + format_table(self.rows())
-            + f"\nresults: {self.writer.path}"
+            + "".join(f"\nresults: {writer.path}" for writer in self.writers)
         )
 
     def close(self, status: str) -> None:
         self._stop_gauges()
+        for writer in self.writers[:-1]:
+            writer.close()  # finished when the next run began
         self.writer.close(status)
 
 

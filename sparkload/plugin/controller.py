@@ -147,8 +147,6 @@ class RunController:
         context = self.context if settled else self.resolve_target()
         assert context is not None
         opts = context.options
-        manifest = self._manifest(context)
-        writer = ResultsWriter(opts.results_dir, manifest)
         scraper = (
             MetricsScraper(
                 [e.url for e in context.endpoints], opts.api_key, verify_tls=not opts.insecure
@@ -156,10 +154,22 @@ class RunController:
             if opts.server_metrics
             else None
         )
-        self.collector = RunCollector(writer, context.time_scale, scraper, opts.metrics_interval)
+
+        def open_run(run: int) -> ResultsWriter:
+            writer = ResultsWriter(opts.results_dir, self._manifest(context, run))
+            logger.info(
+                "sparkload run %s: %s mode, results in %s", writer.path.name, opts.mode, writer.path
+            )
+            return writer
+
         self.shape = _make_shape(context)
-        logger.info(
-            "sparkload run %s: %s mode, results in %s", writer.path.name, opts.mode, writer.path
+        levels_per_run = len(opts.arrival_rate if opts.mode == "arrival" else opts.ladder)
+        self.collector = RunCollector(
+            open_run,
+            context.time_scale,
+            scraper,
+            opts.metrics_interval,
+            levels_per_run if opts.repeat > 1 else 0,
         )
         self._progress = gevent.spawn(self._report_progress)
 
@@ -224,7 +234,7 @@ class RunController:
         if self.simulator is not None:
             self.simulator.stop()
 
-    def _manifest(self, context: RunContext) -> Manifest:
+    def _manifest(self, context: RunContext, run: int = 0) -> Manifest:
         opts = context.options
         on_simulator = self.simulator is not None and self.simulator.url == self.environment.host
         variant = opts.variant or (opts.sim_profile if on_simulator else "")
@@ -261,6 +271,7 @@ class RunController:
             },
             servers={url: info.manifest_entry() for url, info in self.servers.items()},
             metadata=opts.metadata,
+            repeat={"run": run + 1, "of": opts.repeat} if opts.repeat > 1 else None,
             seed=opts.seed,
             request_timeout=opts.request_timeout,
             simulator={
@@ -341,14 +352,18 @@ class RunController:
 
 
 def _make_shape(context: RunContext) -> Shape:
+    """The load shape of the options; --repeat N runs its whole plan N times back to back."""
     opts = context.options
     if opts.mode == "arrival":
         return ArrivalShape(
-            opts.arrival_rate, opts.arrival_users, opts.arrival_duration, opts.request_timeout
+            opts.arrival_rate * opts.repeat,
+            opts.arrival_users,
+            opts.arrival_duration,
+            opts.request_timeout,
         )
     if opts.mode == "steps":
-        return StepsShape(opts.ladder, opts.step_duration, opts.request_timeout)
-    return LadderShape(opts.ladder, opts.requests_per_user)
+        return StepsShape(opts.ladder * opts.repeat, opts.step_duration, opts.request_timeout)
+    return LadderShape(opts.ladder * opts.repeat, opts.requests_per_user)
 
 
 def _lookup_headers(context: RunContext) -> dict[str, str]:
