@@ -217,16 +217,17 @@ class LlamaServer:
 def timings_from_log(log: Path) -> dict[str, dict]:
     """Each streamed response's ``timings`` by completion id, from a ``-v`` log.
 
-    With ``-v`` llama-server logs every SSE chunk it sends ("http: streamed chunk: data: {…}");
-    the last chunk of a response carries its ``timings`` (``prompt_ms``, ``predicted_ms``, …).
+    With ``-v`` llama-server logs every write to a stream ("http: streamed chunk: data: {…}",
+    further events of the same write on lines of their own); the usage chunk, last, carries
+    the response's ``timings`` (``prompt_ms``, ``predicted_ms``, …).
     """
     found: dict[str, dict] = {}
     for line in log.read_text(errors="replace").splitlines():
-        start = line.find("streamed chunk: data: {")
+        start = line.find("data: {")  # one logged write may hold several events, one a line
         if start < 0:
             continue
         try:
-            chunk = json.loads(line[start + len("streamed chunk: data: ") :])
+            chunk = json.loads(line[start + len("data: ") :])
         except ValueError:
             continue
         if "timings" in chunk and "id" in chunk:
