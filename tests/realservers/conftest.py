@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from benchmarks.realservers import llama_server
-from benchmarks.realservers.llama_server import LlamaServer
+from benchmarks.realservers.llama_server import LlamaServer, metrics
+from tests.conftest import run_locust
 
 REQUIRE_ENV = "SPARKLOAD_REQUIRE_REALSERVER"
 
@@ -47,3 +50,30 @@ def llama() -> Iterator[LlamaServer]:
     require_or_skip(missing())
     with LlamaServer(parallel=8, verbose=True) as server:
         yield server
+
+
+LADDER = (1, 4)
+REQUESTS_PER_USER = 2
+MAX_TOKENS = 32
+
+
+def run_job(url: str, results: Path, metrics_url: str, *extra: str) -> dict:
+    """One run of the main job on ``url``, with llama-server's metrics before and after."""
+    before = metrics(metrics_url)
+    run = run_locust(
+        ["--headless", "-H", url, "--ladder", ",".join(map(str, LADDER))]
+        + ["--requests-per-user", str(REQUESTS_PER_USER), "--max-tokens", str(MAX_TOKENS)]
+        + list(extra),
+        results,
+        timeout=300,
+    )
+    return {"run": run, "before": before, "after": metrics(metrics_url)}
+
+
+def expected_counts() -> Counter:
+    """Measured Σ C × requests per user, plus one warm-up per level."""
+    expected: Counter = Counter()
+    for c in LADDER:
+        expected[(c, "measure")] = c * REQUESTS_PER_USER
+        expected[(c, "warmup")] = 1
+    return expected

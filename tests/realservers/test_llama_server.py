@@ -11,36 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.realservers.llama_server import LlamaServer, metrics, timings_from_log
-from tests.conftest import LocustRun, run_locust
+from benchmarks.realservers.llama_server import LlamaServer, timings_from_log
+from tests.conftest import LocustRun
+from tests.realservers.conftest import MAX_TOKENS, expected_counts, run_job
 
 pytestmark = pytest.mark.realserver
-
-LADDER = (1, 4)
-REQUESTS_PER_USER = 2
-MAX_TOKENS = 32
 
 
 @pytest.fixture(scope="module")
 def main_job(llama: LlamaServer, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """One run of the main job on llama-server, with the server's metrics before and after."""
-    before = metrics(llama.url)
-    run = run_locust(
-        [
-            "--headless",
-            "-H",
-            llama.url,
-            "--ladder",
-            ",".join(map(str, LADDER)),
-            "--requests-per-user",
-            str(REQUESTS_PER_USER),
-            "--max-tokens",
-            str(MAX_TOKENS),
-        ],
-        tmp_path_factory.mktemp("results"),
-        timeout=300,
-    )
-    return {"run": run, "before": before, "after": metrics(llama.url), "log": llama.log}
+    job = run_job(llama.url, tmp_path_factory.mktemp("results"), llama.url)
+    return {**job, "log": llama.log}
 
 
 def records(main_job: dict) -> list[dict]:
@@ -55,11 +36,7 @@ def test_the_run_exits_0(main_job: dict) -> None:
 
 def test_exact_record_counts_per_level_and_phase(main_job: dict) -> None:
     counts = Counter((r["level"], r["phase"]) for r in records(main_job))
-    expected = Counter()
-    for c in LADDER:
-        expected[(c, "measure")] = c * REQUESTS_PER_USER
-        expected[(c, "warmup")] = 1
-    assert counts == expected
+    assert counts == expected_counts()
 
 
 def test_every_record_is_ok(main_job: dict) -> None:
