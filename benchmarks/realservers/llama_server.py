@@ -144,16 +144,16 @@ def build(version: str = LLAMA_CPP_PYTHON_VERSION) -> Path:
     return binary
 
 
-def model_path(seed: int = 0) -> Path:
-    return cache_root() / "models" / f"tiny-llama-v1-seed{seed}.gguf"
+def model_path(size: str = "tiny", seed: int = 0) -> Path:
+    return cache_root() / "models" / f"{size}-llama-v1-seed{seed}.gguf"
 
 
-def model(seed: int = 0) -> Path:
-    """Write the tiny GGUF once (needs the ``gguf`` package); later calls return it at once."""
-    path = model_path(seed)
+def model(size: str = "tiny", seed: int = 0) -> Path:
+    """Write the GGUF once (needs the ``gguf`` package); later calls return it at once."""
+    path = model_path(size, seed)
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        tiny_model.write(path, seed)
+        tiny_model.write(path, seed, size)
     return path
 
 
@@ -168,14 +168,16 @@ class LlamaServer:
         self,
         parallel: int = 8,
         ctx_per_slot: int = 1024,
-        threads: int = 2,
+        threads: int = 1,
         verbose: bool = False,
+        model_size: str = "tiny",
         extra_args: list[str] | None = None,
     ) -> None:
         self.parallel = parallel
         self.ctx_per_slot = ctx_per_slot
         self.threads = threads
         self.verbose = verbose
+        self.model_size = model_size
         self.extra_args = extra_args or []
         self.process: subprocess.Popen | None = None
         self.port = 0
@@ -184,7 +186,15 @@ class LlamaServer:
         self.log = Path(self._tmp.name) / "llama-server.log"
 
     def command(self) -> list[str]:
-        args = [str(build()), "-m", str(model()), "--host", "127.0.0.1", "--port", str(self.port)]
+        args = [
+            str(build()),
+            "-m",
+            str(model(self.model_size)),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+        ]
         args += ["-np", str(self.parallel), "-c", str(self.parallel * self.ctx_per_slot)]
         args += ["-t", str(self.threads), "--metrics", "--no-webui", "-a", "tiny-llama"]
         return args + (["-v"] if self.verbose else []) + self.extra_args
@@ -251,15 +261,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=("build", "model", "start"))
     parser.add_argument("-np", "--parallel", type=int, default=8)
-    parser.add_argument("-t", "--threads", type=int, default=2)
+    parser.add_argument("-t", "--threads", type=int, default=1)
     parser.add_argument("-v", "--verbose", action="store_true", help="llama-server -v")
+    parser.add_argument("--size", choices=sorted(tiny_model.SIZES), default="tiny")
     args = parser.parse_args(argv)
     if args.action == "build":
         print(build())
     elif args.action == "model":
-        print(model())
+        print(model(args.size))
     else:
-        with LlamaServer(args.parallel, threads=args.threads, verbose=args.verbose) as server:
+        with LlamaServer(
+            args.parallel, threads=args.threads, verbose=args.verbose, model_size=args.size
+        ) as server:
             print(server.url, flush=True)
             print(f"log: {server.log}; Ctrl-C stops it", file=sys.stderr)
             procs.serve_until_stopped(server.process)

@@ -1,9 +1,9 @@
 """A tiny random-weight llama GGUF for llama-server, written with the ``gguf`` package (PyPI).
 
-No hub is reachable here, so the model is made: 2 layers, hidden 64, a SentencePiece-style
-("llama") vocabulary of the words in this repo's prompts (every word with all its prefixes, so
-llama.cpp's bigram merger reaches whole words) plus the 256 byte-fallback tokens, and a Jinja
-chat template. The output is gibberish, which is fine for load tests.
+No hub is reachable here, so the model is made: 2 layers, hidden 64 (``small``: 4 layers,
+hidden 256), a SentencePiece-style ("llama") vocabulary of the words in this repo's prompts
+(every word with all its prefixes, so llama.cpp's bigram merger reaches whole words) plus the
+256 byte-fallback tokens, and a Jinja chat template. The output is gibberish: fine for load tests.
 
 One trick makes output length exact: hidden dimension 0 carries a large constant in every
 token's embedding that no layer writes to, and the output rows of EOS, the control tokens and
@@ -20,10 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-N_LAYERS = 2
-N_EMBD = 64
-N_HEAD = 4
-N_FF = 128
+# (layers, hidden, feed-forward, heads) by name. "tiny" decodes a token in ~0.2 ms here, below
+# what a client can resolve; "small" (~8M params) takes ~1-2 ms a token and tens of ms a prompt.
+SIZES = {"tiny": (2, 64, 128, 4), "small": (4, 256, 768, 4)}
 N_CTX_TRAIN = 8192
 MAX_WORDS = 1200
 SPACE = "\u2581"  # SentencePiece's word-boundary mark
@@ -73,53 +72,54 @@ def _suppressed(tokens: list[str], types: list[int]) -> list[int]:
     ]
 
 
-def _weights(n_vocab: int, suppressed: list[int], seed: int) -> dict[str, np.ndarray]:
+def _weights(n_vocab: int, suppressed: list[int], seed: int, size: str) -> dict[str, np.ndarray]:
     """Random weights (numpy shapes are ggml's reversed), with the anchor dimension wired."""
+    n_layers, n_embd, n_ff, _ = SIZES[size]
     rng = np.random.default_rng(seed)
 
     def rand(*shape: int, scale: float = 0.1) -> np.ndarray:
         return (rng.standard_normal(shape) * scale).astype(np.float32)
 
-    embd = rand(n_vocab, N_EMBD, scale=0.5)
-    embd[:, 0] = ANCHOR
-    output = rand(n_vocab, N_EMBD, scale=1.0)
+    embd = rand(n_vocab, n_embd, scale=0.5)
+    embd[:, 0] = ANCHOR * np.sqrt(n_embd / 64)  # the same share of the RMS at any width
+    output = rand(n_vocab, n_embd, scale=1.0)
     output[:, 0] = 0.0
     output[suppressed, 0] = -100.0
     tensors = {
         "token_embd.weight": embd,
-        "output_norm.weight": np.ones(N_EMBD, dtype=np.float32),
+        "output_norm.weight": np.ones(n_embd, dtype=np.float32),
         "output.weight": output,
     }
-    for layer in range(N_LAYERS):
+    for layer in range(n_layers):
         blk = f"blk.{layer}."
-        for name in ("attn_q", "attn_k", "attn_v"):
-            tensors[blk + name + ".weight"] = rand(N_EMBD, N_EMBD)
-        tensors[blk + "attn_output.weight"] = rand(N_EMBD, N_EMBD)
-        tensors[blk + "ffn_gate.weight"] = rand(N_FF, N_EMBD)
-        tensors[blk + "ffn_up.weight"] = rand(N_FF, N_EMBD)
-        tensors[blk + "ffn_down.weight"] = rand(N_EMBD, N_FF)
+        for name in ("attn_q", "attn_k", "attn_v", "attn_output"):
+            tensors[blk + name + ".weight"] = rand(n_embd, n_embd)
+        tensors[blk + "ffn_gate.weight"] = rand(n_ff, n_embd)
+        tensors[blk + "ffn_up.weight"] = rand(n_ff, n_embd)
+        tensors[blk + "ffn_down.weight"] = rand(n_embd, n_ff)
         for name in ("attn_output", "ffn_down"):  # nothing writes to the anchor dimension
             tensors[blk + name + ".weight"][0, :] = 0.0
-        tensors[blk + "attn_norm.weight"] = np.ones(N_EMBD, dtype=np.float32)
-        tensors[blk + "ffn_norm.weight"] = np.ones(N_EMBD, dtype=np.float32)
+        tensors[blk + "attn_norm.weight"] = np.ones(n_embd, dtype=np.float32)
+        tensors[blk + "ffn_norm.weight"] = np.ones(n_embd, dtype=np.float32)
     return tensors
 
 
-def write(path: Path, seed: int = 0) -> Path:
+def write(path: Path, seed: int = 0, size: str = "tiny") -> Path:
     """Write the model to ``path`` (atomically: a partly written file never has the name)."""
     import gguf  # imported here: only model making needs it
 
+    n_layers, n_embd, n_ff, n_head = SIZES[size]
     tokens, scores, types = vocabulary()
     tmp = path.with_suffix(".tmp")
     writer = gguf.GGUFWriter(str(tmp), "llama")
-    writer.add_name("sparkload-tiny-llama")
+    writer.add_name(f"sparkload-{size}-llama")
     writer.add_context_length(N_CTX_TRAIN)
-    writer.add_embedding_length(N_EMBD)
-    writer.add_block_count(N_LAYERS)
-    writer.add_feed_forward_length(N_FF)
-    writer.add_head_count(N_HEAD)
-    writer.add_head_count_kv(N_HEAD)
-    writer.add_rope_dimension_count(N_EMBD // N_HEAD)
+    writer.add_embedding_length(n_embd)
+    writer.add_block_count(n_layers)
+    writer.add_feed_forward_length(n_ff)
+    writer.add_head_count(n_head)
+    writer.add_head_count_kv(n_head)
+    writer.add_rope_dimension_count(n_embd // n_head)
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_vocab_size(len(tokens))
     writer.add_file_type(gguf.LlamaFileType.ALL_F32)
@@ -134,7 +134,7 @@ def write(path: Path, seed: int = 0) -> Path:
     writer.add_add_eos_token(False)
     writer.add_add_space_prefix(True)
     writer.add_chat_template(CHAT_TEMPLATE)
-    for name, array in _weights(len(tokens), _suppressed(tokens, types), seed).items():
+    for name, array in _weights(len(tokens), _suppressed(tokens, types), seed, size).items():
         writer.add_tensor(name, array)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
