@@ -1,0 +1,63 @@
+"""The main job through real intermediaries in front of llama-server: nginx and LiteLLM.
+
+What must hold is what holds direct: exit 0, exact counts, every record ok, TTFT no shorter
+than the server's own prompt time for the same response (the completion id passes through).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from benchmarks.realservers import gateway as gateway_module
+from benchmarks.realservers.gateway import Gateway
+from benchmarks.realservers.llama_server import LlamaServer, timings_from_log
+from benchmarks.realservers.nginx import INSTALL_HINT, Nginx, nginx_binary
+from tests.realservers.conftest import REQUIRE_ENV, expected_counts, require_or_skip, run_job
+
+pytestmark = pytest.mark.realserver
+
+
+def check_job(job: dict, log: Path) -> None:
+    run = job["run"]
+    assert run.returncode == 0, run.output[-3000:]
+    records = run.records
+    assert Counter((r["level"], r["phase"]) for r in records) == expected_counts()
+    failed = [(r["level"], r["error_kind"], r["error"]) for r in records if r["status"] != "ok"]
+    assert failed == []
+    timings = timings_from_log(log)
+    for r in records:
+        server = timings.get(r["response_id"])
+        assert server is not None, f"no server timings for {r['response_id']}"
+        assert r["ttft"] >= server["prompt_ms"] / 1000, (r["ttft"], server)
+        assert r["itl"] is not None and r["itl"] >= 0 and r["ttft"] <= r["latency"], r
+
+
+@pytest.fixture
+def nginx_installed() -> Iterator[None]:
+    require_or_skip([] if nginx_binary() else [f"nginx ({INSTALL_HINT})"])
+    yield
+
+
+@pytest.mark.parametrize("config", ["plain", "unbuffered", "keepalive"])
+def test_main_job_through_nginx(
+    config: str, llama: LlamaServer, nginx_installed: None, tmp_path: Path
+) -> None:
+    with Nginx(llama.url, config) as proxy:
+        job = run_job(proxy.url, tmp_path, llama.url)
+    check_job(job, llama.log)
+
+
+def test_main_job_through_litellm(llama: LlamaServer, tmp_path: Path) -> None:
+    if gateway_module.executable("litellm") is None:
+        hint = gateway_module.install_hint("litellm")
+        if os.environ.get(REQUIRE_ENV):
+            pytest.fail(f"litellm missing ({hint}) and {REQUIRE_ENV} is set")
+        pytest.skip(f"litellm missing: {hint}")
+    with Gateway(llama.url) as gateway:
+        job = run_job(gateway.url, tmp_path, llama.url, "--api-key", gateway.api_key)
+    check_job(job, llama.log)
