@@ -21,12 +21,6 @@ from tests.conftest import run_locust
 REQUIRE_ENV = "SPARKLOAD_REQUIRE_REALSERVER"
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "realserver: runs against a real server built or installed on this machine"
-    )
-
-
 def missing() -> list[str]:
     """What building and running llama-server needs and this machine lacks."""
     lacking = [f"apt package {name}" for name in llama_server.missing_prerequisites()]
