@@ -42,7 +42,8 @@ import random
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
-from sparkload.sim.profiles import PEAK_BANDWIDTH, STREAM_BANDWIDTH, Profile
+from sparkload.sim.profiles import PEAK_BANDWIDTH, STREAM_BANDWIDTH, Profile, SpecDecode
+from sparkload.sim.speculation import copy_share
 
 
 @dataclass(frozen=True)
@@ -73,12 +74,17 @@ def step_seconds(profile: Profile, batch: BatchShape) -> float:
     kv = batch.context_tokens * shape.kv_bytes_per_token / (n * STREAM_BANDWIDTH)
     state_passes = batch.decode_seqs * (2 + k) + 2 * batch.prefill_seqs
     state = state_passes * shape.state_bytes_per_seq / (n * STREAM_BANDWIDTH)
-    flops = (
-        2 * shape.active_params * tokens
-        + 4 * shape.attention_layers * shape.query_heads * shape.head_dim * batch.attention_pairs
+    gemm = 2 * shape.active_params
+    attention = (
+        4 * shape.attention_layers * shape.query_heads * shape.head_dim * batch.attention_pairs
     )
-    compute = flops / (n * profile.prefill_flops)
-    draft = k * profile.spec.draft_token_s / n if profile.spec else 0.0
+    compute = (
+        gemm * batch.prefill_tokens / profile.prefill_flops
+        + gemm * (tokens - batch.prefill_tokens) / (profile.decode_flops or profile.prefill_flops)
+        + attention / (profile.attention_flops or profile.prefill_flops)
+    ) / n
+    spec = profile.spec
+    draft = (spec.draft_pass_s + k * spec.draft_token_s) / n if spec else 0.0
     comm = (2 * shape.layers + 2) * cluster.allreduce_s(tokens) + 3 * k * cluster.allreduce_s(
         batch.seqs
     )
@@ -95,6 +101,7 @@ class Sequence:
     prompt_tokens: int
     max_tokens: int
     block_hashes: tuple[int, ...]
+    copy_share: float = 0.0  # share of verify passes that copy the prompt (``speculation``)
     admitted_order: int = -1
     cached_tokens: int = 0
     computed: int = 0  # tokens in KV (the newest sampled token enters it in the next step)
@@ -189,7 +196,9 @@ class Engine:
         max_tokens: int,
         block_hashes: tuple[int, ...] = (),
     ) -> Sequence:
-        seq = Sequence(request_id, max(1, prompt_tokens), max(1, max_tokens), block_hashes)
+        prompt_tokens, max_tokens = max(1, prompt_tokens), max(1, max_tokens)
+        share = copy_share(prompt_tokens, max_tokens)
+        seq = Sequence(request_id, prompt_tokens, max_tokens, block_hashes, share)
         self._arrived.append(seq)
         return seq
 
@@ -226,7 +235,7 @@ class Engine:
             self._waiting.extend(self._arrived)
             self._arrived = []
         self._make_room()
-        budget = self.profile.max_num_batched_tokens
+        budget = self.profile.scheduled_token_budget()
         decodes = [s for s in self._running if s.decoding]
         decodes = decodes[: budget // (1 + self._draft_tokens)]
         budget -= len(decodes) * (1 + self._draft_tokens)
@@ -243,7 +252,7 @@ class Engine:
 
     def _schedule_prefills(self, budget: int) -> list[tuple[Sequence, int]]:
         """Partial prefills first, then waiting requests in order, within the token budget."""
-        chunks = []
+        chunks: list[tuple[Sequence, int]] = []
         for seq in (s for s in self._running if not s.decoding):
             if budget <= 0:
                 return chunks
@@ -267,6 +276,8 @@ class Engine:
 
     def _lookup_prefix(self, seq: Sequence) -> None:
         """Count the query and skip whole cached blocks, keeping at least one token to compute."""
+        if not self.profile.prefix_caching:
+            return
         block = self.profile.block_size
         hits = self._prefix_cache.leading_hits(seq.block_hashes)
         seq.cached_tokens = min(hits * block, (seq.prompt_tokens - 1) // block * block)
@@ -286,7 +297,7 @@ class Engine:
         )
 
     def _advance_decode(self, seq: Sequence) -> Emission:
-        accepted = self._sample_accepted() if self.profile.spec else 0
+        accepted = self._sample_accepted(seq.copy_share) if self.profile.spec else 0
         tokens = min(1 + accepted, seq.max_tokens - seq.generated)
         return self._emit(seq, tokens)
 
@@ -305,11 +316,18 @@ class Engine:
         self.counters.generation_tokens += tokens
         return Emission(seq.request_id, tokens, seq.finished)
 
-    def _sample_accepted(self) -> int:
+    def _copying(self, spec: SpecDecode, share: float) -> bool:
+        """Does this verify pass copy the prompt? Draws only when the answer is uncertain."""
+        if spec.copy_acceptance is None or share <= 0.0:
+            return False
+        return share >= 1.0 or self._rng.random() < share
+
+    def _sample_accepted(self, share: float) -> int:
         """Walk the draft positions; update vLLM's spec-decode counters."""
-        counters = self.counters
+        counters, spec = self.counters, self.profile.spec
+        assert spec is not None
         accepted = 0
-        for p in self.profile.spec.acceptance:
+        for p in spec.curve(self._copying(spec, share)):
             if self._rng.random() >= p:
                 break
             counters.spec_accepted_per_pos[accepted] += 1
