@@ -191,7 +191,7 @@ def compose(
     build = BUILDS[build_name]
     choice = parse_spec(spec)
     if max_num_batched_tokens < 1:
-        raise StartupError("max_num_batched_tokens must be positive")
+        raise StartupError("--max-num-batched-tokens must be a positive integer")
     profile = Profile(
         name=build.name,
         model_name=build.name.replace("qwen3.8", MODEL),
