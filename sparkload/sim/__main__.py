@@ -145,7 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve HTTPS with this PEM certificate (default: plain HTTP)",
     )
     parser.add_argument(
-        "--tls-key", type=Path, default=None, help="the certificate's PEM private key"
+        "--tls-key",
+        type=Path,
+        default=None,
+        help="the certificate's PEM private key (default: none)",
     )
     parser.add_argument(
         "--exit-with-parent",
