@@ -8,8 +8,9 @@ exactly when vLLM would see them. Parameters and their sources are in ``profiles
 Scheduling (vLLM V1, chunked prefill, notes s.5). Each step has a token budget
 ``max_num_batched_tokens``. Running requests that are decoding go first, each costing 1 + k
 tokens (k draft tokens with MTP). Then partial prefills, then waiting requests in arrival order
-take what is left of the budget, chunk by chunk, as long as ``max_num_seqs`` and free KV blocks
-allow. One forward pass serves the mixed batch. Prefix-cache hits skip whole 16-token blocks
+take what is left of the budget (less any reserved draft slots:
+``Profile.scheduled_token_budget``), chunk by chunk, as long as ``max_num_seqs`` and free KV
+blocks allow. One forward pass serves the mixed batch. Prefix-cache hits skip whole 16-token blocks
 (vLLM always computes at least the prompt's last token). When a growing sequence finds no free
 KV block, the most recently admitted request is preempted and later recomputed.
 
@@ -24,15 +25,18 @@ sequences::
                                                              Gated-DeltaNet recurrent state:
                                                              read once, written once per
                                                              verified position
-    t_compute = (2 * P * T + 4 * L_attn * H_q * d * sum(n * (ctx + n / 2))) / (N * F)
-    t_draft   = k * t_draft_token / N                        MTP head, once per step
+    t_compute = (2 * P * T_prefill / F + 2 * P * T_decode / F_decode
+                 + 4 * L_attn * H_q * d * sum(n * (ctx + n / 2)) / F_attn) / N
+                                                             F_decode, F_attn default to F
+    t_draft   = (t_draft_pass + k * t_draft_token) / N      drafter, once per step
     t_comm    = (2 * L + 2) * AR(T) + 3 * k * AR(B)          all-reduces, 0 when N = 1
 
 Decode is memory-bound (small T), so per-sequence cost comes from the recurrent state and the
 KV reads; prefill of many tokens is compute-bound. With MTP each decoding request draws its
 accepted count m by walking the positions (stop at the first rejection) and emits 1 + m
-tokens; the counters follow vLLM: drafts += 1, draft tokens += k, accepted += m, and position
-i counts the drafts that accepted more than i tokens.
+tokens (the profile's copy curve for a pass that copies the prompt, with probability
+``speculation.copy_share`` of the request); the counters follow vLLM: drafts += 1, draft
+tokens += k, accepted += m, and position i counts the drafts that accepted more than i tokens.
 """
 
 from __future__ import annotations
