@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import ssl
 import sys
@@ -232,7 +233,7 @@ def stop_when_stdin_closes(loop: asyncio.AbstractEventLoop, stop: asyncio.Event)
     """End with the parent: its end of our stdin pipe closes when it exits, even on SIGKILL."""
 
     def on_readable() -> None:
-        if not sys.stdin.buffer.raw.read(4096):
+        if not os.read(sys.stdin.fileno(), 4096):
             loop.remove_reader(sys.stdin.fileno())
             stop.set()
 

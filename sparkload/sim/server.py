@@ -24,7 +24,7 @@ import socket
 import struct
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,14 +56,16 @@ class Backend(Protocol):
     counters: Counters
     hidden_first_tokens: int
     block_tokens: int  # prefix-cache granularity: only whole blocks of a prompt can be reused
-    num_running: int
-    num_waiting: int
 
+    @property
+    def num_running(self) -> int: ...
+    @property
+    def num_waiting(self) -> int: ...
     def kv_usage(self) -> float: ...
     def cached_tokens(self, request_id: str) -> int: ...
     def start(self) -> None: ...
     async def stop(self) -> None: ...
-    def generate(self, gen: Generation) -> AsyncIterator[int]: ...
+    def generate(self, gen: Generation) -> AsyncGenerator[int, None]: ...
 
 
 @dataclass(frozen=True)
@@ -225,7 +227,8 @@ class TimingLog:
         fault: str | None,
         received_unix: float,
     ) -> None:
-        decode = (times.last - times.first) if times.first is not None else None
+        first, last = times.first, times.last
+        decode = last - first if first is not None and last is not None else None
         entry = {
             "request_id": request_id,
             "received_unix": received_unix,
@@ -233,7 +236,9 @@ class TimingLog:
             "decode_s": decode,
             "tokens": tokens,
             "chunks": times.chunks,
-            "mean_chunk_gap_s": decode / (times.chunks - 1) if times.chunks > 1 else None,
+            "mean_chunk_gap_s": decode / (times.chunks - 1)
+            if decode is not None and times.chunks > 1
+            else None,
             "mean_itl_s": decode / (tokens - 1) if decode is not None and tokens > 1 else None,
             "fault": fault,
             "time_scale": self._scale,

@@ -136,7 +136,7 @@ class ChunkWriter:
 
     def usage(self, completion_tokens: int | None = None, include_details: bool = True) -> dict:
         completion = self.generated if completion_tokens is None else completion_tokens
-        usage = {
+        usage: dict[str, int | dict[str, int]] = {
             "prompt_tokens": self.prompt_tokens,
             "total_tokens": self.prompt_tokens + completion,
             "completion_tokens": completion,
