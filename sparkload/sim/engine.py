@@ -17,7 +17,8 @@ KV block, the most recently admitted request is preempted and later recomputed.
 Step time, for a TP group of N nodes, T scheduled tokens, B_d decoding and B_p prefilling
 sequences::
 
-    t = t_fix + max(t_mem, t_compute) + t_draft + t_comm     (x lognormal jitter)
+    t = t_fix + max(t_mem, t_compute) + loss * min(t_mem, t_compute)
+          + t_draft + t_comm + t_verify                      (x lognormal jitter)
 
     t_mem     = W / (N * eff * BW_peak)                      weights, once per step
               + ctx_tokens * kv_bytes / (N * BW_stream)      attention reads the KV cache
@@ -25,11 +26,17 @@ sequences::
                                                              Gated-DeltaNet recurrent state:
                                                              read once, written once per
                                                              verified position
-    t_compute = (2 * P * T_prefill / F + 2 * P * T_decode / F_decode
-                 + 4 * L_attn * H_q * d * sum(n * (ctx + n / 2)) / F_attn) / N
+    t_compute = (t_linear + 4 * L_attn * H_q * d * sum(n * (ctx + n / 2)) / F_attn) / N
+    t_linear  = 2 * P * T_prefill / F + 2 * P * T_decode / F_decode
                                                              F_decode, F_attn default to F
+              = max(2 * P * T / F, 2 * P * T_decode / F_decode)
+                                                             with ``decode_joins_prefill``:
+                                                             decode rows ride in the chunk's
+                                                             GEMMs (``linear_seconds``)
     t_draft   = (t_draft_pass + k * t_draft_token) / N      drafter, once per step
     t_comm    = (2 * L + 2) * AR(T) + 3 * k * AR(B)          all-reduces, 0 when N = 1
+    t_verify  = B_d * (1 + k) * t_verify_token / N           latency-bound per verified token
+                                                             (0 unless the profile sets it)
 
 Decode is memory-bound (small T), so per-sequence cost comes from the recurrent state and the
 KV reads; prefill of many tokens is compute-bound. With MTP each decoding request draws its
@@ -78,23 +85,43 @@ def step_seconds(profile: Profile, batch: BatchShape) -> float:
     kv = batch.context_tokens * shape.kv_bytes_per_token / (n * STREAM_BANDWIDTH)
     state_passes = batch.decode_seqs * (2 + k) + 2 * batch.prefill_seqs
     state = state_passes * shape.state_bytes_per_seq / (n * STREAM_BANDWIDTH)
-    gemm = 2 * shape.active_params
     attention = (
         4 * shape.attention_layers * shape.query_heads * shape.head_dim * batch.attention_pairs
     )
-    compute = (
-        gemm * batch.prefill_tokens / profile.prefill_flops
-        + gemm * (tokens - batch.prefill_tokens) / (profile.decode_flops or profile.prefill_flops)
-        + attention / (profile.attention_flops or profile.prefill_flops)
-    ) / n
+    linear = linear_seconds(profile, batch.prefill_tokens, tokens - batch.prefill_tokens)
+    compute = (linear + attention / (profile.attention_flops or profile.prefill_flops)) / n
     spec = profile.spec
     draft = (spec.draft_pass_s + k * spec.draft_token_s) / n if spec else 0.0
     comm = (2 * shape.layers + 2) * cluster.allreduce_s(tokens) + 3 * k * cluster.allreduce_s(
         batch.seqs
     )
-    memory = weights + kv + state
-    overlap = max(memory, compute) + profile.overlap_loss * min(memory, compute)
-    return profile.step_overhead_s + overlap + draft + comm
+    overlap = roofline(weights + kv + state, compute, profile.overlap_loss)
+    verify = batch.decode_seqs * (1 + k) * profile.verify_token_s / n
+    return profile.step_overhead_s + overlap + draft + comm + verify
+
+
+def roofline(memory: float, compute: float, loss: float) -> float:
+    """Memory and compute of the same kernels overlap, except a share ``loss`` of the smaller."""
+    return max(memory, compute) + loss * min(memory, compute)
+
+
+def linear_seconds(profile: Profile, prefill_tokens: int, decode_tokens: int) -> float:
+    """FLOP time of the linear layers (one node): prefill rows at the prefill rate, decode rows
+    at the (slower, small-M) decode rate.
+
+    With ``decode_joins_prefill`` the step's rows form one GEMM per layer, so decode rows that
+    ride in a prefill chunk run at the chunk's rate: the GEMM takes the longer of all rows at
+    the prefill rate and the decode rows alone at the decode rate. This is why chunked prefill
+    lets decodes progress almost for free (Sarathi-Serve; vLLM's tuning guide: co-locating
+    compute-bound prefill with memory-bound decode), and why a budget that swallows a whole
+    prompt in one step stalls every running stream for its full length instead.
+    """
+    gemm = 2 * profile.shape.active_params
+    prefill = gemm * prefill_tokens / profile.prefill_flops
+    decode = gemm * decode_tokens / (profile.decode_flops or profile.prefill_flops)
+    if not profile.decode_joins_prefill:
+        return prefill + decode
+    return max(gemm * (prefill_tokens + decode_tokens) / profile.prefill_flops, decode)
 
 
 @dataclass

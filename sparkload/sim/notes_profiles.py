@@ -13,30 +13,45 @@ Mechanisms, and the figures that pin them:
 
 * **Single stream is bandwidth-bound.** A decode step streams every weight read per token once:
   the checkpoint less its BF16 input embedding (248,320 x 5,120 x 2 B = 2.54 GB, a lookup),
-  at 85 % of the 273 GB/s peak (fit: stock FP8 without speculation, 7.88 tok/s, notes s.5).
+  at 83 % of the 273 GB/s peak (fit: stock FP8 without speculation, 7.88 tok/s, notes s.5).
   Fewer bytes is why 4-bit wins at c1 (notes s.1: 1.46x fresh).
 * **Batches turn decode compute-bound.** Every verified token (B sequences x (1 + k)) costs
-  2 x 26e9 FLOPs at an effective 17 TFLOPS (fit: the c16 aggregates, notes s.3b/s.4a) - far
-  below the ~83 TFLOPS a long prefill reaches, because small-M GEMMs and the per-token
-  Gated-DeltaNet verify scan run latency-bound on SM121. Memory and compute overlap
-  imperfectly (a share ``overlap_loss`` of the smaller is added to the larger; fit). Once the
-  compute term dominates, weight bytes stop mattering: FP8 catches 4-bit by c16 (notes s.4a),
-  and MixedInt4, whose Marlin kernels also run prefill slower, falls behind NVFP4 (s.1b).
-* **Draft depth costs batch capacity.** k draft tokens per sequence are verified every step,
-  so the compute term grows with k x B; the recurrent state is also written once per verified
-  position ((2 + k) x 151 MB per sequence, ``profiles.py``). At c1 both hide under the weight
-  read and k=14's longer accepted runs win; at c4/c8 they do not (notes s.3a: the ranking
-  inverts).
-* **The batch budget.** A DSpark drafter reserves (k - 1) x max_num_seqs draft slots in the
-  token budget (notes s.2: k=14 at vLLM's default 2,048 gives 2,048 - 13 x 256 = -1,280 and
-  the engine refuses to start). k=7 at the default leaves 512 tokens per step, so a ~1,900-token
-  prompt is prefilled in four chunks beside the running decodes; at 16,384 it takes one step,
-  which is why the single stream gains a little (notes s.3a: 59.05 -> 61.89). The notes' other
-  budget finding - 16,384 costs aggregate throughput (246 -> 229 tok/s at c8) - does NOT come
-  out of this model (it gives ~225 vs ~229); its mechanism is not known and is not faked here.
-  The budget also shrinks the KV pool (activations grow with it): 728,038 -> 716,736 tokens for
-  MixedInt4 (notes s.1, s.1b), 0.79 tokens per budget token, assumed the same for FP8 (same
-  BF16 KV); NVFP4 reports one capacity for both.
+  2 x 26e9 FLOPs at an effective 30 TFLOPS (fit: the c8/c16 aggregates, notes s.3b/s.4a) - far
+  below the ~83 TFLOPS a long prefill reaches, because small-M GEMMs run latency-bound on
+  SM121. Memory and compute overlap imperfectly (a share ``overlap_loss`` of the smaller is
+  added to the larger; fit). Once the compute term dominates, weight bytes stop mattering: FP8
+  catches 4-bit by c16 (notes s.4a), and MixedInt4, whose Marlin kernels also run prefill
+  slower, falls behind NVFP4 (s.1b).
+* **Draft depth costs batch capacity** (notes s.3a: k=14 is +21 % at c1, -2.4 % at c4, -4.6 %
+  at c8). Each verified token also pays ``VERIFY_TOKEN_S`` that no roofline hides (fit, 0.76
+  ms): the Gated-DeltaNet layers verify a draft with their recurrent kernel, which walks each
+  sequence's 1 + k positions one after another and neither streams weights nor fills the
+  tensor cores, so it adds to the step instead of overlapping the GEMMs. (The recurrent
+  state is also written once per verified position: (2 + k) x 151 MB per sequence,
+  ``profiles.py``.) At c1 the 7 extra positions of k=14 cost ~16 ms a step (verify, state
+  writes, drafter) and its longer accepted runs (10.6 vs 7.9 tokens a pass) win; at c4 they
+  cost 4 x 7 such tokens on top of GEMMs no longer hidden under the weight read, and k=14
+  falls behind k=7 (the ranking inverts). The drafter itself is one forward pass per step
+  plus a small cost per drafted position (fit).
+* **The batch budget: chunked prefill lets decodes ride along** (vLLM's tuning guide: smaller
+  ``max_num_batched_tokens`` "achieve better inter-token latency because there are fewer
+  prefills slowing down decodes", and chunked prefill co-locates compute-bound prefill with
+  memory-bound decode; Sarathi-Serve, ref s.5). A DSpark drafter reserves (k - 1) x
+  max_num_seqs draft slots in the budget (notes s.2: k=14 at vLLM's default 2,048 gives
+  2,048 - 13 x 256 = -1,280 and the engine refuses to start), so k=7 at the default schedules
+  512 tokens a step: a ~1,900-token prompt is prefilled in four chunks, each also carrying
+  every running decode. Those decode rows join the chunk's GEMMs, whose M is a few hundred
+  rows, and run at the chunk's rate rather than the small-M decode rate
+  (``decode_joins_prefill``, ``engine.linear_seconds``): the streams keep advancing almost
+  for free while a newcomer is prefilled. At 16,384 the whole prompt (or several) goes in one
+  long step that stalls every running stream for its full length, so concurrent throughput
+  falls (notes s.3a: c8 246 -> 229 tok/s, c4 168 -> 161) while a lone stream, which has no
+  one to carry, saves the extra chunk steps and gains a little (59.05 -> 61.89). The model
+  gives the direction of all three but smaller sizes (about -2 % at c8, -1 % at c4, +0.2-0.5 %
+  at c1; ``benchmarks/sim_notes_calibration.py``). The budget also shrinks the KV pool
+  (activations grow with it): 728,038 -> 716,736 tokens for MixedInt4 (notes s.1, s.1b), 0.79
+  tokens per budget token, assumed the same for FP8 (same BF16 KV); NVFP4 reports one capacity
+  for both.
 * **Acceptance depends on the request**, see ``speculation.py``: edit-heavy output is copied
   from the prompt, fresh output is not.
 * **Prefix caching** (on unless ``prefix_caching=False``, the notes' "stock" row) lets
@@ -55,11 +70,13 @@ from sparkload.sim.speculation import SpecChoice, parse_spec
 DEFAULT_BUDGET = 2048  # vLLM's max_num_batched_tokens on GB10's "small" tier, ref s.4
 MAX_NUM_SEQS = 256  # vLLM's default for the OpenAI server, ref s.4
 EMBEDDING_BYTES = 248_320 * 5_120 * 2  # BF16 input embedding, a lookup: not streamed per step
-# The next five are one joint fit (a random search minimising the benchmark's deviations), each
-# pinned mainly by the figures named.
-WEIGHT_EFFICIENCY = 0.84  # fit: stock FP8 7.88 tok/s and the c1 edit rows (notes s.1, s.5)
-DECODE_FLOPS = 23e12  # fit: c8/c16 aggregates of FP8 and NVFP4 (notes s.3b, s.4a)
-OVERLAP_LOSS = 0.35  # fit: c4 aggregates (notes s.3a, s.4a)
+# The next four and the two DSPARK_*_S below are one joint fit (a random search minimising the
+# benchmark's deviations, the notes' rankings as constraints), each pinned mainly by the
+# figures named.
+WEIGHT_EFFICIENCY = 0.833  # fit: stock FP8 7.88 tok/s and the c1 edit rows (notes s.1, s.5)
+DECODE_FLOPS = 30e12  # fit: c8/c16 aggregates of FP8 and NVFP4 (notes s.3b, s.4a)
+OVERLAP_LOSS = 0.24  # fit: c4 aggregates (notes s.3a, s.4a)
+VERIFY_TOKEN_S = 0.00076  # fit: k=14 vs k=7 at c1/c4/c8 (notes s.3a)
 KV_LOSS_PER_BUDGET_TOKEN = (728_038 - 716_736) / (16_384 - DEFAULT_BUDGET)  # notes s.1, s.1b
 MODEL = "qwen3.8-27b"
 
@@ -70,8 +87,10 @@ DSPARK_COPY_REACH: tuple[float, ...] = (
     *(1.0, 1.0, 1.0, 1.0, 1.0, 0.959, 0.945),
     *(0.822, 0.630, 0.521, 0.288, 0.178, 0.110, 0.027),
 )
-DSPARK_PASS_S = 0.0235  # fit: drafter forward once per step, c1 edit of FP8 and NVFP4 (notes s.1)
-DSPARK_TOKEN_S = 0.0005  # fit: per drafted position, c1 k=14 vs k=7 (notes s.3a)
+DSPARK_PASS_S = 0.010  # fit: drafter forward once per step, c1 edit of FP8 and NVFP4 (notes s.1)
+DSPARK_TOKEN_S = (
+    0.0008  # fit: per drafted position, c1 k=14 vs k=7 and fresh k=14 (notes s.2, s.3a)
+)
 # MTP (one MTP layer run k times, drafting on its own outputs): constant conditional acceptance
 # while copying (fit: FP8 + MTP k=3/8/15 edit, 21.3 / 32.2 / 39.0 tok/s, notes s.5); no fresh
 # MTP figures, so the report's FP8-MTP mean (0.82, profiles.py) while writing new text.
@@ -208,6 +227,8 @@ def compose(
         decode_flops=DECODE_FLOPS,
         attention_flops=build.attention_flops,
         overlap_loss=OVERLAP_LOSS,
+        decode_joins_prefill=True,  # chunked prefill carries the running decodes (see above)
+        verify_token_s=VERIFY_TOKEN_S,
         kv_tokens=build.kv_capacity(max_num_batched_tokens),
         prefix_caching=prefix_caching,
         hidden_first_tokens=0,  # thinking disabled (notes, header)

@@ -202,6 +202,10 @@ class Profile:
     kv_tokens: int | None = None  # measured KV capacity; None: derived from memory
     prefix_caching: bool = True
     overlap_loss: float = 0.5  # share of the smaller of memory/compute time not hidden
+    # Step-model switches for the notes' builds (``notes_profiles``); the report's variants keep
+    # the defaults, under which ``engine.step_seconds`` is the formula they were fitted with.
+    decode_joins_prefill: bool = False  # decode rows share a prefill chunk's GEMMs (Sarathi)
+    verify_token_s: float = 0.0  # latency-bound work per verified decode token, additive
     frontend_mean_s: float = 0.012
     hidden_first_tokens: int = 1  # the <think> tag the reasoning parser swallows
     step_jitter: float = 0.03

@@ -117,6 +117,32 @@ def test_k14_wins_single_stream_and_loses_at_c8():
     assert single[1] > single[0] and fleet[1] < fleet[0]
 
 
+def fleet_tok_s(profile, concurrency):
+    """Aggregate tok/s of edit streams, three requests per user (past the first wave)."""
+    return aggregate_tokens_per_s(run(profile, EDIT, concurrency=concurrency, rounds=3)[1])
+
+
+def test_k14_already_loses_to_k7_at_c4():
+    k7, k14 = compose(NVFP4, "dspark:7", 16384), compose(NVFP4, "dspark:14", 16384)
+    assert fleet_tok_s(k14, 4) < fleet_tok_s(k7, 4)
+
+
+def test_a_16384_budget_costs_c8_throughput_but_helps_a_single_stream():
+    default, wide = compose(NVFP4), compose(NVFP4, "dspark:7", 16384)
+    assert fleet_tok_s(wide, 8) < 0.99 * fleet_tok_s(default, 8)
+    assert fleet_tok_s(wide, 1) > fleet_tok_s(default, 1)
+
+
+def test_chunk_steps_carry_the_running_decodes_at_the_default_budget():
+    engine = Engine(compose(NVFP4), seed=0)
+    engine.add("running", *EDIT)
+    while not engine.step().emissions:
+        pass  # prefill the first request
+    engine.add("newcomer", *EDIT)
+    mixed = engine.step().batch
+    assert mixed.decode_seqs == 1 and mixed.prefill_tokens == 512 - 8
+
+
 def test_identical_prompts_are_served_from_the_prefix_cache():
     engine, _ = run(compose(NVFP4), EDIT, concurrency=4, rounds=2, identical=True)
     assert engine.counters.prefix_cache_hits >= 4 * 1536  # every second-round request hits
