@@ -3,24 +3,29 @@
 When it is ready it prints exactly one line to stdout and flushes it:
 ``sparkload-sim listening on http://127.0.0.1:PORT`` (``--port 0`` picks a free port, so a
 parent process learns it from this line). SIGTERM and SIGINT end it cleanly with exit code 0.
-Bad options print one line to stderr and exit with code 2.
+Bad options print one line to stderr and exit with code 2, and so does a configuration the
+engine would refuse to start (``--spec dspark:14`` at the default batch budget, as vLLM does).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import ssl
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from aiohttp import web
 
 from sparkload.sim.backends import EngineBackend, FixedBackend, FixedTiming
 from sparkload.sim.faults import parse_fault_spec
-from sparkload.sim.profiles import PROFILES, SUPPORTED_TP, get_profile
+from sparkload.sim.notes_profiles import BUILDS, DEFAULT_BUDGET, DEFAULT_SPEC, compose
+from sparkload.sim.profiles import PROFILES, SUPPORTED_TP, Profile, get_profile, with_tp
 from sparkload.sim.server import Backend, ServerConfig, SimServer
+from sparkload.sim.speculation import parse_spec
 
 FIXED = "fixed"
 READY_LINE = "sparkload-sim listening on {scheme}://{host}:{port}"
@@ -30,67 +35,153 @@ class UsageError(Exception):
     """A bad option value: reported in one line, exit code 2."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad option is one line on stderr (no usage dump), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    profiles = [*PROFILES, *BUILDS, FIXED]
+    parser = OneLineParser(
         prog="sparkload sim",
-        description="Simulated vLLM server (OpenAI-compatible) behaving like Qwen3.6-27B on "
-        "DGX Spark. Profiles: " + ", ".join([*PROFILES, FIXED]) + ".",
+        description="Simulated vLLM server (OpenAI-compatible): Qwen3.6-27B on DGX Spark (the "
+        "quantization report's variants) or Qwen3.8-27B on one Spark (the measurement notes' "
+        "builds, qwen3.8-*). Profiles: " + ", ".join(profiles) + ".",
     )
-    parser.add_argument("--profile", default="fp8", choices=[*PROFILES, FIXED])
+    parser.add_argument("--profile", default="fp8", choices=profiles, help="default: fp8")
+    parser.add_argument(
+        "--spec",
+        default=None,
+        help=f"qwen3.8-* builds: speculative decoding, none | mtp:K | dspark:K "
+        f"(default: {DEFAULT_SPEC})",
+    )
+    parser.add_argument(
+        "--max-num-batched-tokens",
+        type=int,
+        default=None,
+        help=f"qwen3.8-* builds: vLLM's batch token budget (default: {DEFAULT_BUDGET}, vLLM's "
+        "value on GB10; dspark:K reserves (K-1) x 256 of it, so K >= 10 needs e.g. 16384)",
+    )
+    parser.add_argument(
+        "--no-prefix-caching",
+        action="store_true",
+        help="qwen3.8-* builds: disable the prefix cache (default: enabled)",
+    )
     parser.add_argument(
         "--tp",
         type=int,
         default=1,
         choices=SUPPORTED_TP,
-        help="tensor-parallel size (Sparks in the cluster)",
+        help="tensor-parallel size, Sparks in the cluster (default: 1)",
     )
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
+    parser.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1")
     parser.add_argument(
-        "--time-scale", type=float, default=1.0, help="run S times faster than real time"
+        "--port", type=int, default=8000, help="0 picks a free port (default: 8000)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="engine and frontend randomness")
     parser.add_argument(
-        "--faults", default="", help='e.g. "http_500=0.1,disconnect=0.05" (rates per request)'
+        "--time-scale",
+        type=float,
+        default=1.0,
+        help="run S times faster than real time (default: 1)",
     )
-    parser.add_argument("--fault-seed", type=int, default=0)
+    parser.add_argument(
+        "--seed", type=int, default=0, help="engine and frontend randomness (default: 0)"
+    )
+    parser.add_argument(
+        "--faults",
+        default="",
+        help='rates per request, e.g. "http_500=0.1,disconnect=0.05" (default: none)',
+    )
+    parser.add_argument(
+        "--fault-seed", type=int, default=0, help="randomness of fault picks (default: 0)"
+    )
     parser.add_argument(
         "--allreduce-us",
         type=float,
         default=None,
-        help="latency of one all-reduce over the node link (TP>1)",
+        help="latency of one all-reduce over the node link, TP>1 (default: 50)",
     )
-    parser.add_argument("--served-model-name", default=None)
+    parser.add_argument(
+        "--served-model-name", default=None, help="default: the profile's model name"
+    )
     parser.add_argument(
         "--reasoning-tokens",
         type=int,
         default=0,
-        help="stream the first N tokens of every answer as reasoning",
+        help="stream the first N tokens of every answer as reasoning (default: 0)",
     )
     parser.add_argument(
-        "--reasoning-field", default="reasoning", choices=["reasoning", "reasoning_content"]
+        "--reasoning-field",
+        default="reasoning",
+        choices=["reasoning", "reasoning_content"],
+        help="delta field of reasoning text (default: reasoning)",
     )
-    parser.add_argument("--fixed-ttft-ms", type=float, default=100.0)
-    parser.add_argument("--fixed-itl-ms", type=float, default=10.0)
-    parser.add_argument("--fixed-tokens-per-chunk", type=int, default=1)
+    parser.add_argument(
+        "--fixed-ttft-ms", type=float, default=100.0, help="profile fixed: TTFT (default: 100)"
+    )
+    parser.add_argument(
+        "--fixed-itl-ms",
+        type=float,
+        default=10.0,
+        help="profile fixed: gap between chunks (default: 10)",
+    )
+    parser.add_argument(
+        "--fixed-tokens-per-chunk",
+        type=int,
+        default=1,
+        help="profile fixed: tokens per chunk (default: 1)",
+    )
     parser.add_argument(
         "--timing-log",
         type=Path,
         default=None,
-        help="append one JSON line of server-side timing per request",
+        help="append one JSON line of server-side timing per request (default: off)",
     )
     parser.add_argument(
-        "--tls-cert", type=Path, default=None, help="serve HTTPS with this PEM certificate"
+        "--tls-cert",
+        type=Path,
+        default=None,
+        help="serve HTTPS with this PEM certificate (default: plain HTTP)",
     )
     parser.add_argument(
-        "--tls-key", type=Path, default=None, help="the certificate's PEM private key"
+        "--tls-key",
+        type=Path,
+        default=None,
+        help="the certificate's PEM private key (default: none)",
     )
     parser.add_argument(
         "--exit-with-parent",
         action="store_true",
-        help="exit when stdin closes (a parent that starts the simulator passes a pipe)",
+        help="exit when stdin closes; a parent that starts the simulator passes a pipe "
+        "(default: off)",
     )
     return parser
+
+
+def engine_profile(args: argparse.Namespace) -> Profile:
+    """The engine profile the options describe; ``UsageError`` if they do not fit together."""
+    allreduce = None if args.allreduce_us is None else args.allreduce_us * 1e-6
+    notes_options = args.spec, args.max_num_batched_tokens, args.no_prefix_caching or None
+    if args.profile not in BUILDS:
+        if any(option is not None for option in notes_options):
+            raise UsageError(
+                "--spec, --max-num-batched-tokens and --no-prefix-caching apply to the "
+                f"qwen3.8-* builds only, not --profile {args.profile}"
+            )
+        return get_profile(args.profile, args.tp, allreduce)
+    spec = args.spec or DEFAULT_SPEC
+    budget = DEFAULT_BUDGET if args.max_num_batched_tokens is None else args.max_num_batched_tokens
+    try:
+        parse_spec(spec)
+    except ValueError as err:
+        raise UsageError(f"--spec: {err}") from None
+    try:
+        profile = compose(args.profile, spec, budget, not args.no_prefix_caching)
+    except ValueError as err:  # the engine's own refusal to start
+        raise UsageError(str(err)) from None
+    return with_tp(profile, args.tp, allreduce)
 
 
 def build_server(args: argparse.Namespace) -> SimServer:
@@ -113,8 +204,7 @@ def build_server(args: argparse.Namespace) -> SimServer:
         backend = FixedBackend(timing, args.time_scale)
         model, speculative = "sparkload-sim-fixed", False
     else:
-        allreduce = None if args.allreduce_us is None else args.allreduce_us * 1e-6
-        profile = get_profile(args.profile, args.tp, allreduce)
+        profile = engine_profile(args)
         backend = EngineBackend(profile, args.time_scale, args.seed)
         model, speculative = profile.model_name, profile.spec is not None
     config = ServerConfig(
@@ -143,7 +233,7 @@ def stop_when_stdin_closes(loop: asyncio.AbstractEventLoop, stop: asyncio.Event)
     """End with the parent: its end of our stdin pipe closes when it exits, even on SIGKILL."""
 
     def on_readable() -> None:
-        if not sys.stdin.buffer.raw.read(4096):
+        if not os.read(sys.stdin.fileno(), 4096):
             loop.remove_reader(sys.stdin.fileno())
             stop.set()
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
 from sparkload.sim.engine import Counters, Emission, Engine, frontend_seconds
@@ -99,7 +99,7 @@ class EngineBackend:
     def cached_tokens(self, request_id: str) -> int:
         return self._cached.get(request_id, 0)
 
-    async def generate(self, gen: Generation) -> AsyncIterator[int]:
+    async def generate(self, gen: Generation) -> AsyncGenerator[int, None]:
         delay = frontend_seconds(self._profile, self._frontend_rng) / self._scale
         await self._pacer.sleep_until(asyncio.get_running_loop().time() + delay)
         queue: asyncio.Queue[Emission] = asyncio.Queue()
@@ -162,7 +162,7 @@ class FixedBackend:
     async def stop(self) -> None:
         """Nothing to stop."""
 
-    async def generate(self, gen: Generation) -> AsyncIterator[int]:
+    async def generate(self, gen: Generation) -> AsyncGenerator[int, None]:
         loop = asyncio.get_running_loop()
         due = loop.time() + self._timing.ttft_s / self._scale
         self.num_running += 1

@@ -8,15 +8,17 @@ exactly when vLLM would see them. Parameters and their sources are in ``profiles
 Scheduling (vLLM V1, chunked prefill, notes s.5). Each step has a token budget
 ``max_num_batched_tokens``. Running requests that are decoding go first, each costing 1 + k
 tokens (k draft tokens with MTP). Then partial prefills, then waiting requests in arrival order
-take what is left of the budget, chunk by chunk, as long as ``max_num_seqs`` and free KV blocks
-allow. One forward pass serves the mixed batch. Prefix-cache hits skip whole 16-token blocks
+take what is left of the budget (less any reserved draft slots:
+``Profile.scheduled_token_budget``), chunk by chunk, as long as ``max_num_seqs`` and free KV
+blocks allow. One forward pass serves the mixed batch. Prefix-cache hits skip whole 16-token blocks
 (vLLM always computes at least the prompt's last token). When a growing sequence finds no free
 KV block, the most recently admitted request is preempted and later recomputed.
 
 Step time, for a TP group of N nodes, T scheduled tokens, B_d decoding and B_p prefilling
 sequences::
 
-    t = t_fix + max(t_mem, t_compute) + t_draft + t_comm     (x lognormal jitter)
+    t = t_fix + max(t_mem, t_compute) + loss * min(t_mem, t_compute)
+          + t_draft + t_comm + t_verify                      (x lognormal jitter)
 
     t_mem     = W / (N * eff * BW_peak)                      weights, once per step
               + ctx_tokens * kv_bytes / (N * BW_stream)      attention reads the KV cache
@@ -24,15 +26,24 @@ sequences::
                                                              Gated-DeltaNet recurrent state:
                                                              read once, written once per
                                                              verified position
-    t_compute = (2 * P * T + 4 * L_attn * H_q * d * sum(n * (ctx + n / 2))) / (N * F)
-    t_draft   = k * t_draft_token / N                        MTP head, once per step
+    t_compute = (t_linear + 4 * L_attn * H_q * d * sum(n * (ctx + n / 2)) / F_attn) / N
+    t_linear  = 2 * P * T_prefill / F + 2 * P * T_decode / F_decode
+                                                             F_decode, F_attn default to F
+              = max(2 * P * T / F, 2 * P * T_decode / F_decode)
+                                                             with ``decode_joins_prefill``:
+                                                             decode rows ride in the chunk's
+                                                             GEMMs (``linear_seconds``)
+    t_draft   = (t_draft_pass + k * t_draft_token) / N      drafter, once per step
     t_comm    = (2 * L + 2) * AR(T) + 3 * k * AR(B)          all-reduces, 0 when N = 1
+    t_verify  = B_d * (1 + k) * t_verify_token / N           latency-bound per verified token
+                                                             (0 unless the profile sets it)
 
 Decode is memory-bound (small T), so per-sequence cost comes from the recurrent state and the
 KV reads; prefill of many tokens is compute-bound. With MTP each decoding request draws its
 accepted count m by walking the positions (stop at the first rejection) and emits 1 + m
-tokens; the counters follow vLLM: drafts += 1, draft tokens += k, accepted += m, and position
-i counts the drafts that accepted more than i tokens.
+tokens (the profile's copy curve for a pass that copies the prompt, with probability
+``speculation.copy_share`` of the request); the counters follow vLLM: drafts += 1, draft
+tokens += k, accepted += m, and position i counts the drafts that accepted more than i tokens.
 """
 
 from __future__ import annotations
@@ -42,7 +53,8 @@ import random
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
-from sparkload.sim.profiles import PEAK_BANDWIDTH, STREAM_BANDWIDTH, Profile
+from sparkload.sim.profiles import PEAK_BANDWIDTH, STREAM_BANDWIDTH, Profile, SpecDecode
+from sparkload.sim.speculation import copy_share
 
 
 @dataclass(frozen=True)
@@ -73,18 +85,43 @@ def step_seconds(profile: Profile, batch: BatchShape) -> float:
     kv = batch.context_tokens * shape.kv_bytes_per_token / (n * STREAM_BANDWIDTH)
     state_passes = batch.decode_seqs * (2 + k) + 2 * batch.prefill_seqs
     state = state_passes * shape.state_bytes_per_seq / (n * STREAM_BANDWIDTH)
-    flops = (
-        2 * shape.active_params * tokens
-        + 4 * shape.attention_layers * shape.query_heads * shape.head_dim * batch.attention_pairs
+    attention = (
+        4 * shape.attention_layers * shape.query_heads * shape.head_dim * batch.attention_pairs
     )
-    compute = flops / (n * profile.prefill_flops)
-    draft = k * profile.spec.draft_token_s / n if profile.spec else 0.0
+    linear = linear_seconds(profile, batch.prefill_tokens, tokens - batch.prefill_tokens)
+    compute = (linear + attention / (profile.attention_flops or profile.prefill_flops)) / n
+    spec = profile.spec
+    draft = (spec.draft_pass_s + k * spec.draft_token_s) / n if spec else 0.0
     comm = (2 * shape.layers + 2) * cluster.allreduce_s(tokens) + 3 * k * cluster.allreduce_s(
         batch.seqs
     )
-    memory = weights + kv + state
-    overlap = max(memory, compute) + profile.overlap_loss * min(memory, compute)
-    return profile.step_overhead_s + overlap + draft + comm
+    overlap = roofline(weights + kv + state, compute, profile.overlap_loss)
+    verify = batch.decode_seqs * (1 + k) * profile.verify_token_s / n
+    return profile.step_overhead_s + overlap + draft + comm + verify
+
+
+def roofline(memory: float, compute: float, loss: float) -> float:
+    """Memory and compute of the same kernels overlap, except a share ``loss`` of the smaller."""
+    return max(memory, compute) + loss * min(memory, compute)
+
+
+def linear_seconds(profile: Profile, prefill_tokens: int, decode_tokens: int) -> float:
+    """FLOP time of the linear layers (one node): prefill rows at the prefill rate, decode rows
+    at the (slower, small-M) decode rate.
+
+    With ``decode_joins_prefill`` the step's rows form one GEMM per layer, so decode rows that
+    ride in a prefill chunk run at the chunk's rate: the GEMM takes the longer of all rows at
+    the prefill rate and the decode rows alone at the decode rate. This is why chunked prefill
+    lets decodes progress almost for free (Sarathi-Serve; vLLM's tuning guide: co-locating
+    compute-bound prefill with memory-bound decode), and why a budget that swallows a whole
+    prompt in one step stalls every running stream for its full length instead.
+    """
+    gemm = 2 * profile.shape.active_params
+    prefill = gemm * prefill_tokens / profile.prefill_flops
+    decode = gemm * decode_tokens / (profile.decode_flops or profile.prefill_flops)
+    if not profile.decode_joins_prefill:
+        return prefill + decode
+    return max(gemm * (prefill_tokens + decode_tokens) / profile.prefill_flops, decode)
 
 
 @dataclass
@@ -95,6 +132,7 @@ class Sequence:
     prompt_tokens: int
     max_tokens: int
     block_hashes: tuple[int, ...]
+    copy_share: float = 0.0  # share of verify passes that copy the prompt (``speculation``)
     admitted_order: int = -1
     cached_tokens: int = 0
     computed: int = 0  # tokens in KV (the newest sampled token enters it in the next step)
@@ -189,7 +227,9 @@ class Engine:
         max_tokens: int,
         block_hashes: tuple[int, ...] = (),
     ) -> Sequence:
-        seq = Sequence(request_id, max(1, prompt_tokens), max(1, max_tokens), block_hashes)
+        prompt_tokens, max_tokens = max(1, prompt_tokens), max(1, max_tokens)
+        share = copy_share(prompt_tokens, max_tokens)
+        seq = Sequence(request_id, prompt_tokens, max_tokens, block_hashes, share)
         self._arrived.append(seq)
         return seq
 
@@ -226,7 +266,7 @@ class Engine:
             self._waiting.extend(self._arrived)
             self._arrived = []
         self._make_room()
-        budget = self.profile.max_num_batched_tokens
+        budget = self.profile.scheduled_token_budget()
         decodes = [s for s in self._running if s.decoding]
         decodes = decodes[: budget // (1 + self._draft_tokens)]
         budget -= len(decodes) * (1 + self._draft_tokens)
@@ -243,7 +283,7 @@ class Engine:
 
     def _schedule_prefills(self, budget: int) -> list[tuple[Sequence, int]]:
         """Partial prefills first, then waiting requests in order, within the token budget."""
-        chunks = []
+        chunks: list[tuple[Sequence, int]] = []
         for seq in (s for s in self._running if not s.decoding):
             if budget <= 0:
                 return chunks
@@ -267,6 +307,8 @@ class Engine:
 
     def _lookup_prefix(self, seq: Sequence) -> None:
         """Count the query and skip whole cached blocks, keeping at least one token to compute."""
+        if not self.profile.prefix_caching:
+            return
         block = self.profile.block_size
         hits = self._prefix_cache.leading_hits(seq.block_hashes)
         seq.cached_tokens = min(hits * block, (seq.prompt_tokens - 1) // block * block)
@@ -286,7 +328,7 @@ class Engine:
         )
 
     def _advance_decode(self, seq: Sequence) -> Emission:
-        accepted = self._sample_accepted() if self.profile.spec else 0
+        accepted = self._sample_accepted(seq.copy_share) if self.profile.spec else 0
         tokens = min(1 + accepted, seq.max_tokens - seq.generated)
         return self._emit(seq, tokens)
 
@@ -305,11 +347,18 @@ class Engine:
         self.counters.generation_tokens += tokens
         return Emission(seq.request_id, tokens, seq.finished)
 
-    def _sample_accepted(self) -> int:
+    def _copying(self, spec: SpecDecode, share: float) -> bool:
+        """Does this verify pass copy the prompt? Draws only when the answer is uncertain."""
+        if spec.copy_acceptance is None or share <= 0.0:
+            return False
+        return share >= 1.0 or self._rng.random() < share
+
+    def _sample_accepted(self, share: float) -> int:
         """Walk the draft positions; update vLLM's spec-decode counters."""
-        counters = self.counters
+        counters, spec = self.counters, self.profile.spec
+        assert spec is not None
         accepted = 0
-        for p in self.profile.spec.acceptance:
+        for p in spec.curve(self._copying(spec, share)):
             if self._rng.random() >= p:
                 break
             counters.spec_accepted_per_pos[accepted] += 1

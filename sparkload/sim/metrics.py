@@ -93,9 +93,11 @@ class StatsSource(Protocol):
     """What the metrics read from a backend at scrape time."""
 
     counters: Counters
-    num_running: int
-    num_waiting: int
 
+    @property
+    def num_running(self) -> int: ...
+    @property
+    def num_waiting(self) -> int: ...
     def kv_usage(self) -> float: ...
 
 

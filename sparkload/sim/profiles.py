@@ -135,26 +135,35 @@ class SpecDecode:
 
     acceptance: tuple[float, ...]
     draft_token_s: float = 0.009  # MTP layer + lm_head per draft token, notes s.5
+    # Acceptance while the output copies the prompt (an edit); None: ``acceptance`` always.
+    copy_acceptance: tuple[float, ...] | None = None
+    draft_pass_s: float = 0.0  # a separate drafter's forward pass, once per step
+    # Draft slots reserved in the token budget: (k - 1) x max_num_seqs (a parallel drafter).
+    reserves_draft_slots: bool = False
 
     @property
     def num_draft_tokens(self) -> int:
         return len(self.acceptance)
 
-    def reach_probabilities(self) -> tuple[float, ...]:
+    def curve(self, copying: bool = False) -> tuple[float, ...]:
+        """The conditional acceptance in force: the copy curve while copying, if there is one."""
+        return self.copy_acceptance if copying and self.copy_acceptance else self.acceptance
+
+    def reach_probabilities(self, copying: bool = False) -> tuple[float, ...]:
         """r_i = P(at least i+1 drafts accepted): what vLLM's per-position counters estimate."""
         reach, product = [], 1.0
-        for p in self.acceptance:
+        for p in self.curve(copying):
             product *= p
             reach.append(product)
         return tuple(reach)
 
-    def expected_tokens_per_step(self) -> float:
+    def expected_tokens_per_step(self, copying: bool = False) -> float:
         """Mean tokens a request emits per verify pass, bonus token included (tau)."""
-        return 1.0 + sum(self.reach_probabilities())
+        return 1.0 + sum(self.reach_probabilities(copying))
 
-    def acceptance_rate(self) -> float:
+    def acceptance_rate(self, copying: bool = False) -> float:
         """Expected accepted / draft tokens, vLLM's "draft acceptance rate"."""
-        return sum(self.reach_probabilities()) / self.num_draft_tokens
+        return sum(self.reach_probabilities(copying)) / self.num_draft_tokens
 
 
 @dataclass(frozen=True)
@@ -188,7 +197,15 @@ class Profile:
     gpu_memory_utilization: float = 0.8
     step_overhead_s: float = 0.003
     prefill_flops: float = 180e12
+    decode_flops: float | None = None  # rate for decode/verify tokens; None: prefill_flops
+    attention_flops: float | None = None  # rate for attention FLOPs; None: prefill_flops
+    kv_tokens: int | None = None  # measured KV capacity; None: derived from memory
+    prefix_caching: bool = True
     overlap_loss: float = 0.5  # share of the smaller of memory/compute time not hidden
+    # Step-model switches for the notes' builds (``notes_profiles``); the report's variants keep
+    # the defaults, under which ``engine.step_seconds`` is the formula they were fitted with.
+    decode_joins_prefill: bool = False  # decode rows share a prefill chunk's GEMMs (Sarathi)
+    verify_token_s: float = 0.0  # latency-bound work per verified decode token, additive
     frontend_mean_s: float = 0.012
     hidden_first_tokens: int = 1  # the <think> tag the reasoning parser swallows
     step_jitter: float = 0.03
@@ -203,8 +220,19 @@ class Profile:
     def tp(self) -> int:
         return self.cluster.tp
 
+    def scheduled_token_budget(self) -> int:
+        """Tokens one step may schedule: the batch budget less any reserved draft slots.
+
+        Negative means the engine cannot start (``notes_profiles`` refuses such a profile).
+        """
+        if self.spec is None or not self.spec.reserves_draft_slots:
+            return self.max_num_batched_tokens
+        return self.max_num_batched_tokens - (self.spec.num_draft_tokens - 1) * self.max_num_seqs
+
     def kv_capacity_tokens(self) -> int:
-        """KV tokens that fit beside the weights (split over the TP group)."""
+        """KV tokens that fit beside the weights (split over the TP group), or as measured."""
+        if self.kv_tokens is not None:
+            return self.kv_tokens * self.tp
         free = self.gpu_memory_utilization * USABLE_MEMORY * self.tp - self.weight_bytes
         return int(free / self.shape.kv_bytes_per_token)
 

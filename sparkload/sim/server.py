@@ -1,6 +1,7 @@
 """The simulator's HTTP shell: OpenAI-compatible routes on aiohttp, SSE framing, faults.
 
-Routes: ``POST /v1/chat/completions`` (streaming and not), ``GET /v1/models``,
+Routes: ``POST /v1/chat/completions`` and ``POST /v1/completions`` (streaming and not; the
+latter takes a ``prompt`` string and streams ``choices[0].text``), ``GET /v1/models``,
 ``GET /health``, ``GET /metrics``. Each stream is an HTTP/1.1 chunked response written one
 event at a time as the backend yields tokens, so a client sees every event when it is due.
 
@@ -10,8 +11,8 @@ writes, and it runs the one engine loop and every stream on one asyncio thread.
 ``benchmarks/sim_capacity.py`` measures it: 256 streams x 100 events/s on one core.
 
 Prompt tokens are estimated as ceil(characters / 4) over the messages' text (English averages
-~4 characters per token); the prefix cache hashes the text in blocks of the backend's block size (4 characters a token),
-each hash covering everything before it.
+~4 characters per token); the prefix cache hashes the text in blocks of the backend's block
+size (4 characters a token), each hash covering everything before it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import socket
 import struct
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +37,18 @@ from sparkload.sim import faults as f
 from sparkload.sim.backends import Generation
 from sparkload.sim.engine import Counters
 from sparkload.sim.metrics import SimMetrics
-from sparkload.sim.sse import DONE, ChunkWriter, error_body, error_frame, malformed_frame
+from sparkload.sim.sse import (
+    DONE,
+    ChunkWriter,
+    CompletionWriter,
+    error_body,
+    error_frame,
+    malformed_frame,
+)
 
 CHARS_PER_TOKEN = 4
 DEFAULT_MAX_TOKENS = 256
+DEFAULT_COMPLETION_MAX_TOKENS = 16  # vLLM's (and OpenAI's) default for /v1/completions
 DEFAULT_THINKING_TOKENS = 32  # reasoning tokens when a request enables thinking on its own
 
 
@@ -47,14 +56,16 @@ class Backend(Protocol):
     counters: Counters
     hidden_first_tokens: int
     block_tokens: int  # prefix-cache granularity: only whole blocks of a prompt can be reused
-    num_running: int
-    num_waiting: int
 
+    @property
+    def num_running(self) -> int: ...
+    @property
+    def num_waiting(self) -> int: ...
     def kv_usage(self) -> float: ...
     def cached_tokens(self, request_id: str) -> int: ...
     def start(self) -> None: ...
     async def stop(self) -> None: ...
-    def generate(self, gen: Generation) -> AsyncIterator[int]: ...
+    def generate(self, gen: Generation) -> AsyncGenerator[int, None]: ...
 
 
 @dataclass(frozen=True)
@@ -71,7 +82,7 @@ class ServerConfig:
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """The parts of a chat-completion body the simulator acts on."""
+    """The parts of a chat-completion or completion body the simulator acts on."""
 
     prompt_text: str
     max_tokens: int
@@ -113,39 +124,66 @@ def message_text(messages: list[Any]) -> str:
     return "\n".join(parts)
 
 
-def parse_chat_request(body: Any, model_name: str, reasoning_tokens: int) -> ChatRequest:
-    """Validate a body like vLLM does for the fields the simulator uses; ``RequestError``."""
+def _check_model(body: Any, model_name: str) -> dict:
     if not isinstance(body, dict):
         raise RequestError(400, "request body must be a JSON object", "BadRequestError")
     model = body.get("model")
     if model is not None and model != model_name:
         raise RequestError(404, f"The model `{model}` does not exist.", "NotFoundError", "model")
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise RequestError(
-            400, "messages: a non-empty list is required", "BadRequestError", "messages"
-        )
+    return body
+
+
+def _max_tokens(body: dict, default: int) -> int:
     max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
-    max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
+    max_tokens = default if max_tokens is None else max_tokens
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise RequestError(
             400, "max_tokens must be a positive integer", "BadRequestError", "max_tokens"
         )
+    return max_tokens
+
+
+def _request(body: dict, text: str, max_tokens: int, reasoning_tokens: int) -> ChatRequest:
     options = body.get("stream_options") or {}
     include_usage = bool(options.get("include_usage"))
-    thinking = (body.get("chat_template_kwargs") or {}).get("enable_thinking")
-    if thinking is False:
-        reasoning_tokens = 0
-    elif thinking and not reasoning_tokens:
-        reasoning_tokens = DEFAULT_THINKING_TOKENS
     return ChatRequest(
-        prompt_text=message_text(messages),
+        prompt_text=text,
         max_tokens=max_tokens,
         stream=bool(body.get("stream")),
         include_usage=include_usage,
         continuous_usage=include_usage and bool(options.get("continuous_usage_stats")),
         reasoning_tokens=reasoning_tokens,
     )
+
+
+def parse_chat_request(body: Any, model_name: str, reasoning_tokens: int) -> ChatRequest:
+    """Validate a body like vLLM does for the fields the simulator uses; ``RequestError``."""
+    body = _check_model(body, model_name)
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise RequestError(
+            400, "messages: a non-empty list is required", "BadRequestError", "messages"
+        )
+    max_tokens = _max_tokens(body, DEFAULT_MAX_TOKENS)
+    thinking = (body.get("chat_template_kwargs") or {}).get("enable_thinking")
+    if thinking is False:
+        reasoning_tokens = 0
+    elif thinking and not reasoning_tokens:
+        reasoning_tokens = DEFAULT_THINKING_TOKENS
+    return _request(body, message_text(messages), max_tokens, reasoning_tokens)
+
+
+def parse_completion_request(body: Any, model_name: str, reasoning_tokens: int) -> ChatRequest:
+    """A ``/v1/completions`` body: one prompt string (or a list holding one); no reasoning."""
+    body = _check_model(body, model_name)
+    prompt = body.get("prompt")
+    if isinstance(prompt, list) and len(prompt) == 1:
+        prompt = prompt[0]
+    if not isinstance(prompt, str) or not prompt:
+        raise RequestError(
+            400, "prompt: one non-empty string is required", "BadRequestError", "prompt"
+        )
+    return _request(body, prompt, _max_tokens(body, DEFAULT_COMPLETION_MAX_TOKENS), 0)
 
 
 def error_response(
@@ -189,7 +227,8 @@ class TimingLog:
         fault: str | None,
         received_unix: float,
     ) -> None:
-        decode = (times.last - times.first) if times.first is not None else None
+        first, last = times.first, times.last
+        decode = last - first if first is not None and last is not None else None
         entry = {
             "request_id": request_id,
             "received_unix": received_unix,
@@ -197,7 +236,9 @@ class TimingLog:
             "decode_s": decode,
             "tokens": tokens,
             "chunks": times.chunks,
-            "mean_chunk_gap_s": decode / (times.chunks - 1) if times.chunks > 1 else None,
+            "mean_chunk_gap_s": decode / (times.chunks - 1)
+            if decode is not None and times.chunks > 1
+            else None,
             "mean_itl_s": decode / (tokens - 1) if decode is not None and tokens > 1 else None,
             "fault": fault,
             "time_scale": self._scale,
@@ -256,6 +297,7 @@ class SimServer:
     def app(self) -> web.Application:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self.chat_completions)
+        app.router.add_post("/v1/completions", self.completions)
         app.router.add_get("/v1/models", self.models)
         app.router.add_get("/health", self.health)
         app.router.add_get("/metrics", self.prometheus)
@@ -300,13 +342,28 @@ class SimServer:
         return response
 
     async def chat_completions(self, request: web.Request) -> web.StreamResponse:
+        hidden = self.backend.hidden_first_tokens
+        return await self._serve(request, parse_chat_request, ChunkWriter, "chatcmpl", hidden)
+
+    async def completions(self, request: web.Request) -> web.StreamResponse:
+        """Raw completion: no chat template, so no think tag is generated or hidden."""
+        return await self._serve(request, parse_completion_request, CompletionWriter, "cmpl", 0)
+
+    async def _serve(
+        self,
+        request: web.Request,
+        parse: Callable[[Any, str, int], ChatRequest],
+        writer_type: type[ChunkWriter],
+        id_prefix: str,
+        hidden: int,
+    ) -> web.StreamResponse:
         received, received_unix = time.perf_counter(), time.time()
         try:
             body = await request.json()
         except ValueError:
             return error_response(400, "request body is not valid JSON", "BadRequestError")
         try:
-            chat = parse_chat_request(body, self.config.model_name, self.config.reasoning_tokens)
+            chat = parse(body, self.config.model_name, self.config.reasoning_tokens)
             fault = self.faults.pick(request.headers.get(f.FAULT_HEADER))
         except RequestError as err:
             return error_response(err.status, str(err), err.error_type, err.param)
@@ -316,8 +373,8 @@ class SimServer:
             return error_response(500, "Internal server error (injected)", "InternalServerError")
         if fault == "http_429":
             return error_response(429, "Too many requests (injected)", "RateLimitError")
-        request_id = f"chatcmpl-{uuid.uuid4().hex}"
-        writer = ChunkWriter(
+        request_id = f"{id_prefix}-{uuid.uuid4().hex}"
+        writer = writer_type(
             request_id,
             self.config.model_name,
             estimate_tokens(chat.prompt_text),
@@ -335,14 +392,14 @@ class SimServer:
         times = RequestTimes(received)
         try:
             if chat.stream:
-                return await self._stream(request, chat, gen, writer, times, fault)
-            return await self._complete(gen, writer, times)
+                return await self._stream(request, chat, gen, writer, times, fault, hidden)
+            return await self._complete(gen, writer, times, hidden)
         finally:
             if self.timing_log:
                 self.timing_log.record(request_id, times, writer.generated, fault, received_unix)
 
     async def _complete(
-        self, gen: Generation, writer: ChunkWriter, times: RequestTimes
+        self, gen: Generation, writer: ChunkWriter, times: RequestTimes, hidden: int
     ) -> web.Response:
         async with aclosing(self.backend.generate(gen)) as tokens:
             async for count in tokens:
@@ -350,7 +407,7 @@ class SimServer:
                 writer.generated += count
                 writer.cached_tokens = self.backend.cached_tokens(gen.request_id)
         self._observe_end(times)
-        return web.json_response(writer.completion(self.backend.hidden_first_tokens))
+        return web.json_response(writer.completion(hidden))
 
     async def _stream(
         self,
@@ -360,6 +417,7 @@ class SimServer:
         writer: ChunkWriter,
         times: RequestTimes,
         fault: str | None,
+        hidden: int,
     ) -> web.StreamResponse:
         response = web.StreamResponse(
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
@@ -367,7 +425,7 @@ class SimServer:
         response.enable_chunked_encoding()
         await response.prepare(request)
         try:
-            if await self._write_tokens(request, response, gen, writer, times, fault):
+            if await self._write_tokens(request, response, gen, writer, times, fault, hidden):
                 return response
             self._observe_end(times)
             if chat.include_usage:
@@ -387,9 +445,11 @@ class SimServer:
         writer: ChunkWriter,
         times: RequestTimes,
         fault: str | None,
+        hidden: int,
     ) -> bool:
-        """Write token chunks as the backend yields them; True if a fault ended the stream."""
-        hidden = self.backend.hidden_first_tokens
+        """Write token chunks as the backend yields them; True if a fault ended the stream.
+
+        The first ``hidden`` tokens (the chat path's swallowed think tag) are never shown."""
         pending_fault = fault if fault in MID_STREAM_FAULTS else None
         huge_deadline = time.perf_counter() + f.HUGE_SECONDS
         async with aclosing(self.backend.generate(gen)) as tokens:

@@ -1,4 +1,4 @@
-"""Chat-completion chunks framed the way vLLM's OpenAI server frames them.
+"""Chat-completion (and completion) chunks framed the way vLLM's OpenAI server frames them.
 
 Order of a stream (vLLM 0.33 ``chat_completion_stream_generator``, notes s.2): a role chunk
 (``{"role": "assistant", "content": ""}``) written together with the first token's chunk,
@@ -136,7 +136,7 @@ class ChunkWriter:
 
     def usage(self, completion_tokens: int | None = None, include_details: bool = True) -> dict:
         completion = self.generated if completion_tokens is None else completion_tokens
-        usage = {
+        usage: dict[str, int | dict[str, int]] = {
             "prompt_tokens": self.prompt_tokens,
             "total_tokens": self.prompt_tokens + completion,
             "completion_tokens": completion,
@@ -182,6 +182,57 @@ class ChunkWriter:
             ],
             "usage": self.usage(),
         }
+
+
+class CompletionWriter(ChunkWriter):
+    """The frames of ``/v1/completions`` (vLLM's ``completion_stream_generator``).
+
+    No role chunk and no reasoning: each engine output is one ``text_completion`` chunk whose
+    ``choices[0].text`` carries its tokens; ``finish_reason`` on the last; then, as for chat,
+    the usage chunk (``choices: []``) when ``include_usage`` is set, and ``[DONE]``.
+    """
+
+    def _text_chunk(self, choice: dict, completion_tokens: int | None = None) -> dict:
+        chunk = {
+            "id": self.request_id,
+            "object": "text_completion",
+            "created": self.created,
+            "model": self.model,
+            "choices": [choice],
+        }
+        if self.continuous_usage:
+            chunk["usage"] = self.usage(completion_tokens, include_details=False)
+        return chunk
+
+    def role(self) -> bytes:
+        return b""
+
+    def tokens(self, count: int, visible_from: int, last: bool) -> bytes:
+        start = self.generated
+        self.generated += count
+        choice = {
+            "index": 0,
+            "text": token_text(start, count),
+            "logprobs": None,
+            "finish_reason": "length" if last else None,
+            "stop_reason": None,
+        }
+        return frame(self._text_chunk(choice))
+
+    def usage_chunk(self) -> bytes:
+        chunk = self._text_chunk({})
+        chunk["choices"], chunk["usage"] = [], self.usage()
+        return frame(chunk)
+
+    def completion(self, visible_from: int) -> dict:
+        choice = {
+            "index": 0,
+            "text": token_text(0, self.generated),
+            "logprobs": None,
+            "finish_reason": "length",
+            "stop_reason": None,
+        }
+        return {**self._text_chunk(choice), "usage": self.usage()}
 
 
 def malformed_frame(request_id: str) -> bytes:

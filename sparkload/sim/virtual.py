@@ -27,6 +27,7 @@ class RequestTiming:
     latency: float
     t_last: float
     tokens: int
+    sent: float = 0.0  # when the client sent it, on the level's clock (starts at 0)
 
     @property
     def itl(self) -> float:
@@ -54,6 +55,13 @@ def level_means(concurrency: int, timings: list[RequestTiming]) -> LevelMeans:
         statistics.fmean(t.tps for t in timings),
         statistics.fmean(t.latency for t in timings),
     )
+
+
+def aggregate_tokens_per_s(timings: list[RequestTiming]) -> float:
+    """Output tokens of a level over its wall time (first send to last token)."""
+    start = min(t.sent for t in timings)
+    end = max(t.sent + t.latency for t in timings)
+    return sum(t.tokens for t in timings) / (end - start)
 
 
 def prompt_blocks(prompt_index: int, prompt_tokens: int, block_size: int) -> tuple[int, ...]:
@@ -113,7 +121,9 @@ def run_level(
             if emission.finished:
                 start = sent[rid]
                 timings.append(
-                    RequestTiming(first[rid] - start, now - start, now - start, produced[rid])
+                    RequestTiming(
+                        first[rid] - start, now - start, now - start, produced[rid], start
+                    )
                 )
                 send(now)
     return timings

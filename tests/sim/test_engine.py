@@ -2,7 +2,7 @@
 
 from dataclasses import replace
 
-from sparkload.sim.engine import BatchShape, Engine, step_seconds
+from sparkload.sim.engine import BatchShape, Engine, linear_seconds, step_seconds
 from sparkload.sim.profiles import get_profile
 
 
@@ -177,3 +177,32 @@ def test_requests_beyond_kv_capacity_wait():
     engine.step()
     assert engine.num_running == 1
     assert engine.num_waiting == 1
+
+
+def test_report_profiles_price_decode_and_prefill_rows_separately():
+    profile = get_profile("fp8")
+    assert linear_seconds(profile, 500, 64) == linear_seconds(profile, 500, 0) + linear_seconds(
+        profile, 0, 64
+    )
+
+
+def test_decode_rows_ride_in_a_large_prefill_chunk_at_the_chunk_rate():
+    profile = replace(get_profile("fp8"), decode_flops=30e12, decode_joins_prefill=True)
+    alone = linear_seconds(profile, 0, 64)
+    chunk = linear_seconds(profile, 448, 0)
+    mixed = linear_seconds(profile, 448, 64)
+    assert mixed < chunk + alone / 2  # most of a decode step's GEMM time is absorbed
+    assert mixed == 2 * profile.shape.active_params * 512 / profile.prefill_flops
+
+
+def test_a_small_chunk_cannot_make_the_decode_rows_cheaper_than_alone():
+    profile = replace(get_profile("fp8"), decode_flops=30e12, decode_joins_prefill=True)
+    assert linear_seconds(profile, 16, 64) == linear_seconds(profile, 0, 64)
+
+
+def test_verify_token_cost_adds_per_verified_token():
+    base = get_profile("fp8-mtp")  # k = 3
+    slow = replace(base, verify_token_s=0.001)
+    batch = BatchShape(decode_seqs=4, context_tokens=800)
+    extra = step_seconds(slow, batch) - step_seconds(base, batch)
+    assert abs(extra - 4 * (1 + 3) * 0.001) < 1e-12

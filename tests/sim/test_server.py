@@ -197,7 +197,7 @@ def test_timing_log_has_one_line_per_request(tmp_path):
     log = tmp_path / "timing.jsonl"
     with running_sim("--profile", "fixed", "--fixed-itl-ms", "1", "--timing-log", str(log)) as url:
         for _ in range(3):
-            chat(url, stream=True, max_tokens=5).content
+            assert chat(url, stream=True, max_tokens=5).content.endswith(b"data: [DONE]\n\n")
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     assert len(lines) == 3
     assert lines[0]["tokens"] == 5 and lines[0]["chunks"] == 5
