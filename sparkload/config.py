@@ -22,11 +22,11 @@ from typing import Any
 from sparkload import workloads
 from sparkload.errors import ConfigError
 from sparkload.paths import DEFAULT_PROMPTS
-from sparkload.sim.profiles import PROFILES
+from sparkload.sim import options as sim_options
+from sparkload.sim.speculation import parse_spec
 from sparkload.stream import API_CHAT, API_COMPLETIONS
 
-FIXED_SIM_PROFILE = "fixed"  # the simulator's fixed-timing backend (tests, the reference runs)
-SIM_PROFILES = (*PROFILES, FIXED_SIM_PROFILE)
+SIM_PROFILES = sim_options.PROFILE_NAMES
 IGNORE_EOS_CHOICES = ("auto", "yes", "no")
 APIS = (API_CHAT, API_COMPLETIONS)
 CONTENT_CODINGS = ("identity", "gzip", "deflate", "br")
@@ -201,6 +201,18 @@ def ignore_eos(flag: str, value: Any) -> str:
     raise ConfigError(f"{flag}: give auto, yes or no")
 
 
+def spec(flag: str, value: Any) -> str | None:
+    """Speculative decoding of a simulator build (``none``, ``mtp:K``, ``dspark:K``) or None."""
+    text = str(value or "").strip()
+    if not text:
+        return None
+    try:
+        parse_spec(text)
+    except ValueError as exc:
+        raise ConfigError(f"{flag}: {exc}") from None
+    return text
+
+
 # ----- the table ---------------------------------------------------------------------------
 PLAN = "load plan"
 TARGET = "target"
@@ -239,6 +251,35 @@ class Option:
     def value(self, raw: Any) -> Any:
         """The validated value of ``raw`` (None: the default)."""
         return self.parse(self.flag, self.default if raw is None else raw)
+
+
+LOCUSTFILE_SIM_TIME_SCALE = 10.0  # a newcomer's first run: about a minute for the whole ladder
+
+
+def _simulator_option(option: sim_options.SimOption) -> Option:
+    """The locustfile's ``--sim-X`` for the simulator's ``--X``: same meaning, help and choices;
+    the time scale defaults to 10x here (1x for a standalone ``sparkload sim``)."""
+    parse: Parse
+    if option.choices:
+        parse = one_of(option.choices)
+    elif option.switch:
+        parse = boolean
+    elif option is sim_options.SPEC:
+        parse = spec
+    elif option.type is int:
+        parse = optional_whole
+    else:
+        parse = positive
+    default = LOCUSTFILE_SIM_TIME_SCALE if option is sim_options.TIME_SCALE else option.default
+    return Option(
+        "--sim-" + option.flag.removeprefix("--"),
+        default,
+        f"Built-in simulator (no --host given): {option.help}",
+        SIMULATOR,
+        parse,
+        choices=option.choices,
+        per_target=True,
+    )
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -548,27 +589,12 @@ OPTIONS: tuple[Option, ...] = (
         SERVER_METRICS,
         boolean,
     ),
-    # the built-in simulator
-    Option(
-        "--sim-profile",
-        "awq-mtp",
-        "Simulator profile used when no --host is given",
-        SIMULATOR,
-        one_of(SIM_PROFILES),
-        choices=SIM_PROFILES,
-        per_target=True,
-    ),
-    Option(
-        "--sim-time-scale",
-        10.0,
-        "Simulator speed-up over real time (figures are in simulated time)",
-        SIMULATOR,
-        positive,
-        per_target=True,
-    ),
+    # the built-in simulator: its own options (sparkload/sim/options.py), prefixed --sim-
+    *(_simulator_option(option) for option in sim_options.SHARED),
 )
 
 BY_DEST: dict[str, Option] = {option.dest: option for option in OPTIONS}
+SIMULATOR_OPTIONS = tuple(option for option in OPTIONS if option.group == SIMULATOR)
 GROUP_ORDER = (PLAN, TARGET, WORKLOAD, REQUEST, RESULTS, SERVER_METRICS, SIMULATOR)
 
 
@@ -664,6 +690,9 @@ class RunOptions:
     metrics_interval: float
     no_server_metrics: bool
     sim_profile: str
+    sim_spec: str | None
+    sim_max_num_batched_tokens: int | None
+    sim_no_prefix_caching: bool
     sim_time_scale: float
 
     @property
@@ -675,6 +704,17 @@ class RunOptions:
     @property
     def server_metrics(self) -> bool:
         return not self.no_server_metrics
+
+    def simulator_args(self) -> list[str]:
+        """The built-in simulator's own options, as the run's --sim-* options set them."""
+        args: list[str] = []
+        for option in sim_options.SHARED:
+            value = getattr(self, "sim_" + option.flag.removeprefix("--").replace("-", "_"))
+            if option.switch:
+                args += [option.flag] if value else []
+            elif value is not None:
+                args += [option.flag, f"{value:g}" if isinstance(value, float) else str(value)]
+        return args
 
     def body_extras(self, workload_sampling: dict[str, Any]) -> dict[str, Any]:
         """What every request body gets beside model, prompt and max_tokens: the workload's

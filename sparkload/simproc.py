@@ -68,23 +68,9 @@ class ServerProcess:
 
 
 class SimulatorProcess(ServerProcess):
-    def __init__(
-        self, profile: str, tp: int, time_scale: float, extra_args: list[str] | None = None
-    ) -> None:
+    """``sparkload sim OPTIONS`` on a free loopback port, ending with this process."""
+
+    def __init__(self, options: list[str]) -> None:
         super().__init__(
-            [
-                sys.executable,
-                "-m",
-                "sparkload.sim",
-                "--profile",
-                profile,
-                "--tp",
-                str(tp),
-                "--time-scale",
-                f"{time_scale:g}",
-                "--port",
-                "0",
-                "--exit-with-parent",
-                *(extra_args or []),
-            ]
+            [sys.executable, "-m", "sparkload.sim", *options, "--port", "0", "--exit-with-parent"]
         )

@@ -49,7 +49,7 @@ def simulator():
     started: list[SimulatorProcess] = []
 
     def start(profile: str = "fixed", time_scale: float = 1.0, *extra: str) -> str:
-        sim = SimulatorProcess(profile, 1, time_scale, extra_args=list(extra))
+        sim = SimulatorProcess(["--profile", profile, "--time-scale", f"{time_scale:g}", *extra])
         started.append(sim)
         return sim.start()
 

@@ -24,6 +24,7 @@ from locust.env import Environment
 from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner
 
 import sparkload
+from sparkload.config import RunOptions
 from sparkload.errors import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, ConfigError
 from sparkload.livetable import LevelTally
 from sparkload.plugin.collector import RunCollector
@@ -87,14 +88,12 @@ class RunController:
         if opts.endpoints and not self.environment.host:
             self.environment.host = opts.endpoints[0]
         if not self.environment.host:
-            self.simulator = SimulatorProcess(opts.sim_profile, opts.tp, opts.sim_time_scale)
+            self.simulator = SimulatorProcess([*opts.simulator_args(), "--tp", str(opts.tp)])
             self.environment.host = self.simulator.start()
             logger.info(
-                "No --host given: started the built-in DGX Spark simulator (profile %s, TP%d, "
-                "%gx real time) at %s",
-                opts.sim_profile,
+                "No --host given: started the built-in DGX Spark simulator (%s, TP%d) at %s",
+                " ".join(opts.simulator_args()),
                 opts.tp,
-                opts.sim_time_scale,
                 self.environment.host,
             )
         self.context = context.targeting(self.environment.host)
@@ -237,7 +236,7 @@ class RunController:
     def _manifest(self, context: RunContext, run: int = 0) -> Manifest:
         opts = context.options
         on_simulator = self.simulator is not None and self.simulator.url == self.environment.host
-        variant = opts.variant or (opts.sim_profile if on_simulator else "")
+        variant = opts.variant or (_simulated_variant(opts) if on_simulator else "")
         ladder_mode = opts.mode == "ladder"
         return Manifest(
             schema=SCHEMA_VERSION,
@@ -278,6 +277,9 @@ class RunController:
                 "profile": opts.sim_profile,
                 "tp": opts.tp,
                 "time_scale": opts.sim_time_scale,
+                "spec": opts.sim_spec,
+                "max_num_batched_tokens": opts.sim_max_num_batched_tokens,
+                "prefix_caching": not opts.sim_no_prefix_caching,
             }
             if on_simulator
             else None,
@@ -364,6 +366,19 @@ def _make_shape(context: RunContext) -> Shape:
     if opts.mode == "steps":
         return StepsShape(opts.ladder * opts.repeat, opts.step_duration, opts.request_timeout)
     return LadderShape(opts.ladder * opts.repeat, opts.requests_per_user)
+
+
+def _simulated_variant(opts: RunOptions) -> str:
+    """The simulator's deployment as a variant name: the profile, plus what the run changed
+    (``qwen3.8-nvfp4-dspark14-b16384``), so differently configured runs do not share a label."""
+    parts = [opts.sim_profile]
+    if opts.sim_spec:
+        parts.append(opts.sim_spec.replace(":", ""))
+    if opts.sim_max_num_batched_tokens:
+        parts.append(f"b{opts.sim_max_num_batched_tokens}")
+    if opts.sim_no_prefix_caching:
+        parts.append("nocache")
+    return "-".join(parts)
 
 
 def _lookup_headers(context: RunContext) -> dict[str, str]:

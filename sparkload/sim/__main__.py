@@ -20,14 +20,15 @@ from typing import NoReturn
 
 from aiohttp import web
 
+from sparkload.sim import options
 from sparkload.sim.backends import EngineBackend, FixedBackend, FixedTiming
 from sparkload.sim.faults import parse_fault_spec
 from sparkload.sim.notes_profiles import BUILDS, DEFAULT_BUDGET, DEFAULT_SPEC, compose
-from sparkload.sim.profiles import PROFILES, SUPPORTED_TP, Profile, get_profile, with_tp
+from sparkload.sim.options import FIXED
+from sparkload.sim.profiles import SUPPORTED_TP, Profile, get_profile, with_tp
 from sparkload.sim.server import Backend, ServerConfig, SimServer
 from sparkload.sim.speculation import parse_spec
 
-FIXED = "fixed"
 READY_LINE = "sparkload-sim listening on {scheme}://{host}:{port}"
 
 
@@ -43,32 +44,26 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    profiles = [*PROFILES, *BUILDS, FIXED]
     parser = OneLineParser(
         prog="sparkload sim",
         description="Simulated vLLM server (OpenAI-compatible): Qwen3.6-27B on DGX Spark (the "
         "quantization report's variants) or Qwen3.8-27B on one Spark (the measurement notes' "
-        "builds, qwen3.8-*). Profiles: " + ", ".join(profiles) + ".",
+        "builds, qwen3.8-*). Profiles: " + ", ".join(options.PROFILE_NAMES) + ". The "
+        "locustfile starts it itself when no --host is given (its --sim-* options; time scale "
+        "10 there).",
     )
-    parser.add_argument("--profile", default="fp8", choices=profiles, help="default: fp8")
-    parser.add_argument(
-        "--spec",
-        default=None,
-        help=f"qwen3.8-* builds: speculative decoding, none | mtp:K | dspark:K "
-        f"(default: {DEFAULT_SPEC})",
-    )
-    parser.add_argument(
-        "--max-num-batched-tokens",
-        type=int,
-        default=None,
-        help=f"qwen3.8-* builds: vLLM's batch token budget (default: {DEFAULT_BUDGET}, vLLM's "
-        "value on GB10; dspark:K reserves (K-1) x 256 of it, so K >= 10 needs e.g. 16384)",
-    )
-    parser.add_argument(
-        "--no-prefix-caching",
-        action="store_true",
-        help="qwen3.8-* builds: disable the prefix cache (default: enabled)",
-    )
+    for option in options.SHARED:
+        if option.switch:
+            parser.add_argument(option.flag, action="store_true", help=option.help)
+            continue
+        shown = "" if option.default is None else f" (default: {option.default})"
+        parser.add_argument(
+            option.flag,
+            default=option.default,
+            type=option.type,
+            choices=option.choices,
+            help=option.help + shown,
+        )
     parser.add_argument(
         "--tp",
         type=int,
@@ -79,12 +74,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1")
     parser.add_argument(
         "--port", type=int, default=8000, help="0 picks a free port (default: 8000)"
-    )
-    parser.add_argument(
-        "--time-scale",
-        type=float,
-        default=1.0,
-        help="run S times faster than real time (default: 1)",
     )
     parser.add_argument(
         "--seed", type=int, default=0, help="engine and frontend randomness (default: 0)"

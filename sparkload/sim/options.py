@@ -1,0 +1,57 @@
+"""The simulator options a load test also sets: defined here once, for ``sparkload sim`` and for
+the locustfile's ``--sim-*`` options (``sparkload/config.py`` derives them from this table).
+
+Pure data, no server imports: the load side reads it without loading aiohttp.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sparkload.sim.notes_profiles import BUILDS, DEFAULT_BUDGET, DEFAULT_SPEC
+from sparkload.sim.profiles import PROFILES
+
+FIXED = "fixed"  # fixed timing (tests, reference runs), not a deployment
+PROFILE_NAMES = (*PROFILES, *BUILDS, FIXED)
+
+
+@dataclass(frozen=True)
+class SimOption:
+    flag: str  # as ``sparkload sim`` spells it; the locustfile prefixes ``--sim-``
+    default: Any
+    help: str
+    choices: tuple[str, ...] | None = None
+    type: type = str
+    switch: bool = False  # a flag without a value (store_true)
+
+
+PROFILE = SimOption(
+    "--profile",
+    "awq-mtp",
+    "deployment profile: the quantization report's Qwen3.6-27B variants (fp8, fp8-mtp, awq-mtp, "
+    "nvfp4, nvfp4-mtp), the single-Spark notes' Qwen3.8-27B builds (qwen3.8-*), or fixed",
+    choices=PROFILE_NAMES,
+)
+SPEC = SimOption(
+    "--spec",
+    None,
+    f"qwen3.8-* builds: speculative decoding, none | mtp:K | dspark:K (default: {DEFAULT_SPEC})",
+)
+BUDGET = SimOption(
+    "--max-num-batched-tokens",
+    None,
+    f"qwen3.8-* builds: vLLM's batch token budget (default: {DEFAULT_BUDGET}, vLLM's value on "
+    "GB10; dspark:K reserves (K-1) x 256 of it, so K >= 10 needs e.g. 16384)",
+    type=int,
+)
+NO_PREFIX_CACHING = SimOption(
+    "--no-prefix-caching",
+    False,
+    "qwen3.8-* builds: disable the prefix cache (stock vLLM in the notes' speed-up ladder)",
+    switch=True,
+)
+TIME_SCALE = SimOption(
+    "--time-scale", 1.0, "run S times faster than real time (figures in simulated time)", type=float
+)
+SHARED = (PROFILE, SPEC, BUDGET, NO_PREFIX_CACHING, TIME_SCALE)
