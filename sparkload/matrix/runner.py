@@ -104,7 +104,7 @@ def locust_command(matrix: Matrix, target: Target, results_dir: Path) -> list[st
         str(target.tp),
         "--nodes",
         str(target.nodes),
-        *matrix.run_args(),
+        *matrix.run_args(target),
     ]
     if target.simulator is not None:
         command += target.simulator.args()

@@ -3,10 +3,9 @@
 Everything is checked before anything runs, so a typo in the fourth target cannot surface an
 hour into a matrix on real Sparks. Shape (every key but ``targets`` optional)::
 
-    ladder: [1, 2, 4, 8, 16]
-    requests_per_user: 10
-    max_tokens: 128
-    prompts: prompts/prompts.txt
+    ladder: [1, 2, 4, 8, 16]             # any sparkload run option, by its name (config.py):
+    requests_per_user: 10                # ladder, requests_per_user, workload, max_tokens,
+    workload: chat                       # prompts, repeat, extra_body, metadata, check, ...
     results_dir: results/matrix-qwen      # default: results/matrix-<UTC timestamp>
     locust_args: ["--processes", "2"]     # extra Locust/sparkload options for every run
     report_args: ["--slo", "ttft_p90_ms<=1000"]   # extra options of the combined report
@@ -21,13 +20,15 @@ hour into a matrix on real Sparks. Shape (every key but ``targets`` optional)::
         deploy_timeout: 1800
         health: curl -sf http://spark-1:8000/health   # default: GET /health of each endpoint
         health_timeout: 600
-        locust_args: ["--model", "qwen"]  # extra options for this target only
+        workload: edit                    # any run option (ladder, max_tokens, ...) for this
+        locust_args: ["--model", "qwen"]  # target only; extra options for this target only
 
 Relative paths are relative to the directory sparkload runs in, as Locust's own options are.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,6 +114,9 @@ class Target:
     deploy_timeout: float = DEFAULT_DEPLOY_TIMEOUT
     health: str = ""
     health_timeout: float = DEFAULT_HEALTH_TIMEOUT
+    run_options: dict[str, Any] = field(
+        default_factory=dict
+    )  # this target's own, over the matrix's
     locust_args: tuple[str, ...] = ()
 
 
@@ -127,18 +131,26 @@ class Matrix:
     source: str = "matrix"  # the file name errors and the summary refer to
     text: str = ""  # the YAML as given, kept beside the results
 
-    def option(self, dest: str) -> Any:
-        """What every run gets for an option: the file's value, or sparkload's own default."""
-        if dest in self.run_options:
-            return self.run_options[dest]
-        return config.default(dest)
+    def option(self, dest: str, target: Target | None = None) -> Any:
+        """What a run gets for an option: the target's value, the matrix's, or sparkload's own
+        default."""
+        options = self._options_of(target)
+        return options[dest] if dest in options else config.default(dest)
 
-    def run_args(self) -> list[str]:
+    def run_args(self, target: Target) -> list[str]:
+        """The options a target's run is given (its own over the matrix-wide ones)."""
+        options = self._options_of(target)
         return [
-            arg
-            for dest, value in self.run_options.items()
-            for arg in command_args(RUN_OPTIONS[dest], value)
+            arg for dest, value in options.items() for arg in command_args(RUN_OPTIONS[dest], value)
         ]
+
+    def _options_of(self, target: Target | None) -> dict[str, Any]:
+        """Matrix-wide options with the target's over them (mappings such as metadata merge)."""
+        options = dict(self.run_options)
+        for dest, value in (target.run_options if target else {}).items():
+            shared = options.get(dest)
+            options[dest] = {**shared, **value} if isinstance(shared, dict) else value
+        return options
 
 
 def command_args(option: config.Option, value: Any) -> list[str]:
@@ -147,6 +159,10 @@ def command_args(option: config.Option, value: Any) -> list[str]:
         return [option.flag] if value else []
     if value is None:
         return []
+    if isinstance(value, dict):  # --metadata K=V (repeatable), --extra-body JSON
+        if option.argparse_extra.get("action") == "append":
+            return [arg for key, item in value.items() for arg in (option.flag, f"{key}={item}")]
+        return [option.flag, json.dumps(value)] if value else []
     if isinstance(value, tuple):
         return [option.flag, ",".join(map(str, value))]
     if isinstance(value, float):
@@ -352,7 +368,10 @@ def _target(data: object, source: str, index: int, run_options: dict[str, Any]) 
     fields = _Fields(
         data, source, f"targets[{index}]" + (f" ({name})" if isinstance(name, str) else "")
     )
-    fields.only(TARGET_KEYS)
+    fields.only((*TARGET_KEYS, *RUN_OPTIONS))
+    own_options = {
+        dest: fields.option(option) for dest, option in RUN_OPTIONS.items() if fields.has(dest)
+    }
     simulator = _simulator(fields) if fields.has("simulator") else None
     endpoints = fields.strings("endpoints")
     if simulator is None and not endpoints:
@@ -396,7 +415,8 @@ def _target(data: object, source: str, index: int, run_options: dict[str, Any]) 
         deploy_timeout=fields.positive("deploy_timeout", DEFAULT_DEPLOY_TIMEOUT),
         health=fields.text("health"),
         health_timeout=fields.positive("health_timeout", DEFAULT_HEALTH_TIMEOUT),
-        locust_args=_locust_args(fields, run_options),
+        run_options=own_options,
+        locust_args=_locust_args(fields, {**run_options, **own_options}),
     )
 
 
