@@ -230,7 +230,7 @@ def _nanmean(values: np.ndarray) -> float:
     return float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
 
 
-def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop = CLOSED) -> pd.DataFrame:
+def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.DataFrame:
     """Base statistics per (label, level) of one loop's records."""
     if records.empty or "level" not in records:
         return pd.DataFrame()
