@@ -3,7 +3,8 @@
 Per label, the report's five charts against concurrency: TTFT, ITL, TPS and latency as mean,
 p50 and p90 (percentiles with their bootstrap 90 % CI as error bars), and throughput as
 per-stream, system-wide (C / mean latency) and measured RPS. Across labels: mean TTFT, mean TPS,
-total tokens/s and the saturation index.
+total tokens/s and the saturation index. Per open-loop label, one chart against the offered rate:
+the achieved rate beside the line achieved = offered.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from analysis.tables import labels_of, slug
 
 COMPARISON_FOLDER = "comparison"
 LABEL_CHARTS = ("ttft", "itl", "tps", "latency", "throughput")
+OPEN_LOOP_CHART = "achieved_vs_offered"
 
 
 @dataclass
@@ -41,12 +43,19 @@ class Chart:
     x_label: str = "Concurrency (C)"
 
 
-def _series(rows: pd.DataFrame, column: str, name: str, style: str, ci: bool = False) -> Series:
+def _series(
+    rows: pd.DataFrame,
+    column: str,
+    name: str,
+    style: str,
+    ci: bool = False,
+    x: str = "concurrency",
+) -> Series:
     low = rows.get(f"{column}_ci_low") if ci else None
     high = rows.get(f"{column}_ci_high") if ci else None
     return Series(
         name,
-        rows["concurrency"].to_numpy(float),
+        rows[x].to_numpy(float),
         rows[column].to_numpy(float),
         None if low is None else low.to_numpy(float),
         None if high is None else high.to_numpy(float),
@@ -111,3 +120,23 @@ def comparison_charts(summary: pd.DataFrame, note: str = "") -> list[Chart]:
                 series.append(_series(rows, column, label, "solid"))
         charts.append(Chart(COMPARISON_FOLDER, key, title, y_label, series, subtitle))
     return charts
+
+
+def open_loop_chart(levels: pd.DataFrame, label: str, note: str = "") -> Chart:
+    """One open-loop label's achieved rate against the offered one (``levels``: its summary
+    rows); the dashed line is achieved = offered."""
+    rows = levels[levels["label"] == label].sort_values("offered_rps")
+    return Chart(
+        slug(label),
+        OPEN_LOOP_CHART,
+        f"{label}: achieved vs offered rate",
+        "requests/s",
+        [
+            _series(
+                rows, "measured_rps", "achieved (completed / wall time)", "solid", x="offered_rps"
+            ),
+            _series(rows, "offered_rps", "offered", "dash", x="offered_rps"),
+        ],
+        f"open loop{note}",
+        "Offered rate (requests/s)",
+    )

@@ -3,6 +3,10 @@
 Bad input — a missing directory, a directory without records, an unreadable --slo, an unknown
 option — prints one line on stderr and exits with code 2, never a traceback. Progress goes to
 stderr, one line per stage.
+
+``--check BOUNDS`` writes no report: it holds every level to the bounds (the --slo syntax and
+definitions), prints one line per breach, or one line saying all hold, on stdout, and exits 0
+or EXIT_CHECK_FAILED. The load side runs it at the end of a run.
 """
 
 from __future__ import annotations
@@ -11,13 +15,12 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from analysis import load, percentiles, report, slo
-from analysis.errors import InputError
-from analysis.metrics import Settings
-
-EXIT_BAD_INPUT = 2
+from analysis.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, InputError
+from analysis.metrics import Settings, summarize
 
 
 class _Parser(argparse.ArgumentParser):
@@ -78,6 +81,13 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
         "level, highest concurrency meeting it, users by Little's law",
     )
     parser.add_argument(
+        "--check",
+        metavar="BOUNDS",
+        help="write no report: hold every level to these bounds (the --slo syntax, plus "
+        "failure_ratio), print each breach, exit 0 when all hold, "
+        f"{EXIT_CHECK_FAILED} when any breaks",
+    )
+    parser.add_argument(
         "--think-time",
         type=_non_negative(float),
         default=10.0,
@@ -104,19 +114,30 @@ def _default_out(runs: list[load.Run]) -> Path:
     return Path(os.path.commonpath([str(r.path.resolve()) for r in runs])) / "report"
 
 
-def run(args: argparse.Namespace) -> int:
+def _progress(quiet: bool):
     started = time.perf_counter()
 
     def progress(message: str) -> None:
-        if not args.quiet:
+        if not quiet:
             print(
                 f"[analysis {time.perf_counter() - started:6.1f}s] {message}",
                 file=sys.stderr,
                 flush=True,
             )
 
+    return progress
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings(args.percentile_method, args.itl_null_as_zero, args.bootstrap, args.seed)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.check is not None:
+        return check(args)
+    progress = _progress(args.quiet)
     bounds = slo.parse(args.slo) if args.slo is not None else None
-    settings = Settings(args.percentile_method, args.itl_null_as_zero, args.bootstrap, args.seed)
+    settings = _settings(args)
     dataset = load.load(args.runs, progress)
     progress(f"loaded {len(dataset.records):,} records from {len(dataset.runs)} run(s)")
     document = report.build(dataset, settings, bounds, args.think_time)
@@ -125,6 +146,31 @@ def run(args: argparse.Namespace) -> int:
     report.write(document, out, charts=not args.no_charts, progress=progress)
     print(out / "report.md")
     return 0
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def check(args: argparse.Namespace) -> int:
+    """Every bound at every level, with the report's summary and SLO definitions."""
+    bounds = slo.parse(args.check, "--check")
+    # the bounds are on statistics, never on their confidence intervals: no bootstrap
+    settings = replace(_settings(args), bootstrap_resamples=0)
+    dataset = load.load(args.runs, _progress(args.quiet))
+    levels = slo.evaluate(dataset.records, summarize(dataset, settings), bounds, settings)
+    if levels.empty:
+        raise InputError("--check: no level with raw records to check (Locust CSV input)")
+    found = slo.breaches(levels, bounds)
+    for breach in found:
+        print(f"check failed: {breach}")
+    if not found:
+        holds = "holds" if len(bounds) == 1 else "hold"
+        print(
+            f"check passed: {_counted(len(bounds), 'bound')} {holds} at every level "
+            f"({_counted(len(levels), 'level')})"
+        )
+    return EXIT_CHECK_FAILED if found else 0
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m analysis") -> int:
@@ -142,6 +188,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m analysis") -> int
             parsed = build_parser(prog).parse_args(["RUN_DIR", *args[1:]])
             if parsed.slo is not None:
                 slo.parse(parsed.slo)
+            if parsed.check is not None:
+                slo.parse(parsed.check, "--check")
             return 0
         return run(build_parser(prog).parse_args(args))
     except InputError as exc:

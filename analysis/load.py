@@ -11,6 +11,11 @@ Only the fields the metrics and the workload tables need are kept, as float/bool
 workload fields of ``RequestRecord.extra`` as ``extra_<name>`` columns); durations are converted
 to simulated time here, once, so that nothing downstream has to know about time scales. This is
 the only reader of requests.jsonl and manifest.json in the analysis.
+
+An open-loop run (``mode == "arrival"``) keeps all its levels at one pool size C, which says
+nothing about the load: its levels differ by offered rate. Each record gets its level's offered
+rate here (``offered_rps``, in simulated time like every other figure; NaN for closed-loop runs),
+which is what the metrics tell open-loop levels apart by.
 """
 
 from __future__ import annotations
@@ -36,12 +41,14 @@ from sparkload.records import (
     SERVER_METRICS_FILE,
     STATUS_COMPLETE,
     STATUS_OK,
+    LevelEntry,
     Manifest,
     read_manifest,
 )
 
 NUMERIC_FIELDS = (
     "level",
+    "level_index",
     "start_time",
     "ttft",
     "itl",
@@ -52,12 +59,14 @@ NUMERIC_FIELDS = (
     "chunk_gap_mean",
     "prompt_tokens",
     "cached_tokens",
+    "queue_wait",
 )
 # Workload fields of ``RequestRecord.extra`` the workload tables read, kept as ``extra_<name>``.
 EXTRA_FIELDS = ("target_tokens", "prefill_s", "identical")
 EXTRA_DURATIONS = ("prefill_s",)  # seconds, scaled like DURATION_FIELDS
 SOURCE_RECORDS = "records"
 SOURCE_LOCUST = "locust-csv"
+MODE_ARRIVAL = "arrival"  # Manifest.mode of an open-loop run
 _CHUNK_BYTES = 16 << 20  # lines are parsed in ~16 MB batches to bound peak memory
 _TIMESTAMP_PREFIX = re.compile(r"^\d{8}T?\d{4,6}Z?[-_]")
 
@@ -104,6 +113,37 @@ class Run:
         return self.has_manifest and self.status != STATUS_COMPLETE
 
     @property
+    def open_loop(self) -> bool:
+        """Requests were sent at offered rates (arrivals), not by a fixed number of users."""
+        return self.manifest.mode == MODE_ARRIVAL
+
+    def offered_rates(self) -> dict[int, float]:
+        """Level index → offered rate (requests/s, simulated time) of an open-loop run.
+
+        From each level's ``arrival_rate``; manifests written before rates were per level give
+        ``arrival["rates"]`` (one per level) or ``arrival["rate"]`` (a single level).
+        """
+        arrival = self.manifest.arrival or {}
+        rates = dict(enumerate(arrival.get("rates") or []))
+        if "rate" in arrival:
+            rates.setdefault(0, arrival["rate"])
+        rates.update(
+            {
+                level.index: level.arrival_rate
+                for level in self.manifest.levels
+                if level.arrival_rate is not None
+            }
+        )
+        scaled = {index: _optional_float(rate) for index, rate in rates.items()}
+        return {index: rate / self.time_scale for index, rate in scaled.items() if rate}
+
+    def level_name(self, level: LevelEntry) -> str:
+        """How messages name one of the run's levels: by C, or by offered rate when open loop."""
+        if not self.open_loop:
+            return describe_level(level.concurrency, None)
+        return describe_level(None, self.offered_rates().get(level.index, np.nan))
+
+    @property
     def server_metrics_path(self) -> Path | None:
         path = self.path / SERVER_METRICS_FILE
         return path if path.is_file() else None
@@ -122,6 +162,13 @@ class Dataset:
     def labels(self) -> list[str]:
         """Labels in order of first appearance (the order the user gave the runs in)."""
         return list(dict.fromkeys(run.label for run in self.runs))
+
+
+def describe_level(concurrency: int | None, offered_rps: float | None) -> str:
+    """A level as reports and messages name it: "C=4" (closed loop) or "offered 150 req/s"."""
+    if concurrency is not None:
+        return f"C={concurrency}"
+    return f"offered {offered_rps:.4g} req/s"
 
 
 def _holds_records(path: Path) -> bool:
@@ -177,6 +224,13 @@ def _optional_int(value: object) -> int | None:
         return None
 
 
+def _optional_float(value: object) -> float | None:
+    try:
+        return float(value) if value is not None else None  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
 def _checked(manifest: Manifest, notes: list[str]) -> Manifest:
     """The manifest with the fields the figures depend on coerced to their types, or noted."""
     try:
@@ -187,15 +241,19 @@ def _checked(manifest: Manifest, notes: list[str]) -> Manifest:
     manifest.tp, manifest.nodes = _optional_int(manifest.tp), _optional_int(manifest.nodes)
     if manifest.schema != SCHEMA_VERSION:
         notes.append(f"manifest schema {manifest.schema} (this analysis reads {SCHEMA_VERSION})")
-    for level in manifest.levels:
-        if level.expected is not None and level.received < level.expected:
-            notes.append(
-                f"level C={level.concurrency}: {level.received} of {level.expected} records "
-                "received"
-            )
-        notes += [f"level C={level.concurrency}: client flag {flag}" for flag in level.client_flags]
-        notes += [f"level C={level.concurrency}: stream flag {flag}" for flag in level.stream_flags]
     return manifest
+
+
+def _level_notes(run: Run) -> list[str]:
+    """What the manifest says went wrong per level: missing records, client and stream flags."""
+    notes = []
+    for level in run.manifest.levels:
+        name = run.level_name(level)
+        if level.expected is not None and level.received < level.expected:
+            notes.append(f"level {name}: {level.received} of {level.expected} records received")
+        notes += [f"level {name}: client flag {flag}" for flag in level.client_flags]
+        notes += [f"level {name}: stream flag {flag}" for flag in level.stream_flags]
+    return notes
 
 
 def _run_from_manifest(path: Path, source: str) -> Run:
@@ -204,7 +262,9 @@ def _run_from_manifest(path: Path, source: str) -> Run:
     found = manifest is not None
     manifest = _checked(manifest, notes) if manifest is not None else Manifest(label="")
     manifest.label = manifest.label or _TIMESTAMP_PREFIX.sub("", path.name) or path.name
-    return Run(path=path, source=source, manifest=manifest, has_manifest=found, notes=notes)
+    run = Run(path=path, source=source, manifest=manifest, has_manifest=found, notes=notes)
+    run.notes += _level_notes(run)
+    return run
 
 
 def _floats(values: list) -> np.ndarray:
@@ -300,16 +360,29 @@ def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> Non
             columns[name] = columns[name] / time_scale
 
 
+def _offered_rps(run: Run, level_index: np.ndarray) -> np.ndarray:
+    """Per record, the offered rate of its level (open loop; NaN when unknown or closed loop)."""
+    rates = run.offered_rates() if run.open_loop else {}
+    return pd.Series(level_index).map(rates).to_numpy(np.float64, na_value=np.nan)
+
+
 def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
     file = run.path / REQUESTS_FILE
     columns, bad = _read_requests(file)
     run.skipped_lines = bad
     if bad:
         run.notes.append(f"{bad} unparsable line(s) in {REQUESTS_FILE} skipped")
+    columns["offered_rps"] = _offered_rps(run, columns.pop("level_index"))
     no_level = ~np.isfinite(columns["level"])
     if no_level.any():
         run.notes.append(f"{int(no_level.sum())} record(s) without a level skipped")
-        columns = {name: values[~no_level] for name, values in columns.items()}
+    no_rate = run.open_loop & ~no_level & ~np.isfinite(columns["offered_rps"])
+    if no_rate.any():
+        run.notes.append(
+            f"{int(no_rate.sum())} record(s) of open-loop levels without an offered rate skipped"
+        )
+    if (skip := no_level | no_rate).any():
+        columns = {name: values[~skip] for name, values in columns.items()}
     run.records = len(columns["level"])
     if run.records == 0:
         return None

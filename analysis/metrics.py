@@ -1,6 +1,8 @@
 """The one place that defines every per-level metric (DESIGN section 2).
 
-Per (label, concurrency C), over measured requests only (warm-up excluded):
+A closed-loop level is known by its concurrency C, an open-loop level (``mode == "arrival"``)
+by its offered rate (``offered_rps``); summary.csv's ``loop`` column says which. Per level, over
+measured requests only (warm-up excluded):
   n                    ok measured requests; ``failures`` counts the rest, which are not used
   mean/p50/p90/p99     of ttft (ms), itl (ms), tps (tok/s), latency (s), with bootstrap CIs
   throughput_rps       n / Σ latency = 1 / mean latency   (the reference tool's per-stream RPS)
@@ -9,6 +11,12 @@ Per (label, concurrency C), over measured requests only (warm-up excluded):
   total_tps            mean tps × C                       (report section 6.1)
   measured_total_tps   Σ output tokens / level wall time
   saturation_pct       mean tps(C) / mean tps(lowest C of the label) × 100   (section 6.2)
+
+Open loop: C is only the size of the client pool, so throughput_rps, system_rps, total_tps and
+saturation_pct are left empty; measured_rps and measured_total_tps are the achieved rates, and
+  inflight_mean/peak   requests in flight: time mean and maximum of a sweep over the level's
+                       start and end events (start, start + latency) of measured requests
+  send_lateness_ms     p50/p99 of queue_wait (due → sent) of measured requests
 
 Per-request itl/tps come from the records (``RequestRecord.derive``) and are never recomputed.
 Extra columns beside them: p99s, bootstrap CIs, decode tok/s, chunk ITL (vLLM's per-chunk gap,
@@ -25,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import percentiles
-from analysis.load import Dataset
+from analysis.load import Dataset, describe_level
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,12 @@ METRICS = (
 )
 METRIC_BY_FIELD = {m.field: m for m in METRICS}
 QUANTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
+OPEN_LOOP_COLUMNS = [
+    "inflight_mean",
+    "inflight_peak",
+    "send_lateness_ms_p50",
+    "send_lateness_ms_p99",
+]
 
 SUMMARY_COLUMNS = [
     "label",
@@ -63,6 +77,9 @@ SUMMARY_COLUMNS = [
     "total_tps",
     "measured_total_tps",
     "saturation_pct",
+    "loop",  # closed | open; the columns above are the original contract, in its order
+    "offered_rps",
+    *OPEN_LOOP_COLUMNS,
 ]
 EXTRA_COLUMNS = [
     "client_flags",
@@ -97,6 +114,49 @@ class Settings:
     seed: int = 0
 
 
+@dataclass(frozen=True)
+class Loop:
+    """How the levels of one kind of run are told apart."""
+
+    name: str  # summary.csv's ``loop``
+    record_key: str  # the records' column naming a level
+    summary_key: str  # the summary's column naming it
+
+
+CLOSED = Loop("closed", "level", "concurrency")
+OPEN = Loop("open", "offered_rps", "offered_rps")
+LOOPS = (CLOSED, OPEN)
+
+
+def loop_records(records: pd.DataFrame, loop: Loop) -> pd.DataFrame:
+    """The records of one loop's runs: open loop are those with an offered rate."""
+    if "offered_rps" not in records:  # no raw records (Locust CSV input)
+        return records if loop is CLOSED else records.iloc[0:0]
+    keep = records["offered_rps"].notna().to_numpy() == (loop is OPEN)
+    return records if keep.all() else records[keep]
+
+
+def loop_levels(summary: pd.DataFrame, loop: Loop) -> pd.DataFrame:
+    """The summary rows of one loop; closed-loop rows with their concurrency as plain ints."""
+    rows = summary[summary["loop"] == loop.name].reset_index(drop=True)
+    return rows.astype({"concurrency": np.int64}) if loop is CLOSED else rows
+
+
+def level_keys(levels: pd.DataFrame) -> np.ndarray:
+    """What each summary row's level is known by: its C, or its offered rate (open loop)."""
+    closed = (levels["loop"] == CLOSED.name).to_numpy()
+    return np.where(
+        closed, levels["concurrency"].to_numpy(float, na_value=np.nan), levels["offered_rps"]
+    )
+
+
+def level_name(row: pd.Series) -> str:
+    """A summary row's level as messages name it ("C=4", "offered 150 req/s")."""
+    if row["loop"] == CLOSED.name:
+        return describe_level(int(row["concurrency"]), None)
+    return describe_level(None, float(row["offered_rps"]))
+
+
 def measured_ok(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
     """The requests every metric is computed from, with the compatibility switch applied."""
     frame = records[records["measure"].to_numpy() & records["ok"].to_numpy()]
@@ -105,8 +165,9 @@ def measured_ok(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
     return frame
 
 
-def _group_rng(settings: Settings, label: str, level: int) -> np.random.Generator:
+def _group_rng(settings: Settings, label: str, key: float) -> np.random.Generator:
     """A generator seeded by the label and level, so results do not depend on input order."""
+    level = int(key) if float(key).is_integer() else zlib.crc32(repr(float(key)).encode())
     return np.random.default_rng([settings.seed, zlib.crc32(label.encode()), level])
 
 
@@ -123,9 +184,10 @@ def _distribution_stats(values: np.ndarray, metric: Metric, settings: Settings, 
     return out
 
 
-def _counts(records: pd.DataFrame) -> pd.DataFrame:
-    """n, failures, warm-up count, error kinds and wall time per (label, concurrency)."""
-    keys = [records["label"], records["level"].rename("concurrency")]
+def _counts(records: pd.DataFrame, loop: Loop) -> pd.DataFrame:
+    """n, failures, warm-up count, error kinds and wall time per (label, level)."""
+    key = loop.record_key
+    keys = [records["label"], records[key].rename(loop.summary_key)]
     measure, ok = records["measure"], records["ok"]
     counts = pd.DataFrame(
         {
@@ -138,10 +200,10 @@ def _counts(records: pd.DataFrame) -> pd.DataFrame:
     kind = failed["error_kind"].astype(object).fillna("unknown").rename("kind")
     kinds: dict[tuple, list[str]] = {}
     for (label, level, name), count in (
-        failed.groupby(["label", "level", kind], observed=True).size().items()
+        failed.groupby(["label", key, kind], observed=True).size().items()
     ):
         kinds.setdefault((label, level), []).append(f"{name}: {count}")
-    counts["error_kinds"] = ["; ".join(kinds.get(key, [])) for key in counts.index]
+    counts["error_kinds"] = ["; ".join(kinds.get(k, [])) for k in counts.index]
     measured = records[measure]
     ends = measured["start_time"] + measured["latency"].fillna(0.0)
     per_run = (
@@ -149,21 +211,18 @@ def _counts(records: pd.DataFrame) -> pd.DataFrame:
             {
                 "label": measured["label"],
                 "run": measured["run"],
-                "concurrency": measured["level"],
+                loop.summary_key: measured[key],
                 "start": measured["start_time"],
                 "end": ends,
             }
         )
-        .groupby(["label", "run", "concurrency"], observed=True)
+        .groupby(["label", "run", loop.summary_key], observed=True)
         .agg(start=("start", "min"), end=("end", "max"))
     )
-    wall = (
-        (per_run["end"] - per_run["start"]).groupby(["label", "concurrency"], observed=True).sum()
-    )
+    by_level = ["label", loop.summary_key]
+    wall = (per_run["end"] - per_run["start"]).groupby(by_level, observed=True).sum()
     counts["wall_s"] = wall.reindex(counts.index)
-    counts["runs"] = (
-        per_run.groupby(["label", "concurrency"], observed=True).size().reindex(counts.index)
-    )
+    counts["runs"] = per_run.groupby(by_level, observed=True).size().reindex(counts.index)
     return counts
 
 
@@ -171,19 +230,20 @@ def _nanmean(values: np.ndarray) -> float:
     return float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
 
 
-def level_stats(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
-    """Base statistics per (label, concurrency) from raw records."""
+def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.DataFrame:
+    """Base statistics per (label, level) of one loop's records."""
     if records.empty or "level" not in records:
         return pd.DataFrame()
-    counts = _counts(records)
+    counts = _counts(records, loop)
     ok = measured_ok(records, settings)
     column = {name: ok[name].to_numpy() for name in ok.columns if ok[name].dtype.kind == "f"}
     rows = []
-    for (label, level), index in ok.groupby(["label", "level"], observed=True).indices.items():
-        rng = _group_rng(settings, str(label), int(level))
+    groups = ok.groupby(["label", loop.record_key], observed=True).indices
+    for (label, key), index in groups.items():
+        rng = _group_rng(settings, str(label), key)
         row = {
             "label": label,
-            "concurrency": int(level),
+            loop.summary_key: int(key) if loop is CLOSED else float(key),
             "itl_n": int(np.isfinite(column["itl"][index]).sum()),
         }
         for metric in METRICS:
@@ -201,27 +261,86 @@ def level_stats(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
             cached[both].sum() / prompt[both].sum() * 100 if prompt[both].sum() else np.nan
         )
         rows.append(row)
-    stats = pd.DataFrame(rows).set_index(["label", "concurrency"]) if rows else pd.DataFrame()
-    frame = counts.join(stats, how="left").reset_index()
+    by_level = ["label", loop.summary_key]
+    stats = pd.DataFrame(rows).set_index(by_level) if rows else pd.DataFrame()
+    frame = counts.join(stats, how="left")
+    if loop is OPEN:
+        frame = frame.join(open_loop_stats(records, settings), how="left")
+    frame = frame.reset_index()
     frame["label"] = frame["label"].astype(str)
+    frame["loop"] = loop.name
     frame["percentile_method"] = settings.percentile_method
     frame["source"] = "records"
     return frame
 
 
+@dataclass(frozen=True)
+class InFlight:
+    """Requests in flight during one run's level, from a sweep over their start and end events."""
+
+    request_seconds: float  # the integral of the in-flight count over time
+    wall_s: float  # first start to last end
+    peak: int
+
+
+def in_flight(starts: np.ndarray, ends: np.ndarray) -> InFlight:
+    """Sweep the sorted events (+1 at a start, −1 at an end; at one instant ends first, so a
+    request that ends as another starts does not overlap it) and integrate the count."""
+    times = np.concatenate([starts, ends])
+    steps = np.concatenate([np.ones(len(starts)), -np.ones(len(ends))])
+    order = np.lexsort((steps, times))
+    times, count = times[order], np.cumsum(steps[order])
+    return InFlight(
+        float(np.sum(count[:-1] * np.diff(times))), float(times[-1] - times[0]), int(count.max())
+    )
+
+
+def open_loop_stats(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
+    """Per (label, offered rate), over measured requests (failures included: they were sent):
+    the in-flight requests the arrivals reached, pooled over runs (mean = Σ integrals / Σ walls),
+    and the send lateness: how long a due request waited for a free client."""
+    measured = records[records["measure"].to_numpy()]
+    starts = measured["start_time"].to_numpy()
+    ends = starts + np.nan_to_num(measured["latency"].to_numpy())
+    lateness_ms = measured["queue_wait"].to_numpy() * 1000.0
+    per_run: dict[tuple, list[np.ndarray]] = {}
+    for (label, rate, _), index in measured.groupby(
+        ["label", "offered_rps", "run"], observed=True
+    ).indices.items():
+        per_run.setdefault((label, rate), []).append(index)
+    rows = []
+    for (label, rate), runs in per_run.items():
+        sweeps = [in_flight(starts[index], ends[index]) for index in runs]
+        wall = sum(s.wall_s for s in sweeps)
+        late = lateness_ms[np.concatenate(runs)]
+        late = np.sort(late[np.isfinite(late)])
+        rows.append(
+            [
+                label,
+                rate,
+                sum(s.request_seconds for s in sweeps) / wall if wall else np.nan,
+                max(s.peak for s in sweeps),
+                *(percentiles.quantile(late, q, settings.percentile_method) for q in (0.5, 0.99)),
+            ]
+        )
+    by_level = ["label", "offered_rps"]
+    return pd.DataFrame(rows, columns=[*by_level, *OPEN_LOOP_COLUMNS]).set_index(by_level)
+
+
 def add_rates(levels: pd.DataFrame) -> pd.DataFrame:
     """The derived per-level rates: every formula of the module docstring lives here."""
     out = levels.copy()
-    c = out["concurrency"].astype(float)
+    closed = out["loop"] == CLOSED.name
+    c = out["concurrency"].astype(float).where(closed)
     mean_latency = out["latency_s_mean"]
-    out["throughput_rps"] = 1.0 / mean_latency
+    out["throughput_rps"] = (1.0 / mean_latency).where(closed)
     out["system_rps"] = c / mean_latency
     out["measured_rps"] = out["n"] / out["wall_s"]
     out["total_tps"] = out["tps_mean"] * c
     out["measured_total_tps"] = out["output_tokens_sum"] / out["wall_s"]
     first = (
-        out.sort_values("concurrency").groupby("label", sort=False)["tps_mean"].transform("first")
-    )
+        out[closed].sort_values("concurrency").groupby("label", sort=False)["tps_mean"]
+    ).transform("first")
     out["saturation_pct"] = out["tps_mean"] / first.reindex(out.index) * 100.0
     out["p90_few_samples"] = out["n"] < percentiles.FEW_SAMPLES_FOR_P90
     return out
@@ -231,25 +350,26 @@ FLAG_KINDS = ("client_flags", "stream_flags")  # LevelEntry lists, one summary c
 WARM_CACHE_PCT = 50.0  # from this share of cached prompt tokens on, TTFT measures a warm cache
 
 
-def level_flags(dataset: Dataset, kind: str) -> dict[tuple[str, int], list[str]]:
-    """(label, concurrency) -> a level's flags of one kind (``FLAG_KINDS``) from the manifests:
-    what the load generator's self-monitor or the stream shape said about that level."""
-    flags: dict[tuple[str, int], list[str]] = {}
+def level_flags(dataset: Dataset, kind: str) -> dict[tuple[str, float], list[str]]:
+    """(label, level key: C or offered rate) -> a level's flags of one kind (``FLAG_KINDS``)
+    from the manifests: what the load generator's self-monitor or the stream shape said."""
+    flags: dict[tuple[str, float], list[str]] = {}
     for run in dataset.runs:
+        rates = run.offered_rates() if run.open_loop else {}
         for level in run.manifest.levels:
+            key = rates.get(level.index, np.nan) if run.open_loop else level.concurrency
             if found := getattr(level, kind):
-                flags.setdefault((run.label, level.concurrency), []).extend(found)
+                flags.setdefault((run.label, key), []).extend(found)
     return flags
 
 
 def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
-    """summary.csv: one row per (label, concurrency), the contract columns first."""
-    parts = [
-        frame
-        for frame in (level_stats(dataset.records, settings), dataset.csv_levels)
-        if not frame.empty
-    ]
-    levels = pd.concat(parts, ignore_index=True)
+    """summary.csv: one row per (label, level), closed-loop levels by C, open-loop levels by
+    offered rate, the contract columns first."""
+    parts = [level_stats(loop_records(dataset.records, loop), settings, loop) for loop in LOOPS]
+    if not dataset.csv_levels.empty:
+        parts.append(dataset.csv_levels.assign(loop=CLOSED.name))
+    levels = pd.concat([part for part in parts if not part.empty], ignore_index=True)
     for column in SUMMARY_COLUMNS + EXTRA_COLUMNS:
         if column not in levels:
             levels[column] = np.nan
@@ -275,18 +395,20 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
             for label, info in meta.items()
         }
     )
+    keys = level_keys(levels)
     for kind in FLAG_KINDS:
         flagged = level_flags(dataset, kind)
         levels[kind] = [
-            "; ".join(flagged.get((label, int(c)), []))
-            for label, c in zip(levels["label"], levels["concurrency"], strict=False)
+            "; ".join(flagged.get((label, key), []))
+            for label, key in zip(levels["label"], keys, strict=True)
         ]
-    levels["tp"] = levels["tp"].astype("Int64")
-    levels["nodes"] = levels["nodes"].astype("Int64")
+    for column in ("concurrency", "tp", "nodes"):
+        levels[column] = levels[column].astype("Int64")
     levels = add_rates(levels)
     order = {label: i for i, label in enumerate(dataset.labels)}
     levels = levels.sort_values(
-        ["label", "concurrency"], key=lambda s: s.map(order) if s.name == "label" else s
+        ["label", "concurrency", "offered_rps"],
+        key=lambda s: s.map(order) if s.name == "label" else s,
     )
     for column in ("n", "failures", "warmup_excluded", "runs", "itl_n"):
         levels[column] = levels[column].fillna(0).astype(int)

@@ -6,6 +6,10 @@ so the CSV file names, get the same number zero-padded (``05_1_tps.csv``) so tha
 in report order. A section with nothing to say for the input is left out together with its
 number, so a table's file name never depends on what else the input holds. ``build`` is pure
 (data in, a ``Report`` out); ``write`` hands it to the writers in ``analysis.outputs``.
+
+Every section but those in ``ANY_LOOP`` is about closed-loop levels (by concurrency) and reads
+only them; open-loop labels have their own section, so a report of open-loop runs alone leaves
+the closed-loop sections out.
 """
 
 from __future__ import annotations
@@ -15,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from analysis import server_metrics, slo, tables
-from analysis.charts import comparison_charts, label_charts
+from analysis.charts import comparison_charts, label_charts, open_loop_chart
 from analysis.document import Report, Section
 from analysis.load import Dataset
-from analysis.metrics import Settings, summarize
+from analysis.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import charts_html, charts_png, csv, index_html, markdown, summary_json
 from analysis.sections import (
     Context,
@@ -28,6 +32,7 @@ from analysis.sections import (
     contrast,
     endpoints,
     mtp,
+    open_loop,
     per_label,
     prefill,
     runs,
@@ -56,7 +61,9 @@ SECTIONS = (
     prefill,
     contrast,
     endpoints,
+    open_loop,
 )
+ANY_LOOP = (runs, open_loop)  # the sections with something to say of open-loop runs
 
 
 def section_numbers() -> dict[str, int]:
@@ -113,14 +120,16 @@ def build(
     think_time_s: float = 10.0,
 ) -> Report:
     summary = summarize(dataset, settings)
+    closed, open_levels = loop_levels(summary, CLOSED), loop_levels(summary, OPEN)
     context = Context(
         dataset,
         settings,
-        summary,
-        server_metrics.per_level(dataset.runs),
+        closed,
+        server_metrics.per_level([run for run in dataset.runs if not run.open_loop]),
         bounds,
         think_time_s,
         section_numbers(),
+        open_levels,
     )
     scales = sorted({r.time_scale for r in dataset.runs if r.time_scale != 1})
     simulated = (
@@ -130,14 +139,18 @@ def build(
     )
     charts = [
         c
-        for label in tables.labels_of(summary)
-        for c in label_charts(summary, label, settings.percentile_method, simulated)
+        for label in tables.labels_of(closed)
+        for c in label_charts(closed, label, settings.percentile_method, simulated)
     ]
-    charts += comparison_charts(summary, simulated)
+    charts += comparison_charts(closed, simulated) if not closed.empty else []
+    charts += [
+        open_loop_chart(open_levels, label, simulated) for label in tables.labels_of(open_levels)
+    ]
     sections = [
         numbered(section, [number])
         for number, module in enumerate(SECTIONS, start=1)
-        if (section := module.build(context)) is not None
+        if (module in ANY_LOOP or not closed.empty)
+        and (section := module.build(context)) is not None
     ]
     title = "sparkload report: " + ", ".join(tables.labels_of(summary))
     return Report(title, summary, sections, charts, method(dataset, settings, bounds, think_time_s))

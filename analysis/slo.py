@@ -2,12 +2,16 @@
 interactive users that concurrency serves (Little's law).
 
 An SLO is a comma-separated list of bounds on per-level statistics, e.g.
-``ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60``: metric (ttft, itl, tps, latency), statistic
-(``mean`` or ``pNN``), optional unit (``ms`` or ``s`` for durations; ttft/itl default to ms,
-latency to s), operator (<=, <, >=, >) and a number. A level meets the SLO when every bound holds
-for its statistic. Goodput counts single requests: a request is good when each of its own values
-meets every threshold (an undefined ITL, i.e. one output token, does not break an ITL bound) and
-it did not fail; failed requests count in the denominator.
+``ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60,failure_ratio<=0.01``: metric (ttft, itl, tps,
+latency), statistic (``mean`` or ``pNN``), optional unit (``ms`` or ``s`` for durations; ttft/itl
+default to ms, latency to s), operator (<=, <, >=, >) and a number; or ``failure_ratio``, the
+level's failures / (n + failures) of measured requests. A level meets the SLO when every bound
+holds for its statistic. Goodput counts single requests: a request is good when each of its own
+values meets every threshold (an undefined ITL, i.e. one output token, does not break an ITL
+bound) and it did not fail; failed requests count in the denominator.
+
+Levels are those of the summary: closed loop by C, open loop by offered rate. ``--check`` holds
+a run to the same bounds and names every breach (``breaches``).
 """
 
 from __future__ import annotations
@@ -21,11 +25,22 @@ import pandas as pd
 
 from analysis import percentiles
 from analysis.errors import InputError
-from analysis.metrics import METRIC_BY_FIELD, Settings, measured_ok
+from analysis.metrics import (
+    LOOPS,
+    METRIC_BY_FIELD,
+    Settings,
+    level_name,
+    loop_levels,
+    loop_records,
+    measured_ok,
+)
 
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
+_BREACHED = {"<=": ">", "<": ">=", ">=": "<", ">": "<="}  # what a breach of each operator shows
+FAILURE_RATIO = "failure_ratio"
 _BOUND = re.compile(
-    r"^(ttft|itl|tps|latency)_(mean|p\d{1,2}(?:\.\d+)?)(?:_(ms|s))?\s*(<=|>=|<|>)\s*([0-9]*\.?[0-9]+)$"
+    r"^(?:(ttft|itl|tps|latency)_(mean|p\d{1,2}(?:\.\d+)?)(?:_(ms|s))?|(failure_ratio))"
+    r"\s*(<=|>=|<|>)\s*([0-9]*\.?[0-9]+)$"
 )
 _DEFAULT_UNIT = {"ttft": "ms", "itl": "ms", "latency": "s", "tps": ""}
 _TO_SECONDS = {"ms": 1e-3, "s": 1.0}
@@ -36,43 +51,53 @@ class Bound:
     """One bound; ``threshold`` is in the summary column's unit (ms, tok/s or s)."""
 
     text: str
-    field: str
-    stat: str
+    field: str  # a per-request metric (METRIC_BY_FIELD) or FAILURE_RATIO, a level's figure
+    stat: str  # mean | pNN; "" for FAILURE_RATIO
     op: str
     threshold: float
 
     @property
-    def quantile(self) -> float | None:
-        return None if self.stat == "mean" else float(self.stat[1:]) / 100.0
+    def per_request(self) -> bool:
+        """Whether single requests have a value of their own to hold to it (goodput)."""
+        return self.field in METRIC_BY_FIELD
 
     @property
-    def column(self) -> str:
-        return f"{METRIC_BY_FIELD[self.field].column}_{self.stat}"
+    def quantile(self) -> float | None:
+        return float(self.stat[1:]) / 100.0 if self.stat.startswith("p") else None
+
+    @property
+    def name(self) -> str:
+        """The figure in its threshold's unit, e.g. ``ttft_p90_ms``, ``tps_p10``."""
+        return "_".join(filter(None, (self.field, self.stat, _DEFAULT_UNIT.get(self.field))))
 
     def holds(self, value):
         return _OPS[self.op](value, self.threshold)
 
 
-def parse(text: str) -> list[Bound]:
-    """Parse an --slo value; InputError with the offending part on any syntax error."""
+def parse(text: str, option: str = "--slo") -> list[Bound]:
+    """Parse an --slo (or --check) value; InputError with the offending part on any syntax
+    error."""
     bounds = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         match = _BOUND.match(part.replace(" ", ""))
         if not match:
             raise InputError(
-                f"--slo: cannot read {part!r}; expected e.g. "
-                "ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60"
+                f"{option}: cannot read {part!r}; expected e.g. "
+                "ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60,failure_ratio<=0.01"
             )
-        field, stat, unit, op, number = match.groups()
+        field, stat, unit, ratio, op, number = match.groups()
+        if ratio:
+            bounds.append(Bound(part, ratio, "", op, float(number)))
+            continue
         if field == "tps" and unit:
-            raise InputError(f"--slo: {part!r}: tps takes no unit (tokens/s)")
+            raise InputError(f"{option}: {part!r}: tps takes no unit (tokens/s)")
         value = float(number)
         default = _DEFAULT_UNIT[field]
         if unit and unit != default:
             value *= _TO_SECONDS[unit] / _TO_SECONDS[default]
         bounds.append(Bound(part, field, stat, op, value))
     if not bounds:
-        raise InputError("--slo: no bounds given")
+        raise InputError(f"{option}: no bounds given")
     return bounds
 
 
@@ -82,35 +107,87 @@ def _statistic(sorted_values: np.ndarray, bound: Bound, method: str) -> float:
     return percentiles.quantile(sorted_values, bound.quantile, method)
 
 
+def _failure_ratio(level: pd.Series) -> float:
+    measured = level["n"] + level["failures"]
+    return level["failures"] / measured if measured else np.nan
+
+
 def evaluate(
     records: pd.DataFrame, summary: pd.DataFrame, bounds: list[Bound], settings: Settings
 ) -> pd.DataFrame:
-    """Per (label, concurrency): each bound's statistic, whether the level meets the SLO, and
-    goodput (share of measured requests that are good, and good requests per second)."""
-    ok = measured_ok(records, settings)
-    groups = ok.groupby(["label", "level"], observed=True).indices
+    """Per level with raw records (not Locust-CSV ones): each bound's statistic, whether the
+    level meets the SLO, and goodput (share of measured requests that are good, and good
+    requests per second)."""
     rows = []
-    for _, level in summary[summary["source"] == "records"].iterrows():
-        index = groups.get((level["label"], level["concurrency"]), np.empty(0, int))
-        row = {"label": level["label"], "concurrency": level["concurrency"], "n": level["n"]}
-        good = np.ones(len(index), bool)
-        meets = len(index) > 0
-        for bound in bounds:
-            factor = METRIC_BY_FIELD[bound.field].factor
-            values = ok[bound.field].to_numpy()[index] * factor
-            finite = np.isfinite(values)
-            stat = _statistic(np.sort(values[finite]), bound, settings.percentile_method)
-            row[bound.text] = stat
-            meets &= bool(bound.holds(stat))
-            good &= np.where(finite, bound.holds(values), bound.field == "itl")
-        measured = level["n"] + level["failures"]
-        row["good"] = int(good.sum())
-        row["goodput_pct"] = row["good"] / measured * 100 if measured else np.nan
-        row["goodput_rps"] = row["good"] / level["wall_s"] if level["wall_s"] else np.nan
-        row["meets_slo"] = meets
-        row["latency_s_mean"] = level["latency_s_mean"]
-        rows.append(row)
+    for loop in LOOPS:
+        levels = loop_levels(summary[summary["source"] == "records"], loop)
+        if levels.empty:
+            continue
+        ok = measured_ok(loop_records(records, loop), settings)
+        groups = ok.groupby(["label", loop.record_key], observed=True).indices
+        values = {
+            b.field: ok[b.field].to_numpy() * METRIC_BY_FIELD[b.field].factor
+            for b in bounds
+            if b.per_request
+        }
+        for _, level in levels.iterrows():
+            key = level[loop.summary_key]
+            index = groups.get((level["label"], key), np.empty(0, int))
+            row = {"label": level["label"], "loop": loop.name, loop.summary_key: key}
+            row.update(_verdict(level, {f: v[index] for f, v in values.items()}, bounds, settings))
+            rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _verdict(
+    level: pd.Series, values: dict[str, np.ndarray], bounds: list[Bound], settings: Settings
+) -> dict:
+    """One level's statistic per bound, SLO verdict and goodput, from its ok requests' values."""
+    row = {"n": level["n"]}
+    good = np.ones(level["n"], bool)
+    meets = level["n"] > 0
+    for bound in bounds:
+        if bound.per_request:
+            own = values[bound.field]
+            finite = np.isfinite(own)
+            stat = _statistic(np.sort(own[finite]), bound, settings.percentile_method)
+            good &= np.where(finite, bound.holds(own), bound.field == "itl")
+        else:
+            stat = _failure_ratio(level)
+        row[bound.text] = stat
+        meets &= bool(bound.holds(stat))
+    measured = level["n"] + level["failures"]
+    row["good"] = int(good.sum())
+    row["goodput_pct"] = row["good"] / measured * 100 if measured else np.nan
+    row["goodput_rps"] = row["good"] / level["wall_s"] if level["wall_s"] else np.nan
+    row["meets_slo"] = meets
+    row["latency_s_mean"] = level["latency_s_mean"]
+    return row
+
+
+@dataclass(frozen=True)
+class Breach:
+    """A bound a level's statistic does not hold."""
+
+    label: str
+    level: str  # as messages name it: "C=4", "offered 150 req/s"
+    bound: Bound
+    value: float
+
+    def __str__(self) -> str:
+        shown = f"{self.bound.name} = {self.value:.6g} {_BREACHED[self.bound.op]}"
+        return f"{self.label} {self.level}: {shown} {self.bound.threshold:g}"
+
+
+def breaches(levels: pd.DataFrame, bounds: list[Bound]) -> list[Breach]:
+    """Every (level, bound) of ``evaluate``'s rows that does not hold (an undefined statistic,
+    e.g. a percentile of a level without a successful request, does not hold)."""
+    return [
+        Breach(str(row["label"]), level_name(row), bound, float(row[bound.text]))
+        for _, row in levels.iterrows()
+        for bound in bounds
+        if not bound.holds(row[bound.text])
+    ]
 
 
 @dataclass(frozen=True)

@@ -219,6 +219,8 @@ def prefill_table(records: pd.DataFrame, label: str) -> Table | None:
 def _label_kinds(dataset: Dataset) -> dict[str, tuple[tuple, set[bool]]]:
     kinds: dict[str, tuple[tuple, set[bool]]] = {}
     for run in dataset.runs:
+        if run.open_loop:  # its levels are offered rates: nothing to pair by concurrency
+            continue
         manifest = run.manifest
         key = (manifest.workload_name, manifest.variant, run.tp, manifest.model)
         flags = kinds.setdefault(run.label, (key, set()))[1]

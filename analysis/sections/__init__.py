@@ -19,15 +19,20 @@ from analysis.metrics import Settings
 
 @dataclass(frozen=True)
 class Context:
-    """Everything a section may read: the loaded runs, the summary and the report's options."""
+    """Everything a section may read: the loaded runs, the summary and the report's options.
+
+    ``summary`` holds the closed-loop levels (by C), which every section but the runs and the
+    open-loop one is about; ``open_loop`` the open-loop levels (by offered rate).
+    """
 
     dataset: Dataset
     settings: Settings
     summary: pd.DataFrame
-    server: pd.DataFrame  # server figures per level (empty without server_metrics.jsonl)
+    server: pd.DataFrame  # server figures per closed-loop level (empty without server metrics)
     bounds: list[slo.Bound] | None = None
     think_time_s: float = 10.0
     numbers: dict[str, int] = field(default_factory=dict)  # section module name → its number
+    open_loop: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def ref(self, name: str) -> str:
         """A cross-reference to another section of this report, e.g. "§5"."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from analysis import endpoints
 from analysis.document import Section
+from analysis.metrics import CLOSED, loop_records
 from analysis.sections import Context
 
 TITLE = "Per-endpoint breakdown"
 
 
 def build(context: Context) -> Section:
-    table = endpoints.breakdown(context.dataset.records, context.settings)
+    table = endpoints.breakdown(loop_records(context.dataset.records, CLOSED), context.settings)
     if table is None:
         return Section(TITLE, ["Every label was served by one endpoint: no per-endpoint table."])
     return Section(

@@ -77,6 +77,14 @@ def _path_and_cache(run: Run) -> list[str]:
     return lines
 
 
+def _open_loop_line(run: Run, where: str) -> str:
+    rates = ", ".join(f"{rate:.4g}" for _, rate in sorted(run.offered_rates().items()))
+    return (
+        f"`{run.path.name}`: **open loop** (arrivals at offered rates: {rates or 'unknown'} "
+        f"req/s): reported by offered rate in {where}, not by concurrency."
+    )
+
+
 def build(context: Context) -> Section:
     dataset, settings, summary = context.dataset, context.settings, context.summary
     frame = pd.DataFrame(
@@ -101,6 +109,8 @@ def build(context: Context) -> Section:
         blocks.append(servers)
     for run in dataset.runs:
         blocks += _path_and_cache(run)
+        if run.open_loop:
+            blocks.append(_open_loop_line(run, context.ref("open_loop")))
         if run.incomplete:
             blocks.append(
                 f'**INCOMPLETE run** `{run.path.name}`: status "{run.status}" — analysed '

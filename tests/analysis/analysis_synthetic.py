@@ -95,6 +95,59 @@ def closed_loop_level(
     return records
 
 
+def open_loop_level(
+    pool: int,
+    level_index: int,
+    t0: float,
+    *,
+    interval: float,
+    count: int,
+    latency: float,
+    queue_wait: float = 0.001,
+    ttft: float = 0.2,
+    itl: float = 0.01,
+    tps: float = 100.0,
+) -> list[dict]:
+    """``count`` requests sent every ``interval`` seconds from a pool of ``pool`` users, as an
+    open-loop level records them: ``level`` is the pool, ``level_index`` tells the rates apart."""
+    return [
+        make_record(
+            pool,
+            level_index,
+            ttft=ttft,
+            itl=itl,
+            tps=tps,
+            latency=latency,
+            start_time=t0 + i * interval,
+            user=i % pool,
+            scheduled_time=t0 + i * interval - queue_wait,
+            queue_wait=queue_wait,
+        )
+        for i in range(count)
+    ]
+
+
+def arrival_manifest(rates: list[float], pool: int, duration: float = 15.0) -> dict:
+    """The manifest fields of an open-loop run: one level per offered rate, all at the pool."""
+    return {
+        "mode": "arrival",
+        "ladder": [],
+        "requests_per_user": None,
+        "warmup_requests_per_level": 0,
+        "arrival": {"rates": rates, "users": pool, "duration": duration},
+        "levels": [
+            {
+                "index": index,
+                "concurrency": pool,
+                "expected": None,
+                "started_at": "2026-01-01T00:00:00Z",
+                "arrival_rate": rate,
+            }
+            for index, rate in enumerate(rates)
+        ],
+    }
+
+
 def write_run(
     root: Path,
     label: str,

@@ -18,7 +18,7 @@ def test_bounds_are_parsed_into_summary_units():
     ttft, tps, latency = slo.parse("ttft_p90_s<=1, tps_p10>=15,latency_p99<12.5")
     assert (ttft.field, ttft.quantile, ttft.op, ttft.threshold) == ("ttft", 0.9, "<=", 1000.0)
     assert (tps.field, tps.quantile, tps.op, tps.threshold) == ("tps", 0.1, ">=", 15.0)
-    assert (latency.column, latency.threshold) == ("latency_s_p99", 12.5)
+    assert (latency.name, latency.threshold) == ("latency_p99_s", 12.5)
 
 
 @pytest.mark.parametrize(
