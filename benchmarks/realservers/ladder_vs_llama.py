@@ -132,7 +132,8 @@ def path_contexts(url: str, skip_gateway: bool) -> list[tuple[str, Callable[[], 
 
     found: list[tuple[str, Callable[[], Any]]] = [("direct", direct)]
     if nginx_binary():
-        found += [(f"nginx-{c}", partial(proxy, c)) for c in ("plain", "unbuffered")]
+        configs = ("plain", "buffered", "unbuffered")
+        found += [(f"nginx-{c}", partial(proxy, c)) for c in configs]
     else:
         print("nginx not installed: apt-get install -y nginx")
     if skip_gateway:
@@ -160,6 +161,7 @@ def paths_part(url: str, skip_gateway: bool, deadline: float) -> None:
     """One whole-ladder run per path; TTFT / ITL / latency means per level side by side."""
     ladder = ",".join(map(str, LEVELS))
     results: dict[str, list[dict]] = {}
+    manifests: dict[str, dict] = {}
     print("\n== paths: one run of the ladder each ==")
     for name, context in path_contexts(url, skip_gateway):
         if time.monotonic() > deadline:
@@ -167,7 +169,9 @@ def paths_part(url: str, skip_gateway: bool, deadline: float) -> None:
             continue
         with context() as (target, extra), tempfile.TemporaryDirectory() as tmp:
             before = metrics(url)
-            _, results[name] = run_main_job(target, Path(tmp), "--ladder", ladder, *JOB, *extra)
+            manifests[name], results[name] = run_main_job(
+                target, Path(tmp), "--ladder", ladder, *JOB, *extra
+            )
             print(f"{name:16s} {server_side(before, metrics(url), len(results[name]))}")
     print("\nmeans per level (ms); ok/failed of measured requests")
     print(f"{'path':16s}  C  ok fail     ttft      itl   latency  failures")
@@ -183,6 +187,16 @@ def paths_part(url: str, skip_gateway: bool, deadline: float) -> None:
                 f"{name:16s} {level:2d} {ok:3d} {fail:4d} {ms(ttft)} {ms(itl)} {ms(latency)}"
                 f"  {kinds}"
             )
+    print("\nwhat each path looks like to sparkload (manifest: servers, stream check per level)")
+    for name, manifest in manifests.items():
+        servers = "; ".join(
+            ", ".join(f"{k}: {v}" for k, v in entry.get("headers", {}).items()) or "-"
+            for entry in (manifest.get("servers") or {}).values()
+        )
+        print(f"{name:16s} headers {servers}")
+        for level in manifest.get("levels") or []:
+            flags = [flag.split(":")[0] for flag in level.get("stream_flags") or []]
+            print(f"{'':16s} C={level['concurrency']}: {'; '.join(flags) or 'ok'}")
 
 
 def main(argv: list[str] | None = None) -> int:
