@@ -136,9 +136,8 @@ class ServerTokenizer:
         for llama_cpp in (False, True):
             found = cls(root, model, api != API_COMPLETIONS, headers, verify_tls, llama_cpp)
             if llama_cpp:
-                found.method = (
-                    "server:/apply-template+/tokenize" if found.chat else "server:/tokenize"
-                )
+                route = "/apply-template+/tokenize" if found.chat else "/tokenize"
+                found.method = f"server:llama.cpp{route}"
             try:
                 if found.count("Hello") > 0:
                     return found
