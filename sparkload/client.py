@@ -13,7 +13,7 @@ import json
 import re
 import ssl
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -257,10 +257,13 @@ def build_body(
     sampling: dict | None = None,
     api: str = API_CHAT,
     extra_body: dict | None = None,
+    messages: Sequence[dict] | None = None,
 ) -> bytes:
     """One request's JSON body, encoded once per request.
 
-    ``sampling`` (the workload's) and then ``extra_body`` (the user's: temperature, top_p, seed,
+    The chat API sends ``messages`` (a dataset's, system prompt and all) when given, else
+    ``prompt`` as one user message; the completions API sends ``prompt``. ``sampling`` (the
+    workload's) and then ``extra_body`` (the user's: temperature, top_p, seed,
     ``chat_template_kwargs``, vendor extras) are merged over the defaults; what the measurement
     needs stays: a stream that ends with a usage chunk.
     """
@@ -268,7 +271,7 @@ def build_body(
     if api == API_COMPLETIONS:
         body["prompt"] = prompt
     else:
-        body["messages"] = [{"role": "user", "content": prompt}]
+        body["messages"] = list(messages) if messages else [{"role": "user", "content": prompt}]
     body.update(sampling or {})
     body.update(extra_body or {})
     body["stream"] = True

@@ -106,6 +106,11 @@ def levels(flag: str, value: Any) -> tuple[int, ...]:
     return tuple(whole(flag, part) for part in parts)
 
 
+def optional_path(_flag: str, value: Any) -> Path | None:
+    """A path, or None (not given)."""
+    return None if value is None or str(value).strip() == "" else path(_flag, value)
+
+
 def urls(_flag: str, value: Any) -> tuple[str, ...]:
     parts = value if isinstance(value, list | tuple) else str(value or "").split(",")
     return tuple(str(url).strip() for url in parts if str(url).strip())
@@ -486,9 +491,44 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "--prompts",
         str(DEFAULT_PROMPTS),
-        "Prompt file of the chat workload: one prompt per line",
+        "Prompt file of the chat workload: one prompt per line (.txt), a JSONL dataset of "
+        '{"messages": [...], "max_tokens": N} or {"prompt": "..."} lines (.jsonl), or ShareGPT '
+        "conversations (.json)",
         WORKLOAD,
         path,
+    ),
+    Option(
+        "--reply-lengths",
+        False,
+        "ShareGPT dataset: ask each prompt for as many tokens as its first gpt reply "
+        "(characters / 4), as vLLM's benchmark does (default: --max-tokens)",
+        WORKLOAD,
+        boolean,
+    ),
+    Option(
+        "--input-tokens",
+        None,
+        "Chat workload: synthetic prompts of exactly N prompt tokens, counted by --tokenizer, "
+        "else the target's /tokenize (chat template included), else 4 characters a token "
+        "(flagged); replaces --prompts",
+        WORKLOAD,
+        optional_whole,
+    ),
+    Option(
+        "--output-tokens",
+        None,
+        "Exactly N output tokens per request: max_tokens N, pinned with ignore_eos + min_tokens "
+        "unless --ignore-eos no (overrides a dataset's own max_tokens)",
+        WORKLOAD,
+        optional_whole,
+    ),
+    Option(
+        "--tokenizer",
+        "",
+        "A Hugging Face tokenizer.json that counts --input-tokens (the message text only: no "
+        "chat template or special tokens)",
+        WORKLOAD,
+        optional_path,
     ),
     Option(
         "--max-tokens",
@@ -683,6 +723,10 @@ class RunOptions:
     ignore_eos: str  # auto | yes | no
     prefill_sizes: tuple[int, ...]
     prefill_runs: int
+    reply_lengths: bool
+    input_tokens: int | None  # synthetic prompts of this many tokens (None: --prompts)
+    output_tokens: int | None  # pinned output length (None: not asked)
+    tokenizer: Path | None
     results_dir: Path
     keep_chunk_gaps: bool
     check: str
@@ -740,9 +784,23 @@ def from_namespace(ns: argparse.Namespace) -> RunOptions:
             raise ConfigError(
                 "--workload prefill runs its own C=1 ladder: drop --step-duration/--arrival-rate"
             )
+        if values["output_tokens"] is not None:
+            raise ConfigError("--workload prefill asks for 1 output token: drop --output-tokens")
         values["ladder"] = (1,) * len(values["prefill_sizes"])
         values["requests_per_user"] = values["prefill_runs"]
         values["max_tokens"] = workloads.OUTPUT_TOKENS[name]
+    elif values["output_tokens"] is not None:
+        if values["max_tokens"] not in (None, values["output_tokens"]):
+            raise ConfigError("--max-tokens and --output-tokens disagree: give one of them")
+        values["max_tokens"] = values["output_tokens"]
     elif values["max_tokens"] is None:
         values["max_tokens"] = workloads.OUTPUT_TOKENS[name]
+    if values["input_tokens"] is not None:
+        if name != workloads.CHAT:
+            raise ConfigError(f"--input-tokens makes chat prompts; --workload {name} has its own")
+        if values["cache_bust"]:
+            raise ConfigError(
+                "--input-tokens and --cache-bust: a nonce would change the token count; the "
+                "synthetic prompts are distinct texts already"
+            )
     return RunOptions(**values)

@@ -1,4 +1,5 @@
-"""Prompt sets: plain files, one prompt per line, served in a seeded random order."""
+"""Prompt sets: plain files (one prompt per line) or datasets (JSONL messages, ShareGPT; see
+``sparkload.datasets``), served in a seeded random order."""
 
 from __future__ import annotations
 
@@ -7,21 +8,30 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from sparkload import datasets
+from sparkload.datasets import DatasetPrompt
 from sparkload.errors import ConfigError
 
 
 @dataclass(frozen=True)
 class PromptSet:
     path: Path
-    prompts: tuple[str, ...]
+    prompts: tuple[str, ...]  # each prompt's text (a dataset's: its messages' contents joined)
     sha256: str
+    dataset: tuple[DatasetPrompt, ...] = ()  # a dataset's prompts, as sent (text files: none)
+    format: str = datasets.TEXT
+    skipped: int = 0
 
     def describe(self) -> dict:
-        return {"path": str(self.path), "sha256": self.sha256, "count": len(self.prompts)}
+        out = {"path": str(self.path), "sha256": self.sha256, "count": len(self.prompts)}
+        if self.dataset:
+            own = sum(prompt.max_tokens is not None for prompt in self.dataset)
+            out.update(format=self.format, with_max_tokens=own, skipped=self.skipped)
+        return out
 
 
-def load_prompts(path: Path) -> PromptSet:
-    """Read a prompt file; any problem with it is a ConfigError with a one-line message."""
+def load_prompts(path: Path, reply_lengths: bool = False) -> PromptSet:
+    """Read a prompt file or dataset; any problem with it is a ConfigError with one line."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -36,10 +46,16 @@ def load_prompts(path: Path) -> PromptSet:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"--prompts: {path} is not UTF-8 text") from None
+    digest = hashlib.sha256(raw).hexdigest()
+    fmt = datasets.sniff(path.suffix.lower(), text)
+    if fmt != datasets.TEXT:
+        found = datasets.parse(str(path), text, fmt, reply_lengths)
+        texts = tuple(prompt.text for prompt in found.prompts)
+        return PromptSet(path, texts, digest, found.prompts, fmt, found.skipped)
     prompts = tuple(line.strip() for line in text.splitlines() if line.strip())
     if not prompts:
         raise ConfigError(f"--prompts: {path} holds no prompts (one prompt per line expected)")
-    return PromptSet(path, prompts, hashlib.sha256(raw).hexdigest())
+    return PromptSet(path, prompts, digest)
 
 
 class PromptOrder:

@@ -6,11 +6,24 @@
 workload   prompt                                              max_tokens  length pinned
 =========  ==================================================  ==========  ==================
 chat       a line of ``--prompts`` (the ladder's default)      --max-tokens  no (``--ignore-eos``)
+           or a dataset's messages (``sparkload.datasets``)    or the line's
+           or --input-tokens synthetic prompts (below)         --output-tokens yes
 fresh      "write a module" + a one-line spec (prompts/fresh)  400         yes
 edit       a ~2,000-token source file (prompts/edit/*.py) +    3,000       yes
            "add a method to every class, output the file"
 prefill    seeded filler text of ~8K / 32K / 100K tokens       1           -
 =========  ==================================================  ==========  ==================
+
+A dataset prompt is sent as its messages (system prompt and all) and asks for its own
+``max_tokens`` where its line gives one (else the run's); ``--output-tokens`` overrides both.
+``--api completions`` sends text, so it takes only datasets of one user message per prompt.
+
+Synthetic prompts (``--input-tokens N``): a pool of ``SYNTHETIC_POOL`` distinct filler texts,
+each fitted once, on the master, to exactly N prompt tokens (``sparkload.tokens``); the texts
+reach the workers with the options of the test's start (``Synthetic``). They are fixed texts (a
+nonce would change the count), distinct from their first sentence on: the first request of each
+is cold, and repeats can be served from the prefix cache, as chat prompts without
+``--cache-bust``.
 
 "Pinned" sends ``ignore_eos: true`` and ``min_tokens = max_tokens`` (vLLM's sampling extras), so
 the server writes exactly the asked length; ``--ignore-eos no`` drops them for servers that reject
@@ -43,10 +56,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sparkload.datasets import DatasetPrompt, Messages
 from sparkload.errors import ConfigError
 from sparkload.paths import EDIT_SOURCES, FRESH_SPECS
 from sparkload.prompts import load_prompts
 from sparkload.records import ERROR_EMPTY_OUTPUT, STATUS_OK, RequestRecord
+from sparkload.stream import API_COMPLETIONS
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -57,6 +72,7 @@ OUTPUT_TOKENS = {CHAT: 128, FRESH: 400, EDIT: 3000, PREFILL: 1}  # each workload
 PINNED_BY_DEFAULT = (FRESH, EDIT)
 COLD_BY_DESIGN = (FRESH, EDIT, PREFILL)  # chat reuses its prompts unless --cache-bust
 CHARS_PER_TOKEN = 4  # English prose, and the simulator's estimate
+SYNTHETIC_POOL = 16  # distinct --input-tokens prompts
 
 FRESH_INSTRUCTION = (
     "Write a complete, working Python module for the specification below. Use type hints and "
@@ -82,6 +98,24 @@ class Request:
     text: str
     index: int  # which prompt (prefill: which size)
     extra: dict
+    messages: Messages | None = None  # a dataset's messages (chat API), else one user message
+    max_tokens: int | None = None  # the prompt's own output length (None: the run's)
+
+
+@dataclass(frozen=True)
+class Synthetic:
+    """The ``--input-tokens`` prompts the master fitted, as they travel to the workers (in the
+    options of the test's start: plain data)."""
+
+    texts: tuple[str, ...]
+    source: dict  # the manifest's ``prompts`` entry: generator, seed, how tokens were counted
+
+    def to_message(self) -> dict:
+        return {"texts": list(self.texts), "source": self.source}
+
+    @classmethod
+    def from_message(cls, data: dict) -> Synthetic:
+        return cls(tuple(data["texts"]), dict(data["source"]))
 
 
 @dataclass
@@ -97,13 +131,18 @@ class Workload:
     cache_bust: bool
     prefill_sizes: tuple[int, ...] = ()
     prefill_texts: tuple[str, ...] = ()
+    dataset: tuple[DatasetPrompt, ...] = ()  # per prompt: the messages sent (datasets only)
     _sent_by_user: dict[int, int] = field(default_factory=dict)
 
     # ----- what goes in the body and the manifest ------------------------------------------
     @property
     def sampling(self) -> dict:
         """Extra body fields beside max_tokens (vLLM sampling extras when the length is pinned)."""
-        return {"ignore_eos": True, "min_tokens": self.max_tokens} if self.pinned else {}
+        return self.sampling_for(self.max_tokens)
+
+    def sampling_for(self, max_tokens: int) -> dict:
+        """The sampling extras of a request asking for ``max_tokens`` (a dataset line's own)."""
+        return {"ignore_eos": True, "min_tokens": max_tokens} if self.pinned else {}
 
     def describe(self) -> dict:
         """The manifest's ``prompts`` entry (as ``PromptSet.describe``)."""
@@ -142,10 +181,18 @@ class Workload:
                 self._sent_by_user[user] = sent + 1
                 prompt_index = (user + sent) % len(self.prompts)
             text = self.prompts[prompt_index]
+        entry = self.dataset[prompt_index] if self.dataset else DatasetPrompt(())
+        messages = entry.messages or None
         if self.cache_bust and not self.identical:
-            text = nonce() + text
+            mark = nonce()
+            text = mark + text
+            if messages:
+                messages = (
+                    {**messages[0], "content": mark + messages[0]["content"]},
+                    *messages[1:],
+                )
         extra["prompt_chars"] = len(text)
-        return Request(text, prompt_index, extra)
+        return Request(text, prompt_index, extra, messages, entry.max_tokens)
 
     def after(self, record: RequestRecord) -> None:
         """Workload-specific fields once the request is measured (prefill: its prefill time).
@@ -179,14 +226,25 @@ def _rotate(text: str, rng: random.Random) -> str:
 
 
 # ----- building a workload from the options ----------------------------------------------------
-def load(opts: RunOptions) -> Workload:
-    """The run's workload; any unreadable prompt file is a ConfigError with one line."""
+def load(opts: RunOptions, synthetic: Synthetic | None = None) -> Workload:
+    """The run's workload; any unreadable prompt file is a ConfigError with one line.
+
+    With ``--input-tokens`` the prompts are ``synthetic`` (fitted by the master); until then
+    (options checked before the target is known) the workload has none.
+    """
     name = opts.workload
-    pinned = opts.ignore_eos == "yes" or (opts.ignore_eos == "auto" and name in PINNED_BY_DEFAULT)
+    pinned = opts.ignore_eos == "yes" or (
+        opts.ignore_eos == "auto" and (name in PINNED_BY_DEFAULT or opts.output_tokens is not None)
+    )
     texts: tuple[str, ...] = ()
-    if name == CHAT:
-        prompt_set = load_prompts(opts.prompts)
-        prompts, source = prompt_set.prompts, prompt_set.describe()
+    dataset: tuple[DatasetPrompt, ...] = ()
+    if name == CHAT and opts.input_tokens is not None:
+        prompts = synthetic.texts if synthetic else ()
+        source = synthetic.source if synthetic else {"input_tokens": opts.input_tokens}
+    elif name == CHAT:
+        prompt_set = load_prompts(opts.prompts, opts.reply_lengths)
+        prompts, source, dataset = prompt_set.prompts, prompt_set.describe(), prompt_set.dataset
+        dataset = _for_api(dataset, opts)
     elif name == FRESH:
         specs = load_prompts(FRESH_SPECS)
         prompts, source = (
@@ -219,7 +277,24 @@ def load(opts: RunOptions) -> Workload:
         cache_bust=name in COLD_BY_DESIGN or opts.cache_bust,
         prefill_sizes=opts.prefill_sizes if name == PREFILL else (),
         prefill_texts=texts,
+        dataset=dataset,
     )
+
+
+def _for_api(dataset: tuple[DatasetPrompt, ...], opts: RunOptions) -> tuple[DatasetPrompt, ...]:
+    """A dataset as this run sends it: one text for ``--api completions`` (refused when a prompt
+    has several messages: joining them would drop the roles the chat template marks), and the
+    lines' own max_tokens unless ``--output-tokens`` pins every request."""
+    if opts.api == API_COMPLETIONS:
+        several = next((i for i, p in enumerate(dataset, 1) if len(p.messages) > 1), None)
+        if several is not None:
+            raise ConfigError(
+                f"--api completions sends one text, but prompt {several} of {opts.prompts} has "
+                "several messages (a system prompt or turns): use --api chat"
+            )
+    if opts.output_tokens is not None:
+        return tuple(DatasetPrompt(p.messages) for p in dataset)
+    return dataset
 
 
 def _edit_prompts(folder: Path) -> tuple[tuple[str, ...], dict]:

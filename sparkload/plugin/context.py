@@ -1,8 +1,8 @@
 """What every process knows about the current run: built once per test, then only read.
 
-The master (or local process) builds it from its options and settles the model and the time
-scale; workers build theirs from the options the master sends with the test's start, so every
-process sends the same requests.
+The master (or local process) builds it from its options and settles the model, the time
+scale and the ``--input-tokens`` prompts (``sparkload_synthetic``); workers build theirs from
+the options the master sends with the test's start, so every process sends the same requests.
 """
 
 from __future__ import annotations
@@ -37,7 +37,10 @@ class RunContext:
         """Validate the options and load the workload: a ConfigError with one line if bad."""
         options = config.from_namespace(parsed)
         urls = options.endpoints or ((host,) if host else ())
-        workload = workloads.load(options)
+        synthetic = getattr(parsed, "sparkload_synthetic", None)
+        workload = workloads.load(
+            options, workloads.Synthetic.from_message(synthetic) if synthetic else None
+        )
         try:
             headers = build_headers(options.api_key, options.accept_encoding, options.header)
         except ValueError as exc:
@@ -51,6 +54,13 @@ class RunContext:
             model=str(getattr(parsed, "model", "") or ""),
             time_scale=float(getattr(parsed, "sparkload_time_scale", 1.0)),
         )
+
+    def extras_for(self, max_tokens: int | None) -> dict[str, Any]:
+        """The body extras of a request asking for its own ``max_tokens`` (a dataset line's;
+        None: the run's, built once)."""
+        if max_tokens is None:
+            return self.body_extras
+        return self.options.body_extras(self.workload.sampling_for(max_tokens))
 
     def targeting(self, host: str) -> RunContext:
         """The context with ``host`` as its endpoint when no --endpoints were given (the built-in

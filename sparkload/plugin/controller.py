@@ -24,6 +24,7 @@ from locust.env import Environment
 from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner
 
 import sparkload
+from sparkload import tokens, workloads
 from sparkload.config import RunOptions
 from sparkload.errors import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, ConfigError
 from sparkload.livetable import LevelTally
@@ -48,6 +49,7 @@ from sparkload.shapes.steps import StepsShape
 from sparkload.simproc import SimulatorProcess
 from sparkload.stages import MSG_RECORDS, MSG_STAGE, Stage
 from sparkload.target import ServerInfo, describe_server
+from sparkload.workloads import Synthetic
 
 logger = logging.getLogger("sparkload")
 PROGRESS_INTERVAL = 5.0  # seconds between progress lines
@@ -115,10 +117,36 @@ class RunController:
             model=self.servers[context.endpoints[0].url].model,
             time_scale=opts.sim_time_scale if on_simulator else 1.0,
         )
+        synthetic = self._synthesize(context) if opts.input_tokens is not None else None
+        if synthetic is not None:
+            context = dataclasses.replace(context, workload=workloads.load(opts, synthetic))
         self.parsed.model = context.model
         self.parsed.sparkload_time_scale = context.time_scale
+        self.parsed.sparkload_synthetic = synthetic.to_message() if synthetic else None
         self.context = context
         return context
+
+    def _synthesize(self, context: RunContext) -> Synthetic:
+        """--input-tokens: fit the prompt pool once, here, where the target and model are known
+        (the workers get the texts with the options, so nobody counts twice)."""
+        opts = context.options
+        assert opts.input_tokens is not None
+        counter = tokens.counter_for(
+            opts, context.endpoints[0].url, context.model, _lookup_headers(context)
+        )
+        if counter.method == tokens.METHOD_ESTIMATE:
+            logger.warning(
+                "sparkload: --input-tokens: no --tokenizer and the target has no /tokenize: "
+                "prompts are sized at 4 characters a token, an estimate (the manifest says so)"
+            )
+        synthetic = tokens.synthesize(counter, opts.input_tokens, opts.seed)
+        logger.info(
+            "%d prompts of %d tokens each, counted by %s",
+            len(synthetic.texts),
+            opts.input_tokens,
+            counter.method,
+        )
+        return synthetic
 
     # ----- the run -----------------------------------------------------------------------
     def tick(self) -> Tick:

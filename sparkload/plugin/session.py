@@ -88,7 +88,7 @@ class UserSession:
             endpoint=self.endpoint.url,
             model=ctx.model,
             prompt_index=prompt.index,
-            max_tokens=opts.max_tokens,
+            max_tokens=prompt.max_tokens or opts.max_tokens,
             start_time=0.0,
             extra=prompt.extra,
         )
@@ -98,7 +98,12 @@ class UserSession:
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
         body = build_body(
-            ctx.model, prompt.text, opts.max_tokens, api=opts.api, extra_body=ctx.body_extras
+            ctx.model,
+            prompt.text,
+            record.max_tokens,
+            api=opts.api,
+            extra_body=ctx.extras_for(prompt.max_tokens),
+            messages=prompt.messages,
         )
         request = StreamRequest(
             self.endpoint.path_for(opts.api),

@@ -50,6 +50,7 @@ CHARS_PER_TOKEN = 4
 DEFAULT_MAX_TOKENS = 256
 DEFAULT_COMPLETION_MAX_TOKENS = 16  # vLLM's (and OpenAI's) default for /v1/completions
 DEFAULT_THINKING_TOKENS = 32  # reasoning tokens when a request enables thinking on its own
+MAX_MODEL_LEN = 131072  # what /tokenize reports; the simulator takes a prompt of any length
 
 
 class Backend(Protocol):
@@ -301,6 +302,7 @@ class SimServer:
         app.router.add_get("/v1/models", self.models)
         app.router.add_get("/health", self.health)
         app.router.add_get("/metrics", self.prometheus)
+        app.router.add_post("/tokenize", self.tokenize)
         app.on_startup.append(self._on_startup)
         app.on_cleanup.append(self._on_cleanup)
         return app
@@ -340,6 +342,28 @@ class SimServer:
         response = web.Response(body=self.metrics.exposition())
         response.headers["Content-Type"] = CONTENT_TYPE_LATEST
         return response
+
+    async def tokenize(self, request: web.Request) -> web.Response:
+        """vLLM's ``POST /tokenize``: ``prompt`` or ``messages`` counted exactly as a request's
+        usage counts them (the token ids are placeholders: the simulator has no vocabulary)."""
+        try:
+            body = await request.json()
+        except ValueError:
+            return error_response(400, "request body is not valid JSON", "BadRequestError")
+        body = body if isinstance(body, dict) else {}
+        model, prompt, messages = body.get("model"), body.get("prompt"), body.get("messages")
+        if model is not None and model != self.config.model_name:
+            return error_response(404, f"The model `{model}` does not exist.", "NotFoundError")
+        if isinstance(prompt, str):
+            text = prompt
+        elif isinstance(messages, list) and messages:
+            text = message_text(messages)
+        else:
+            return error_response(400, "give a prompt or messages", "BadRequestError")
+        count = estimate_tokens(text)
+        return web.json_response(
+            {"count": count, "max_model_len": MAX_MODEL_LEN, "tokens": list(range(count))}
+        )
 
     async def chat_completions(self, request: web.Request) -> web.StreamResponse:
         hidden = self.backend.hidden_first_tokens

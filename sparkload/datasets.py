@@ -1,0 +1,169 @@
+"""Prompt datasets users bring: JSONL of OpenAI ``messages`` and ShareGPT JSON.
+
+Formats (``--prompts FILE``; ``prompts.load_prompts`` picks one by extension, then content):
+
+- **JSONL** (``.jsonl``): one JSON object per line, either ``{"messages": [{"role": "system",
+  "content": ...}, {"role": "user", "content": ...}], "max_tokens": 256}`` or ``{"prompt":
+  "..."}`` (one user message); ``max_tokens`` is optional per line. A line may also be one
+  ShareGPT conversation object.
+- **ShareGPT** (``.json``): a JSON list of ``{"conversations": [{"from": "system" | "human" |
+  "gpt", "value": ...}, ...]}``. The prompt is the conversation up to and including its first
+  human turn (a system turn before it is kept); a conversation without a human turn is skipped
+  (the manifest counts them), as vLLM's benchmark skips them.
+
+A ShareGPT reply's length is not the request's output length unless ``--reply-lengths`` asks
+for it (then ``ceil(characters / 4)`` of the first gpt reply after the prompt, vLLM's benchmark
+method with the 4-characters estimate in place of a tokenizer): that reply was written by another
+model, and a length pinned by the user (``--max-tokens``, ``--output-tokens``) is what makes
+levels comparable. Any problem is a ``ConfigError`` of one line naming the file and the line
+(JSONL) or item (a JSON list).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from sparkload.errors import ConfigError
+
+JSONL, SHAREGPT, TEXT = "jsonl", "sharegpt", "text"
+CHARS_PER_TOKEN = 4
+ROLES = ("system", "developer", "user", "assistant")
+SHAREGPT_ROLES = {
+    "system": "system",
+    "human": "user",
+    "user": "user",
+    "gpt": "assistant",
+    "assistant": "assistant",
+}
+
+Messages = tuple[dict[str, str], ...]
+
+
+@dataclass(frozen=True)
+class DatasetPrompt:
+    """One prompt of a dataset: the messages sent as they are, and its own output length."""
+
+    messages: Messages
+    max_tokens: int | None = None  # the line's own max_tokens (None: the run's)
+
+    @property
+    def text(self) -> str:
+        """The messages' contents joined: the prompt of ``--api completions`` (one message)."""
+        return "\n".join(message["content"] for message in self.messages)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    format: str  # JSONL | SHAREGPT
+    prompts: tuple[DatasetPrompt, ...]
+    skipped: int = 0  # ShareGPT conversations without a human turn
+
+
+def sniff(suffix: str, text: str) -> str:
+    """The format of a prompt file: its extension first, then its first character."""
+    if suffix == ".jsonl":
+        return JSONL
+    head = text.lstrip()[:1]
+    if suffix == ".json":
+        return SHAREGPT if head == "[" else JSONL
+    if head == "[":
+        return SHAREGPT
+    return JSONL if head == "{" else TEXT
+
+
+def parse(name: str, text: str, fmt: str, reply_lengths: bool = False) -> Dataset:
+    """The dataset in ``text`` (``fmt`` from ``sniff``); ``name`` names the file in errors."""
+    if fmt == JSONL:
+        items = [
+            (f"{name} line {number}", _json(line, name, number))
+            for number, line in enumerate(text.splitlines(), 1)
+            if line.strip()
+        ]
+    else:
+        data = _json(text, name, 1)
+        if not isinstance(data, list):
+            raise ConfigError(f"--prompts: {name}: a .json dataset is a JSON list (ShareGPT)")
+        items = [(f"{name} item {number}", item) for number, item in enumerate(data, 1)]
+    found = [_prompt(item, where, reply_lengths) for where, item in items]
+    prompts = tuple(prompt for prompt in found if prompt is not None)
+    if not prompts:
+        raise ConfigError(f"--prompts: {name} holds no prompts")
+    return Dataset(fmt, prompts, skipped=len(found) - len(prompts))
+
+
+def _json(text: str, name: str, first_line: int) -> Any:
+    """Parsed JSON; a syntax error names the file's line (``text`` starts at ``first_line``)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        line = first_line + exc.lineno - 1
+        raise ConfigError(f"--prompts: {name} line {line}: not JSON ({exc.msg})") from None
+
+
+def _prompt(item: Any, where: str, reply_lengths: bool) -> DatasetPrompt | None:
+    """One record: ``messages``, ``prompt`` or ShareGPT ``conversations`` (None: skipped)."""
+    if not isinstance(item, dict):
+        raise ConfigError(f"--prompts: {where}: expected a JSON object")
+    if "conversations" in item:
+        return _sharegpt(item["conversations"], where, reply_lengths)
+    if "messages" in item:
+        messages = _messages(item["messages"], where)
+    elif isinstance(item.get("prompt"), str) and item["prompt"].strip():
+        messages = ({"role": "user", "content": item["prompt"]},)
+    else:
+        raise ConfigError(f"--prompts: {where}: no 'messages' (or 'prompt', 'conversations')")
+    return DatasetPrompt(messages, _max_tokens(item.get("max_tokens"), where))
+
+
+def _messages(value: Any, where: str) -> Messages:
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f"--prompts: {where}: 'messages' must be a non-empty list")
+    out = []
+    for number, message in enumerate(value, 1):
+        role = message.get("role") if isinstance(message, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if role not in ROLES or not isinstance(content, str):
+            raise ConfigError(
+                f"--prompts: {where}: message {number} needs a role ({', '.join(ROLES)}) "
+                "and text content"
+            )
+        out.append({"role": role, "content": content})
+    return tuple(out)
+
+
+def _max_tokens(value: Any, where: str) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ConfigError(f"--prompts: {where}: max_tokens must be a whole number >= 1")
+    return value
+
+
+def _sharegpt(turns: Any, where: str, reply_lengths: bool) -> DatasetPrompt | None:
+    """System turns and the first human turn; the first gpt reply after it sizes the output
+    only when asked (``--reply-lengths``)."""
+    if not isinstance(turns, list):
+        raise ConfigError(f"--prompts: {where}: 'conversations' must be a list")
+    messages: list[dict[str, str]] = []
+    for number, turn in enumerate(turns, 1):
+        speaker = turn.get("from") if isinstance(turn, dict) else None
+        value = turn.get("value") if isinstance(turn, dict) else None
+        role = SHAREGPT_ROLES.get(str(speaker))
+        if role is None or not isinstance(value, str):
+            raise ConfigError(
+                f"--prompts: {where}: turn {number} needs 'from' (human, gpt, system) and a "
+                "text 'value'"
+            )
+        if messages and messages[-1]["role"] == "user":  # the prompt is complete
+            if role != "assistant" or not reply_lengths:
+                break
+            length = max(1, math.ceil(len(value) / CHARS_PER_TOKEN))
+            return DatasetPrompt(tuple(messages), length)
+        if role in ("system", "user"):
+            messages.append({"role": role, "content": value})
+    if not messages or messages[-1]["role"] != "user":
+        return None
+    return DatasetPrompt(tuple(messages))

@@ -1,0 +1,210 @@
+"""Token-exact synthetic prompts (``--input-tokens N``): count tokens, fit filler text to N.
+
+How tokens are counted, in this order (the manifest's ``prompts.token_count`` says which):
+
+1. ``--tokenizer PATH``: a Hugging Face ``tokenizer.json`` (the ``tokenizers`` library). It counts
+   the message text without special tokens or a chat template, so the server's
+   ``usage.prompt_tokens`` is N plus its template's own tokens (a BOS, the role markers).
+   Chosen first when given: the user asked for it, and it is the same count offline.
+2. The target's tokenizer route, which counts what the request's usage counts, chat template
+   included: vLLM's ``POST /tokenize`` (``{"model", "messages"}``, or ``{"model", "prompt"}`` for
+   ``--api completions``), else llama.cpp's ``POST /apply-template`` + ``POST /tokenize``
+   (``add_special``: the BOS it adds to a prompt).
+3. Otherwise ``ceil(characters / 4)``: an estimate, flagged with a warning and in the manifest.
+
+Fitting: each prompt is a prefix of seeded filler text (``workloads.filler_text``, which is
+prefix-stable). A first guess (the tokenizer's offset of token N, else 4 characters a token) is
+refined by interpolation and bisection on the prefix length, a few counts per prompt (the server
+route costs one HTTP request each), until the count is N. The master fits the pool once, before
+the load; the texts reach the workers in the options of the test's start.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import requests
+
+from sparkload.errors import ConfigError
+from sparkload.stream import API_COMPLETIONS
+from sparkload.target import models_url
+from sparkload.workloads import CHARS_PER_TOKEN, SYNTHETIC_POOL, Synthetic, filler_text
+
+if TYPE_CHECKING:
+    from sparkload.config import RunOptions
+
+METHOD_ESTIMATE = "estimate:4-chars"
+MAX_COUNTS = 48  # counts per prompt at most (server: HTTP requests)
+TIMEOUT = 30.0
+
+
+class Counter(Protocol):
+    method: str  # the manifest's name of the method
+    counts: str  # what exactly is counted
+
+    def count(self, text: str) -> int: ...
+
+    def guess(self, text: str, tokens: int) -> int:
+        """About how many characters of ``text`` hold ``tokens`` tokens."""
+        ...
+
+
+@dataclass
+class Estimate:
+    method: str = METHOD_ESTIMATE
+    counts: str = "characters / 4, rounded up: an estimate, not the server's count"
+
+    def count(self, text: str) -> int:
+        return max(1, math.ceil(len(text) / CHARS_PER_TOKEN))
+
+    def guess(self, text: str, tokens: int) -> int:
+        return tokens * CHARS_PER_TOKEN
+
+
+class FileTokenizer:
+    """A Hugging Face ``tokenizer.json``, counting the message text alone."""
+
+    counts = "the message text by this tokenizer, without special tokens or chat template"
+
+    def __init__(self, path: Path) -> None:
+        from tokenizers import Tokenizer  # here: only a run with --tokenizer loads it
+
+        try:
+            self._tokenizer = Tokenizer.from_file(str(path))
+        except Exception as exc:  # noqa: BLE001 - the library raises bare Exceptions
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ConfigError(f"--tokenizer: cannot load {path}: {first}") from None
+        self.method = f"tokenizer:{path}"
+
+    def count(self, text: str) -> int:
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def guess(self, text: str, tokens: int) -> int:
+        offsets = self._tokenizer.encode(text, add_special_tokens=False).offsets
+        return offsets[min(tokens, len(offsets)) - 1][1] if offsets else 0
+
+
+@dataclass
+class ServerTokenizer:
+    """The target's own tokenizer route (vLLM, or llama.cpp), asked once per count."""
+
+    root: str  # scheme://host:port[/prefix], without /v1
+    model: str
+    chat: bool  # count the text as one user message with the chat template
+    headers: dict[str, str]
+    verify_tls: bool
+    llama_cpp: bool = False
+    method: str = "server:/tokenize"
+    counts: str = "the server's count of the request's prompt, chat template included"
+    _session: requests.Session = field(default_factory=requests.Session, repr=False)
+
+    def count(self, text: str) -> int:
+        if not self.llama_cpp:
+            key, value = ("messages", _messages(text)) if self.chat else ("prompt", text)
+            return int(self._post("/tokenize", {"model": self.model, key: value})["count"])
+        if self.chat:
+            text = str(self._post("/apply-template", {"messages": _messages(text)})["prompt"])
+        return len(self._post("/tokenize", {"content": text, "add_special": True})["tokens"])
+
+    def guess(self, text: str, tokens: int) -> int:
+        return tokens * CHARS_PER_TOKEN
+
+    def _post(self, route: str, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            response = self._session.post(
+                self.root + route,
+                json=body,
+                headers=self.headers,
+                timeout=TIMEOUT,
+                verify=self.verify_tls,
+            )
+        except requests.exceptions.RequestException as exc:
+            raise ConfigError(f"{self.root}{route}: {type(exc).__name__}") from None
+        if response.status_code != 200:
+            raise ConfigError(f"{self.root}{route} answered HTTP {response.status_code}")
+        return response.json()
+
+    @classmethod
+    def probe(
+        cls, host: str, model: str, api: str, headers: dict[str, str], verify_tls: bool
+    ) -> ServerTokenizer | None:
+        """The route ``host`` has (vLLM's, then llama.cpp's), or None."""
+        root = models_url(host).removesuffix("/v1/models")
+        for llama_cpp in (False, True):
+            found = cls(root, model, api != API_COMPLETIONS, headers, verify_tls, llama_cpp)
+            if llama_cpp:
+                route = "/apply-template+/tokenize" if found.chat else "/tokenize"
+                found.method = f"server:llama.cpp{route}"
+            try:
+                if found.count("Hello") > 0:
+                    return found
+            except (ConfigError, ValueError, KeyError, TypeError):
+                continue
+        return None
+
+
+def counter_for(opts: RunOptions, host: str, model: str, headers: dict[str, str]) -> Counter:
+    """--tokenizer, else the target's route, else the estimate (the caller flags it)."""
+    if opts.tokenizer is not None:
+        return FileTokenizer(opts.tokenizer)
+    server = ServerTokenizer.probe(host, model, opts.api, headers, not opts.insecure)
+    return server or Estimate()
+
+
+def _messages(text: str) -> list[dict[str, str]]:
+    """What the chat API sends for a synthetic prompt (``client.build_body``)."""
+    return [{"role": "user", "content": text}]
+
+
+def fit(counter: Counter, tokens: int, seed: int) -> tuple[str, int]:
+    """A prefix of seeded filler text of ``tokens`` tokens by ``counter`` (or as near as none
+    is exact), and its count."""
+    chars = tokens * CHARS_PER_TOKEN * 2 + 64
+    source = filler_text(chars, seed)
+    while counter.count(source) < tokens:
+        chars *= 2
+        source = filler_text(chars, seed)
+    lo, hi = 0, len(source)  # count(source[:lo]) < tokens <= count(source[:hi])
+    best = (source, counter.count(source))
+    length = min(max(counter.guess(source, tokens), 1), hi)
+    for _ in range(MAX_COUNTS):
+        found = counter.count(source[:length])
+        if abs(found - tokens) < abs(best[1] - tokens):
+            best = (source[:length], found)
+        if found == tokens:
+            break
+        lo, hi = (length, hi) if found < tokens else (lo, length)
+        if hi - lo <= 1:
+            break
+        step = round(length * tokens / found) if found else hi
+        length = step if lo < step < hi else (lo + hi) // 2
+    return best
+
+
+def synthesize(counter: Counter, tokens: int, seed: int, pool: int = SYNTHETIC_POOL) -> Synthetic:
+    """The pool of distinct prompts of ``tokens`` tokens, and how they were counted."""
+    floor = counter.count(filler_text(1, seed))
+    if floor > tokens:
+        raise ConfigError(
+            f"--input-tokens {tokens}: a one-character prompt already counts {floor} tokens "
+            f"({counter.method}: the chat template's own); ask for more"
+        )
+    fitted = [fit(counter, tokens, seed * pool + i) for i in range(pool)]
+    counted = [count for _, count in fitted]
+    source = {
+        "generator": "sparkload.workloads.filler_text",
+        "seed": seed,
+        "count": pool,
+        "input_tokens": tokens,
+        "token_count": {
+            "method": counter.method,
+            "counts": counter.counts,
+            "exact": all(count == tokens for count in counted),
+            "min": min(counted),
+            "max": max(counted),
+        },
+    }
+    return Synthetic(tuple(text for text, _ in fitted), source)

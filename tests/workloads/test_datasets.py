@@ -1,0 +1,141 @@
+"""Prompt datasets: JSONL messages and ShareGPT conversations, read into prompts that keep their
+messages and their own output length; a bad file is one line naming the file and the line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sparkload import config
+from sparkload.client import build_body
+from sparkload.errors import ConfigError
+from sparkload.paths import PROMPTS_DIR
+from sparkload.prompts import load_prompts
+from sparkload.workloads import load
+
+SYSTEM = {"role": "system", "content": "Answer in one sentence."}
+
+
+def jsonl(path: Path, *rows: dict) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def options(**values) -> config.RunOptions:
+    defaults = {option.dest: option.value(None) for option in config.OPTIONS}
+    return config.from_namespace(type("NS", (), {**defaults, **values})())
+
+
+def test_a_jsonl_line_keeps_its_messages_and_its_own_max_tokens(tmp_path):
+    path = jsonl(
+        tmp_path / "d.jsonl",
+        {
+            "messages": [SYSTEM, {"role": "user", "content": "Why is the sky blue?"}],
+            "max_tokens": 7,
+        },
+        {"prompt": "Name a prime."},
+    )
+    found = load_prompts(path)
+    first, second = found.dataset
+    assert first.messages == (SYSTEM, {"role": "user", "content": "Why is the sky blue?"})
+    assert (first.max_tokens, second.max_tokens) == (7, None)
+    assert second.messages == ({"role": "user", "content": "Name a prime."},)
+    assert found.describe()["format"] == "jsonl" and found.describe()["with_max_tokens"] == 1
+
+
+def test_sharegpt_takes_the_conversation_up_to_its_first_human_turn(tmp_path):
+    conversations = [
+        {
+            "conversations": [
+                {"from": "system", "value": "Be kind."},
+                {"from": "human", "value": "Hello?"},
+                {"from": "gpt", "value": "x" * 41},
+                {"from": "human", "value": "And then?"},
+            ]
+        },
+        {"conversations": [{"from": "gpt", "value": "no question was asked"}]},
+    ]
+    path = tmp_path / "sg.json"
+    path.write_text(json.dumps(conversations, indent=2))
+    found = load_prompts(path)
+    assert [p.messages for p in found.dataset] == [
+        ({"role": "system", "content": "Be kind."}, {"role": "user", "content": "Hello?"})
+    ]
+    assert found.dataset[0].max_tokens is None  # the reply's length only when asked
+    assert found.describe()["skipped"] == 1
+    assert load_prompts(path, reply_lengths=True).dataset[0].max_tokens == 11  # ceil(41 / 4)
+
+
+def test_the_format_comes_from_the_content_when_the_extension_says_nothing(tmp_path):
+    path = jsonl(tmp_path / "data.txt", {"prompt": "Hi"})
+    assert load_prompts(path).dataset[0].messages == ({"role": "user", "content": "Hi"},)
+    plain = tmp_path / "plain.jsonl.txt"
+    plain.write_text("one prompt\nanother\n")
+    assert load_prompts(plain).dataset == ()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("a.jsonl", '{"prompt": "ok"}\n{"prompt": "cut\n', "a.jsonl line 2: not JSON"),
+        ("b.jsonl", '{"prompt": "ok"}\n\n{"text": "x"}\n', "b.jsonl line 3: no 'messages'"),
+        ("c.jsonl", '{"messages": []}\n', "c.jsonl line 1: 'messages' must be a non-empty list"),
+        ("d.jsonl", '{"messages": [{"role": "user"}]}', "d.jsonl line 1: message 1 needs a role"),
+        ("e.jsonl", '{"prompt": "x", "max_tokens": "9"}', "e.jsonl line 1: max_tokens must be"),
+        ("f.jsonl", "\n \n", "f.jsonl holds no prompts"),
+        ("g.json", '[\n  {"conversations": [}\n]', "g.json line 2: not JSON"),
+        ("h.json", '[{"conversations": [{"from": "bot", "value": "x"}]}]', "h.json item 1: turn 1"),
+        ("i.json", "[]", "i.json holds no prompts"),
+    ],
+)
+def test_a_bad_dataset_is_one_line_naming_the_file_and_the_line(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(ConfigError) as caught:
+        load_prompts(path)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_request_carries_the_messages_and_the_lines_max_tokens(tmp_path):
+    path = jsonl(
+        tmp_path / "d.jsonl",
+        {"messages": [SYSTEM, {"role": "user", "content": "Q"}], "max_tokens": 9},
+    )
+    workload = load(options(prompts=str(path)))
+    request = workload.request(0, user=0, level_index=0)
+    assert request.messages == (SYSTEM, {"role": "user", "content": "Q"})
+    assert request.max_tokens == 9
+    body = orjson.loads(build_body("m", request.text, 9, messages=request.messages))
+    assert body["messages"] == [SYSTEM, {"role": "user", "content": "Q"}]
+
+
+def test_cache_bust_puts_the_nonce_first_in_the_first_message(tmp_path):
+    path = jsonl(tmp_path / "d.jsonl", {"messages": [SYSTEM, {"role": "user", "content": "Q"}]})
+    request = load(options(prompts=str(path), cache_bust=True)).request(0, 0, 0)
+    assert request.messages is not None
+    assert request.messages[0]["content"].startswith("[request ")
+    assert request.messages[0]["content"].endswith(SYSTEM["content"])
+    assert request.messages[1] == {"role": "user", "content": "Q"}
+
+
+def test_output_tokens_overrides_a_lines_own_max_tokens_and_pins_it(tmp_path):
+    path = jsonl(tmp_path / "d.jsonl", {"prompt": "Q", "max_tokens": 9})
+    workload = load(options(prompts=str(path), output_tokens="32"))
+    assert workload.request(0, 0, 0).max_tokens is None and workload.max_tokens == 32
+    assert workload.sampling == {"ignore_eos": True, "min_tokens": 32}
+
+
+def test_completions_refuse_a_multi_message_dataset_in_one_line(tmp_path):
+    path = jsonl(tmp_path / "d.jsonl", {"messages": [SYSTEM, {"role": "user", "content": "Q"}]})
+    with pytest.raises(ConfigError, match="prompt 1 of .* has several messages.*--api chat"):
+        load(options(prompts=str(path), api="completions"))
+    single = jsonl(tmp_path / "s.jsonl", {"prompt": "Q"})
+    assert load(options(prompts=str(single), api="completions")).request(0, 0, 0).text == "Q"
+
+
+def test_the_example_dataset_loads():
+    found = load_prompts(PROMPTS_DIR / "example.jsonl")
+    assert len(found.dataset) == 6 and any(len(p.messages) > 2 for p in found.dataset)
