@@ -54,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for option in options.SHARED:
         if option.switch:
-            parser.add_argument(option.flag, action="store_true", help=option.help)
+            parser.add_argument(
+                option.flag, action="store_true", help=option.help + " (default: off)"
+            )
             continue
         shown = "" if option.default is None else f" (default: {option.default})"
         parser.add_argument(

@@ -15,7 +15,7 @@ from benchmarks.realservers.llama_server import LlamaServer, timings_from_log
 from tests.conftest import LocustRun
 from tests.realservers.conftest import MAX_TOKENS, expected_counts, run_job
 
-pytestmark = pytest.mark.realserver
+pytestmark = [pytest.mark.realserver, pytest.mark.e2e]  # builds and starts real servers
 
 
 @pytest.fixture(scope="module")
