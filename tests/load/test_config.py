@@ -81,3 +81,8 @@ def test_every_run_option_is_a_matrix_key():
     assert set(spec.RUN_OPTIONS) <= set(spec.TOP_KEYS)
     assert {"ladder", "workload", "seed", "request_timeout"} <= set(spec.RUN_OPTIONS)
     assert "api_key" not in spec.TOP_KEYS  # secrets stay out of files kept beside results
+
+
+def test_the_readme_documents_every_option():
+    readme = (ROOT / "README.md").read_text()
+    assert [option.flag for option in config.OPTIONS if f"`{option.flag}`" not in readme] == []
