@@ -55,6 +55,7 @@ class Script:
     status_line: bytes = b"HTTP/1.1 200 OK"
     raw_response: bytes | None = None  # a fixed answer instead of a stream (e.g. nginx's 502)
     extra_headers: bytes = b"Server: scripted\r\nVia: 1.1 test-proxy\r\n"
+    cached_prompt: bool = False  # usage says the whole prompt came from the prefix cache
 
 
 @dataclass
@@ -125,6 +126,8 @@ def _answer_get(sock: socket.socket, head: str) -> None:
     if path.endswith("/models"):
         body = json.dumps({"object": "list", "data": [{"id": "scripted-model"}]}).encode()
         status = b"200 OK"
+    elif path == "/version":  # as vLLM answers it
+        body, status = json.dumps({"version": "9.9.9-scripted"}).encode(), b"200 OK"
     else:
         body, status = b"{}", b"404 Not Found"
     sock.sendall(
@@ -140,7 +143,7 @@ def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
         return
     max_tokens = json.loads(body).get("max_tokens") or script.tokens
     tokens = [_event(_token(script.api, i)) for i in range(min(script.tokens, max_tokens))]
-    end = [_event(_usage(len(tokens))), b"data: [DONE]\n\n"]
+    end = [_event(_usage(len(tokens), script.cached_prompt)), b"data: [DONE]\n\n"]
     encoder = _Encoder(script.encoding)
     encoding = (
         b""
@@ -212,6 +215,8 @@ def _token(api: str, index: int) -> dict:
     return {"id": "chatcmpl-test", "object": "chat.completion.chunk", "choices": [choice]}
 
 
-def _usage(tokens: int) -> dict:
-    usage = {"prompt_tokens": 5, "completion_tokens": tokens, "total_tokens": 5 + tokens}
+def _usage(tokens: int, cached_prompt: bool = False) -> dict:
+    usage: dict = {"prompt_tokens": 5, "completion_tokens": tokens, "total_tokens": 5 + tokens}
+    if cached_prompt:
+        usage["prompt_tokens_details"] = {"cached_tokens": 5}
     return {"id": "test", "choices": [], "usage": usage}

@@ -32,8 +32,8 @@ from types import TracebackType
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.realservers import procs  # noqa: E402
-from benchmarks.realservers.llama_server import cache_root  # noqa: E402
+from benchmarks.realservers import procs
+from benchmarks.realservers.llama_server import cache_root
 
 START_TIMEOUT = 120.0  # LiteLLM's proxy imports a lot: ~10-20 s on this machine
 MODEL_NAME = "tiny-llama"

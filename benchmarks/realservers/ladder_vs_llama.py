@@ -30,10 +30,10 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.harness import run_main_job  # noqa: E402
-from benchmarks.realservers.gateway import Gateway, executable  # noqa: E402
-from benchmarks.realservers.llama_server import LlamaServer, metrics  # noqa: E402
-from benchmarks.realservers.nginx import Nginx, nginx_binary  # noqa: E402
+from benchmarks.harness import run_main_job
+from benchmarks.realservers.gateway import Gateway, executable
+from benchmarks.realservers.llama_server import LlamaServer, metrics
+from benchmarks.realservers.nginx import Nginx, nginx_binary
 
 LEVELS = (1, 2, 4, 8)
 REQUESTS_PER_USER = 2

@@ -36,7 +36,7 @@ from types import TracebackType
 if __package__ in (None, ""):  # run as a file: make ``benchmarks`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.realservers import procs, tiny_model  # noqa: E402
+from benchmarks.realservers import procs, tiny_model
 
 # The llama-cpp-python release whose vendored llama.cpp we build: pinned, so every machine
 # builds (and caches) the same server. Override with $SPARKLOAD_LLAMA_CPP_PYTHON.

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.realservers import procs  # noqa: E402
+from benchmarks.realservers import procs
 
 INSTALL_HINT = "apt-get update && apt-get install -y nginx"
 START_TIMEOUT = 15.0

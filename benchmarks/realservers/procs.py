@@ -39,7 +39,7 @@ def spawn(args: list[str], log: Path, env: dict[str, str] | None = None) -> subp
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             env={**os.environ, **(env or {})},
-            preexec_fn=_die_with_parent,  # noqa: PLW1509 - no threads in play at spawn
+            preexec_fn=_die_with_parent,
             start_new_session=True,
         )
 

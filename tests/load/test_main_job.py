@@ -37,7 +37,7 @@ def test_headless_run_without_host_uses_the_simulator_and_writes_exact_counts(tm
 def test_headless_run_prints_the_per_level_table_and_the_results_path(tmp_path):
     run = run_locust(LADDER, tmp_path)
     table = run.output[run.output.index("sparkload per-level results") :]
-    rows = [line.split() for line in table.splitlines()[2:4]]
+    rows = [line.split() for line in table.splitlines() if line.split()[:1] in (["1"], ["2"])]
     assert [row[:3] for row in rows] == [["1", "2", "0"], ["2", "4", "0"]]
     assert f"results: {run.run_dir}" in run.output
 

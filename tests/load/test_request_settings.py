@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from sparkload.cli import main as sparkload_main
 from tests.conftest import run_locust
 from tests.servers import Script, scripted
 
@@ -101,10 +102,24 @@ def test_a_normal_stream_raises_no_stream_flag(tmp_path):
     assert [level["stream_flags"] for level in run.manifest["levels"]] == [[], []]
 
 
-def test_the_servers_identifying_headers_are_in_the_manifest(tmp_path):
+def test_the_servers_identity_and_version_are_in_the_manifest(tmp_path):
     with scripted(Script(tokens=4)) as server:
+        run = run_against(server, tmp_path, "--metadata", "rack=b7")
+    entry = run.manifest["servers"][server.url]
+    assert entry["headers"] == {"server": "scripted"}
+    assert (entry["version"], entry["version_source"]) == ("9.9.9-scripted", "/version")
+    assert run.manifest["metadata"] == {"rack": "b7"}
+
+
+def test_a_level_served_from_the_prompt_cache_is_flagged_in_the_report(tmp_path):
+    with scripted(Script(tokens=4, cached_prompt=True)) as server:
         run = run_against(server, tmp_path)
-    assert run.manifest["servers"][server.url]["headers"] == {"server": "scripted"}
+    assert run.returncode == 0, run.output
+    assert all(r["cached_tokens"] == r["prompt_tokens"] == 5 for r in run.records)
+    assert sparkload_main(["report", str(run.run_dir), "--no-charts", "--quiet"]) == 0
+    report = (run.run_dir / "report" / "report.md").read_text()
+    assert "of the prompt tokens were served from the prompt cache" in report
+    assert "prompts **reused**" in report
 
 
 def test_with_cache_bust_no_prompt_text_is_sent_twice_across_two_runs(tmp_path):

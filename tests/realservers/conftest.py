@@ -46,7 +46,7 @@ def llama() -> Iterator[LlamaServer]:
         yield server
 
 
-LADDER = (1, 4)
+LADDER = (1, 4, 8)
 REQUESTS_PER_USER = 2
 MAX_TOKENS = 32
 

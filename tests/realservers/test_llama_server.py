@@ -18,9 +18,13 @@ from tests.realservers.conftest import MAX_TOKENS, expected_counts, run_job
 pytestmark = [pytest.mark.realserver, pytest.mark.e2e]  # builds and starts real servers
 
 
-@pytest.fixture(scope="module")
-def main_job(llama: LlamaServer, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    job = run_job(llama.url, tmp_path_factory.mktemp("results"), llama.url)
+@pytest.fixture(scope="module", params=["chat", "completions"])
+def main_job(
+    request: pytest.FixtureRequest, llama: LlamaServer, tmp_path_factory: pytest.TempPathFactory
+) -> dict:
+    """The ladder on each streaming API: /v1/chat/completions and /v1/completions."""
+    results = tmp_path_factory.mktemp(f"results-{request.param}")
+    job = run_job(llama.url, results, llama.url, "--api", request.param)
     return {**job, "log": llama.log}
 
 
