@@ -18,7 +18,6 @@ from analysis.metrics import METRICS
 from analysis.tables import labels_of, slug
 
 COMPARISON_FOLDER = "comparison"
-LABEL_CHARTS = ("ttft", "itl", "tps", "latency", "throughput")
 OPEN_LOOP_CHART = "achieved_vs_offered"
 
 

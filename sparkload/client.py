@@ -101,8 +101,6 @@ class Connection:
         self._client: HTTPClient | None = None
         self._sock = None  # the socket of the last exchange, to tell a reused one from a new one
         self._stamped = False  # whether the kernel stamps that socket's packets
-        # What the last new connection's first response said of the path (``identifying_headers``)
-        self.server_headers: dict[str, str] = {}
 
     def send(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> Answer:
         """Send one request and read its response's headers, each read stamped (``sse.receive``).
@@ -138,8 +136,6 @@ class Connection:
             if fresh:
                 raise
             raise _Unanswered from None
-        if fresh:  # once per connection, not per request
-            self.server_headers = identifying_headers(response.items())
         return Answer(response, sent, self._stamped, resent)
 
     def warm(self, path: str, headers: dict[str, str]) -> None:

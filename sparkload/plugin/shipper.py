@@ -28,7 +28,7 @@ class RecordShipper:
         self.issued = 0  # requests this process committed to (sent, or due in open loop)
         self._buffer: list[dict] = []
         self._reported_issued = 0
-        self._loop = gevent.spawn(self._flush_periodically)
+        gevent.spawn(self._flush_periodically)  # for as long as the process lives
 
     def issue(self) -> None:
         self.issued += 1
@@ -63,10 +63,6 @@ class RecordShipper:
         self.issued = self._reported_issued = 0
         if self.monitor:
             self.monitor.reset()
-
-    def close(self) -> None:
-        self.flush()
-        self._loop.kill(block=False)
 
     def _flush_periodically(self) -> None:
         while True:

@@ -39,11 +39,6 @@ def test_a_502_from_nginx_reads_as_nginx_with_its_page_title_on_one_line():
     assert "\n" not in record.error and len(record.error) < 200
 
 
-def test_the_connection_keeps_the_identifying_headers_of_the_path():
-    _, connection = one_request(Script(tokens=4))
-    assert connection.server_headers == {"server": "scripted", "via": "1.1 test-proxy"}
-
-
 def test_identifying_headers_keep_server_and_gateway_names_and_nothing_else():
     headers = [
         ("Server", "uvicorn"),
