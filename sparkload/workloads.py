@@ -70,6 +70,7 @@ CHAT, FRESH, EDIT, PREFILL = "chat", "fresh", "edit", "prefill"
 NAMES = (CHAT, FRESH, EDIT, PREFILL)
 OUTPUT_TOKENS = {CHAT: 128, FRESH: 400, EDIT: 3000, PREFILL: 1}  # each workload's own length
 PINNED_BY_DEFAULT = (FRESH, EDIT)
+NOTES_METHOD = {"temperature": 0, "chat_template_kwargs": {"enable_thinking": False}}
 COLD_BY_DESIGN = (FRESH, EDIT, PREFILL)  # chat reuses its prompts unless --cache-bust
 CHARS_PER_TOKEN = 4  # English prose, and the simulator's estimate
 SYNTHETIC_POOL = 16  # distinct --input-tokens prompts
@@ -141,8 +142,16 @@ class Workload:
         return self.sampling_for(self.max_tokens)
 
     def sampling_for(self, max_tokens: int) -> dict:
-        """The sampling extras of a request asking for ``max_tokens`` (a dataset line's own)."""
-        return {"ignore_eos": True, "min_tokens": max_tokens} if self.pinned else {}
+        """The sampling extras of a request asking for ``max_tokens`` (a dataset line's own).
+
+        fresh and edit follow the single-Spark notes' method: greedy decoding with thinking off
+        (``temperature: 0``, ``chat_template_kwargs.enable_thinking: false``); --temperature,
+        --extra-body (a key set to null removes it) and the like override them.
+        """
+        extras: dict = dict(NOTES_METHOD) if self.name in (FRESH, EDIT) else {}
+        if self.pinned:
+            extras.update(ignore_eos=True, min_tokens=max_tokens)
+        return extras
 
     def describe(self) -> dict:
         """The manifest's ``prompts`` entry (as ``PromptSet.describe``)."""

@@ -29,7 +29,7 @@ def test_chat_prompts_are_the_prompt_file_lines_unchanged():
 def test_fresh_asks_for_400_tokens_and_pins_the_length():
     workload = workloads.load(opts("--workload", "fresh"))
     assert workload.max_tokens == 400
-    assert workload.sampling == {"ignore_eos": True, "min_tokens": 400}
+    assert (workload.sampling["ignore_eos"], workload.sampling["min_tokens"]) == (True, 400)
 
 
 def test_edit_asks_for_3000_tokens_and_pins_the_length():
@@ -42,7 +42,28 @@ def test_an_explicit_max_tokens_overrides_the_workload_length():
 
 
 def test_ignore_eos_no_drops_the_pinning_extras():
-    assert workloads.load(opts("--workload", "fresh", "--ignore-eos", "no")).sampling == {}
+    sampling = workloads.load(opts("--workload", "fresh", "--ignore-eos", "no")).sampling
+    assert "ignore_eos" not in sampling and "min_tokens" not in sampling
+
+
+@pytest.mark.parametrize("name", ["fresh", "edit"])
+def test_fresh_and_edit_follow_the_notes_method_greedy_with_thinking_off(name):
+    sampling = workloads.load(opts("--workload", name)).sampling
+    assert sampling["temperature"] == 0
+    assert sampling["chat_template_kwargs"] == {"enable_thinking": False}
+
+
+def test_the_notes_method_is_overridable_and_a_null_removes_a_key():
+    parsed = opts(
+        "--workload",
+        "edit",
+        "--temperature",
+        "0.7",
+        "--extra-body",
+        '{"chat_template_kwargs": null}',
+    )
+    extras = parsed.body_extras(workloads.load(parsed).sampling)
+    assert extras["temperature"] == 0.7 and "chat_template_kwargs" not in extras
 
 
 def test_ignore_eos_without_a_value_pins_chat_too():
