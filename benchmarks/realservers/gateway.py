@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from types import TracebackType
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -70,7 +69,7 @@ def install_hint(kind: str) -> str:
     return f"python3 -m venv {path} && {path}/bin/pip install '{package}'"
 
 
-class Gateway:
+class Gateway(procs.ChildServer):
     """The gateway as a child process; a context manager like ``LlamaServer``."""
 
     def __init__(self, upstream_url: str, kind: str = "litellm") -> None:
@@ -121,16 +120,6 @@ class Gateway:
 
     def stop(self) -> None:
         procs.stop(self.process, grace=10.0)
-
-    def __enter__(self) -> Gateway:
-        self.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-        self._tmp.cleanup()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,7 +38,14 @@ from benchmarks.realservers.nginx import Nginx, nginx_binary
 LEVELS = (1, 2, 4, 8)
 REQUESTS_PER_USER = 2
 MAX_TOKENS = 32
-JOB = ["--requests-per-user", str(REQUESTS_PER_USER), "--max-tokens", str(MAX_TOKENS)]
+# cold prompts in every run: a path measured after another must not find them in the cache
+JOB = [
+    "--requests-per-user",
+    str(REQUESTS_PER_USER),
+    "--max-tokens",
+    str(MAX_TOKENS),
+    "--cache-bust",
+]
 
 
 def mean(values: list[float]) -> float | None:

@@ -31,7 +31,6 @@ import tarfile
 import tempfile
 import urllib.request
 from pathlib import Path
-from types import TracebackType
 
 if __package__ in (None, ""):  # run as a file: make ``benchmarks`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -157,7 +156,7 @@ def model(size: str = "tiny", seed: int = 0) -> Path:
     return path
 
 
-class LlamaServer:
+class LlamaServer(procs.ChildServer):
     """``llama-server`` on 127.0.0.1 at a free port with ``--metrics`` and ``parallel`` slots.
 
     A context manager: ``with LlamaServer() as s: s.url``. The log (``-v`` adds one line per
@@ -212,16 +211,6 @@ class LlamaServer:
 
     def stop(self) -> None:
         procs.stop(self.process)
-
-    def __enter__(self) -> LlamaServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-        self._tmp.cleanup()
 
 
 def timings_from_log(log: Path) -> dict[str, dict]:

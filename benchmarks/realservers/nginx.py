@@ -25,7 +25,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from types import TracebackType
 from urllib.parse import urlsplit
 
 if __package__ in (None, ""):
@@ -102,7 +101,7 @@ def render(config: str, upstream: str, port: int, prefix: Path) -> str:
     return _BASE.format(user=user, prefix=prefix, upstream=upstream, port=port, **parts)
 
 
-class Nginx:
+class Nginx(procs.ChildServer):
     """nginx in the foreground in a temp prefix; a context manager like ``LlamaServer``."""
 
     def __init__(self, upstream_url: str, config: str = "plain") -> None:
@@ -135,16 +134,6 @@ class Nginx:
 
     def stop(self) -> None:
         procs.stop(self.process)  # SIGTERM to nginx's group: master and worker exit
-
-    def __enter__(self) -> Nginx:
-        self.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-        self._tmp.cleanup()
 
 
 def main(argv: list[str] | None = None) -> int:

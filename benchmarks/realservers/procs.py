@@ -10,10 +10,13 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from types import TracebackType
+from typing import Self
 
 PR_SET_PDEATHSIG = 1
 
@@ -86,3 +89,26 @@ def serve_until_stopped(process: subprocess.Popen) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with contextlib.suppress(KeyboardInterrupt):
         process.wait()
+
+
+class ChildServer:
+    """A server child process as a context manager: ``start`` on entry, ``stop`` and the removal
+    of its temporary directory on exit (a failed test included)."""
+
+    _tmp: tempfile.TemporaryDirectory
+
+    def start(self) -> str:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+        self._tmp.cleanup()
