@@ -107,7 +107,7 @@ def label_means(summary: pd.DataFrame, label: str) -> Table:
         }
     )
     if rows["failures"].sum() > 0:  # which classes, per level, beside the count
-        frame["Failure classes"] = rows["error_kinds"].fillna("").to_numpy()
+        frame["Failure classes"] = rows["error_kinds"].astype(object).fillna("").to_numpy()
     for column, heading in MEANS:
         frame[heading] = rows[column].to_numpy()
     # a level flagged by the load generator's self-monitor or by its stream shape is never
