@@ -35,6 +35,7 @@ from analysis import server_metrics
 from analysis.load import Dataset
 from analysis.tables import Table
 from analysis.workloads import PREFILL, per_run_levels, prefill_rows, spread_pct
+from sparkload.records import Manifest
 
 BUILD_NAMES = {"fp8": "FP8", "int4": "MixedInt4", "nvfp4": "NVFP4"}  # the notes' order
 SIM_PREFIX = "qwen3.8-"
@@ -44,6 +45,7 @@ VLLM_DEFAULT_BUDGET = "2048"  # vLLM's max_num_batched_tokens on GB10: the same 
 WIDE_BUDGET = "16384"
 FRESH, EDIT = "fresh", "edit"
 METADATA_KEYS = ("build", "spec", "budget")
+UNKNOWN = "?"
 _OFF = {"off", "false", "no", "0", "disabled"}
 TOK_S = "{:.2f}"
 PCT = "{:+.1f}%"
@@ -82,12 +84,12 @@ def build_name(text: str) -> str:
 
 
 def spec_name(text: str) -> str:
-    return re.sub(r"\s+", "", text.lower()) or BASE_SPEC
+    return re.sub(r"\s+", "", text.lower())
 
 
 def budget_name(value: object) -> str:
     text = "" if value is None else str(value).strip().lower().replace(",", "")
-    return DEFAULT_BUDGET if text in ("", DEFAULT_BUDGET, VLLM_DEFAULT_BUDGET) else text
+    return DEFAULT_BUDGET if text in (DEFAULT_BUDGET, VLLM_DEFAULT_BUDGET) else text
 
 
 def spec_depth(spec: str) -> int:
@@ -95,19 +97,26 @@ def spec_depth(spec: str) -> int:
     return int(spec.rsplit(":", 1)[1]) if ":" in spec and spec.rsplit(":", 1)[1].isdigit() else 0
 
 
-def setup_of(manifest) -> Setup | None:
-    """The notes' setup of one run, or None when its manifest says nothing of one."""
+def setup_of(manifest: Manifest) -> Setup | None:
+    """The notes' setup of one run, or None when its manifest says nothing of one.
+
+    Metadata first; else the simulator's options, whose defaults (DSpark k=7, vLLM's budget,
+    prefix caching on) are the simulator's own. A real run's setting that its metadata does not
+    give stays unknown ("?"), so the run fills no cell it may not belong to.
+    """
     metadata = {str(k).lower(): str(v) for k, v in (manifest.metadata or {}).items()}
     simulator = manifest.simulator or {}
     profile = str(simulator.get("profile") or "")
     on_notes_sim = profile.startswith(SIM_PREFIX)
     if not on_notes_sim and not any(key in metadata for key in METADATA_KEYS):
         return None
+    sim_spec = str(simulator.get("spec") or BASE_SPEC) if on_notes_sim else UNKNOWN
+    sim_budget = simulator.get("max_num_batched_tokens") or DEFAULT_BUDGET
     prefix = metadata.get("prefix_caching")
     return Setup(
-        build=build_name(metadata.get("build") or (profile if on_notes_sim else "?")),
-        spec=spec_name(metadata.get("spec") or str(simulator.get("spec") or "")),
-        budget=budget_name(metadata.get("budget") or simulator.get("max_num_batched_tokens")),
+        build=build_name(metadata.get("build") or (profile if on_notes_sim else UNKNOWN)),
+        spec=spec_name(metadata.get("spec") or sim_spec),
+        budget=budget_name(metadata.get("budget") or (sim_budget if on_notes_sim else UNKNOWN)),
         prefix_caching=prefix.strip().lower() not in _OFF
         if prefix is not None
         else bool(simulator.get("prefix_caching", True)),
@@ -441,7 +450,7 @@ def _runs_of(figs: Figures, entry: Entry | None) -> list[float]:
 
 
 # ----- (d) concurrency curves, (f) FP8 vs 4-bit --------------------------------------------------
-def _fleet_groups(entries: list[Entry]) -> list[tuple[str, str]]:
+def fleet_groups(entries: list[Entry]) -> list[tuple[str, str]]:
     """(spec, budget) of the distinct concurrency runs, in input order."""
     return list(
         dict.fromkeys(

@@ -91,7 +91,7 @@ def _budget(entries: list[Entry], figs: Figures) -> list[Block]:
 
 def _concurrency(entries: list[Entry], figs: Figures) -> list[Block]:
     blocks: list[Block] = []
-    for spec, budget in notes._fleet_groups(entries):
+    for spec, budget in notes.fleet_groups(entries):
         contrasts = [
             t
             for b in notes.builds_of(entries)
@@ -112,7 +112,7 @@ def _prefill(entries: list[Entry], context: Context) -> list[Block]:
 def _fp8_vs_4bit(entries: list[Entry], figs: Figures) -> list[Block]:
     found: list[Table] = [
         t
-        for spec, budget in notes._fleet_groups(entries)
+        for spec, budget in notes.fleet_groups(entries)
         if (t := notes.fp8_vs_4bit(entries, figs, spec, budget)) is not None
     ]
     return list(found) or [

@@ -400,3 +400,14 @@ def test_pairwise_differences_stay_within_one_workload(tmp_path):
     )
     titles = [t.title for t in built.tables if t.title.startswith("TPS (tok/s): ")]
     assert titles == ["TPS (tok/s): a-edit vs b-edit"]
+
+
+def test_a_real_runs_setting_missing_from_its_metadata_stays_unknown(tmp_path):
+    run = write_run(
+        tmp_path,
+        "real",
+        closed_loop_level(1, 0, 0.0, ttft=0.1, itl=0.01, tps=60, latency=2.0),
+        manifest_fields={"metadata": {"build": "nvfp4"}},
+    )
+    setup = notes.setup_of(load([run]).runs[0].manifest)
+    assert (setup.spec, setup.budget) == ("?", "?")
