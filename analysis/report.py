@@ -32,6 +32,7 @@ from analysis.sections import (
     contrast,
     endpoints,
     mtp,
+    notes,
     open_loop,
     per_label,
     prefill,
@@ -62,6 +63,7 @@ SECTIONS = (
     contrast,
     endpoints,
     open_loop,
+    notes,
 )
 ANY_LOOP = (runs, open_loop)  # the sections with something to say of open-loop runs
 

@@ -194,3 +194,24 @@ def per_level(runs: list[Run]) -> pd.DataFrame:
     out = out.join(gauges)
     out["drafts"] = sums["drafts"]
     return out.replace([np.inf, -np.inf], np.nan).reset_index()
+
+
+_CACHE_CONFIG = "vllm:cache_config_info"
+
+
+def kv_capacity_tokens(run: Run) -> int | None:
+    """The KV cache's capacity in tokens, num_gpu_blocks × block_size of vLLM's info gauge.
+
+    vLLM reports its cache configuration as the labels of ``vllm:cache_config_info`` (value 1);
+    the first snapshot that carries it answers. None when the server does not report it.
+    """
+    for snap in _read_snapshots(run):
+        for sample in snap.get("samples") or []:
+            if sample.get("name") != _CACHE_CONFIG:
+                continue
+            labels = sample.get("labels") or {}
+            try:
+                return int(labels["num_gpu_blocks"]) * int(labels["block_size"])
+            except (KeyError, TypeError, ValueError):
+                continue
+    return None

@@ -7,9 +7,10 @@
 * Prefill probe (runs whose manifest says ``workload.name == "prefill"``): per prompt size, the
   prompt tokens, prefill tok/s = prompt_tokens / prefill time of every measured (cold) request,
   their agreement and the cached tokens the server reported (0 when the probe is honest).
-* Distinct vs identical prompts: labels whose manifests agree on workload, variant, TP and model
-  and differ only in ``workload.identical_prompts`` are paired; aggregate and per-stream
-  throughput of both side by side, with how much the identical run overstates them.
+* Distinct vs identical prompts: labels whose manifests agree on workload, max_tokens, variant,
+  TP, model, simulator setup and metadata and differ only in ``workload.identical_prompts`` are
+  paired; aggregate and per-stream throughput of both side by side, with how much the identical
+  run overstates them.
 """
 
 from __future__ import annotations
@@ -222,10 +223,24 @@ def _label_kinds(dataset: Dataset) -> dict[str, tuple[tuple, set[bool]]]:
         if run.open_loop:  # its levels are offered rates: nothing to pair by concurrency
             continue
         manifest = run.manifest
-        key = (manifest.workload_name, manifest.variant, run.tp, manifest.model)
+        key = (manifest.workload_name, manifest.variant, run.tp, manifest.model, _deployment(run))
         flags = kinds.setdefault(run.label, (key, set()))[1]
         flags.add(bool(manifest.workload.get("identical_prompts")))
     return kinds
+
+
+def _deployment(run) -> str:
+    """What else must agree for a fair pair: output length, simulator setup, the user's metadata
+    (the time scale may differ: figures are in simulated time)."""
+    manifest = run.manifest
+    simulator = {k: v for k, v in (manifest.simulator or {}).items() if k != "time_scale"}
+    return repr(
+        (
+            manifest.workload.get("max_tokens"),
+            sorted(simulator.items()),
+            sorted(manifest.metadata.items()),
+        )
+    )
 
 
 def contrast_pairs(dataset: Dataset) -> tuple[list[tuple[str, str]], list[str]]:

@@ -23,17 +23,33 @@ def _variant(summary: pd.DataFrame, label: str) -> str:
     return str(summary.loc[summary["label"] == label, "variant"].iloc[0])
 
 
+def _same_workload(context: Context, groups: list[list[str]]) -> list[list[str]]:
+    """Each group split by workload and output length: a prefill probe and a generation run
+    make no pair."""
+    kinds = {
+        run.label: (run.manifest.workload_name, run.manifest.workload.get("max_tokens"))
+        for run in context.dataset.runs
+    }
+    split: list[list[str]] = []
+    for group in groups:
+        by_kind: dict[object, list[str]] = {}
+        for label in group:
+            by_kind.setdefault(kinds.get(label), []).append(label)
+        split += by_kind.values()
+    return split
+
+
 def build(context: Context) -> Section:
     summary = context.summary
     plain = Section(
         "Without MTP: pairwise differences",
         [
             "Difference = (second − first) / first, per concurrency, for every pair of non-MTP "
-            "labels at the same TP size."
+            "labels at the same TP size that sent the same workload and output length."
         ],
     )
     mtp = Section("With MTP: side by side at lowest and highest concurrency")
-    for group in tables.tp_groups(summary):
+    for group in _same_workload(context, tables.tp_groups(summary)):
         base = [label for label in group if not tables.is_mtp(_variant(summary, label))]
         for first, second in itertools.combinations(base, 2):
             for column, heading in DIFFERENCES:

@@ -20,7 +20,8 @@ def build(context: Context) -> Section | None:
     return Section(
         "Distinct vs identical prompts",
         [
-            "Pairs of labels with the same workload, variant, TP and model, one sending distinct "
+            "Pairs of labels with the same workload and output length, variant, TP, model, "
+            "simulator setup and metadata, one sending distinct "
             "cache-busted prompts and one --identical-prompts (every request the same prompt, "
             "which the prefix cache serves): the identical run overstates throughput by what "
             "caching saves.",

@@ -1,0 +1,688 @@
+"""The single-Spark notes' tables: Qwen3.8-27B builds, DSpark/MTP drafting, batch budgets.
+
+The notes ("Measurements — Qwen3.8-27B 4-bit on one DGX Spark") compare deployments that differ
+in one of four settings: the weight build, the speculative decoding (``none``, ``mtp:K``,
+``dspark:K``), the batch token budget and prefix caching. A run says which deployment it measured
+through its manifest: the user's ``--metadata`` (``build``, ``spec``, ``budget``,
+``prefix_caching``: what a real Spark's run is given) or, on the simulator, a ``qwen3.8-*``
+profile and its options; metadata wins key by key, so real and simulated runs file alike.
+
+What a run measured comes from the manifest too: the workload (fresh, edit, prefill), whether
+every stream sent the same prompt, and its levels: a label run at C=1 only is a single-stream
+run; one with higher levels is a concurrency run. The figures, as the notes define them:
+
+  single stream (fresh / edit tok/s)   per-request tps mean at C=1 (output tokens / latency);
+                                       one value per run of a repeated label ("a / b")
+  aggregate                            Σ output tokens / level wall time (measured_total_tps)
+  per stream                           aggregate / C
+  acceptance, tokens per pass          the server's spec-decode counters at C=1
+  KV tokens                            num_gpu_blocks × block_size (vllm:cache_config_info)
+
+Nothing is filled in: a cell whose run is missing is NaN (a dash), a table without its runs is
+left out by the section.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis import server_metrics
+from analysis.load import Dataset
+from analysis.tables import Table
+from analysis.workloads import PREFILL, per_run_levels, prefill_rows, spread_pct
+from sparkload.records import Manifest
+
+BUILD_NAMES = {"fp8": "FP8", "int4": "MixedInt4", "nvfp4": "NVFP4"}  # the notes' order
+SIM_PREFIX = "qwen3.8-"
+BASE_SPEC = "dspark:7"  # the simulator's default for qwen3.8-* builds, the notes' baseline
+DEFAULT_BUDGET = "default"
+VLLM_DEFAULT_BUDGET = "2048"  # vLLM's max_num_batched_tokens on GB10: the same as "default"
+WIDE_BUDGET = "16384"
+FRESH, EDIT = "fresh", "edit"
+METADATA_KEYS = ("build", "spec", "budget")
+UNKNOWN = "?"
+_OFF = {"off", "false", "no", "0", "disabled"}
+TOK_S = "{:.2f}"
+PCT = "{:+.1f}%"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The deployment a run measured and the workload it sent."""
+
+    build: str  # fp8 | int4 | nvfp4 (other builds keep their given name)
+    spec: str  # none | mtp:K | dspark:K
+    budget: str  # default | a number of tokens
+    prefix_caching: bool
+    workload: str
+    identical: bool
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One label of the report with its setup and its closed-loop levels."""
+
+    label: str
+    setup: Setup
+    levels: tuple[int, ...]
+
+    @property
+    def single_stream(self) -> bool:
+        return self.levels == (1,)
+
+
+# ----- which run is which ------------------------------------------------------------------------
+def build_name(text: str) -> str:
+    """fp8 / int4 / nvfp4 from a metadata value or a simulator profile (MixedInt4 is int4)."""
+    name = text.strip().lower().removeprefix(SIM_PREFIX)
+    return "int4" if name.startswith("mixedint4") else name
+
+
+def spec_name(text: str) -> str:
+    return re.sub(r"\s+", "", text.lower())
+
+
+def budget_name(value: object) -> str:
+    text = "" if value is None else str(value).strip().lower().replace(",", "")
+    return DEFAULT_BUDGET if text in (DEFAULT_BUDGET, VLLM_DEFAULT_BUDGET) else text
+
+
+def spec_depth(spec: str) -> int:
+    """K of ``method:K`` (0 for none)."""
+    return int(spec.rsplit(":", 1)[1]) if ":" in spec and spec.rsplit(":", 1)[1].isdigit() else 0
+
+
+def setup_of(manifest: Manifest) -> Setup | None:
+    """The notes' setup of one run, or None when its manifest says nothing of one.
+
+    Metadata first; else the simulator's options, whose defaults (DSpark k=7, vLLM's budget,
+    prefix caching on) are the simulator's own. A real run's setting that its metadata does not
+    give stays unknown ("?"), so the run fills no cell it may not belong to.
+    """
+    metadata = {str(k).lower(): str(v) for k, v in (manifest.metadata or {}).items()}
+    simulator = manifest.simulator or {}
+    profile = str(simulator.get("profile") or "")
+    on_notes_sim = profile.startswith(SIM_PREFIX)
+    if not on_notes_sim and not any(key in metadata for key in METADATA_KEYS):
+        return None
+    sim_spec = str(simulator.get("spec") or BASE_SPEC) if on_notes_sim else UNKNOWN
+    sim_budget = simulator.get("max_num_batched_tokens") or DEFAULT_BUDGET
+    prefix = metadata.get("prefix_caching")
+    return Setup(
+        build=build_name(metadata.get("build") or (profile if on_notes_sim else UNKNOWN)),
+        spec=spec_name(metadata.get("spec") or sim_spec),
+        budget=budget_name(metadata.get("budget") or (sim_budget if on_notes_sim else UNKNOWN)),
+        prefix_caching=prefix.strip().lower() not in _OFF
+        if prefix is not None
+        else bool(simulator.get("prefix_caching", True)),
+        workload=manifest.workload_name,
+        identical=bool(manifest.workload.get("identical_prompts")),
+    )
+
+
+def catalogue(dataset: Dataset, summary: pd.DataFrame) -> list[Entry]:
+    """Every closed-loop label whose first run carries the notes' setup, in input order."""
+    entries = []
+    for label in dict.fromkeys(summary["label"]):
+        run = next((r for r in dataset.runs if r.label == label and not r.open_loop), None)
+        setup = setup_of(run.manifest) if run is not None else None
+        if setup is not None:
+            levels = tuple(
+                sorted(int(c) for c in summary.loc[summary["label"] == label, "concurrency"])
+            )
+            entries.append(Entry(label, setup, levels))
+    return entries
+
+
+def find(entries: Iterable[Entry], single: bool, **wanted) -> Entry | None:
+    """The first entry of that kind (single stream or concurrency) whose setup has ``wanted``."""
+    for entry in entries:
+        if entry.single_stream == single and all(
+            getattr(entry.setup, key) == value for key, value in wanted.items()
+        ):
+            return entry
+    return None
+
+
+def builds_of(entries: Iterable[Entry]) -> list[str]:
+    """The builds present, the notes' order first."""
+    present = list(dict.fromkeys(entry.setup.build for entry in entries))
+    return sorted(present, key=lambda b: list(BUILD_NAMES).index(b) if b in BUILD_NAMES else 9)
+
+
+def display(build: str) -> str:
+    return BUILD_NAMES.get(build, build)
+
+
+def describe_spec(spec: str) -> str:
+    """``dspark:7`` → "DSpark k=7", ``mtp:3`` → "MTP k=3", ``none`` → "no speculation"."""
+    if ":" not in spec:
+        return "no speculation" if spec == "none" else spec
+    method, k = spec.split(":", 1)
+    return f"{'DSpark' if method == 'dspark' else method.upper()} k={k}"
+
+
+# ----- figures -----------------------------------------------------------------------------------
+@dataclass
+class Figures:
+    """The figures the tables read, per label and level."""
+
+    summary: pd.DataFrame
+    server: pd.DataFrame
+    per_run: pd.DataFrame  # workloads.per_run_levels (empty without raw records)
+    kv_tokens: dict[str, int]
+
+    def value(self, label: str, c: int, column: str) -> float:
+        rows = self.summary[(self.summary["label"] == label) & (self.summary["C"] == c)]
+        return float(rows[column].iloc[0]) if not rows.empty else np.nan
+
+    def runs(self, label: str, c: int = 1) -> list[float]:
+        """Per-run tps means at level ``c``, in run order (one pooled value without records)."""
+        if not self.per_run.empty:
+            rows = self.per_run[(self.per_run["label"] == label) & (self.per_run["C"] == c)]
+            if not rows.empty:
+                return [float(v) for v in rows.sort_values("run")["tps"]]
+        mean = self.value(label, c, "tps_mean")
+        return [] if np.isnan(mean) else [mean]
+
+    def server_value(self, label: str, column: str, c: int = 1) -> float:
+        if self.server.empty or column not in self.server:
+            return np.nan
+        rows = self.server[(self.server["label"] == label) & (self.server["concurrency"] == c)]
+        return float(rows[column].iloc[0]) if not rows.empty else np.nan
+
+
+def figures(dataset: Dataset, summary: pd.DataFrame, server: pd.DataFrame) -> Figures:
+    per_run = per_run_levels(dataset.records)
+    kv = {}
+    for run in dataset.runs:
+        if run.label not in kv and (tokens := server_metrics.kv_capacity_tokens(run)) is not None:
+            kv[run.label] = tokens
+    return Figures(
+        summary.rename(columns={"concurrency": "C"}),
+        server,
+        per_run.rename(columns={"concurrency": "C"}) if not per_run.empty else per_run,
+        kv,
+    )
+
+
+def runs_cell(values: list[float]) -> float | str:
+    """One run: its value; several: "a / b" in run order (the notes' two consecutive runs)."""
+    if not values:
+        return np.nan
+    if len(values) == 1:
+        return values[0]
+    return " / ".join(TOK_S.format(v) for v in values)
+
+
+def mean_of(values: list[float]) -> float:
+    return float(np.mean(values)) if values else np.nan
+
+
+def change(base: float, other: float) -> float:
+    """(other − base) / base × 100."""
+    return (other / base - 1) * 100 if base and np.isfinite(base) else np.nan
+
+
+# ----- (a) quantization gain, (b) draft depth ----------------------------------------------------
+def _single_stream_row(entries: list[Entry], figs: Figures, **setup) -> dict | None:
+    """Fresh and edit single-stream figures of one setup; None when neither ran."""
+    fresh = find(entries, True, workload=FRESH, identical=False, **setup)
+    edit = find(entries, True, workload=EDIT, identical=False, **setup)
+    if fresh is None and edit is None:
+        return None
+    fresh_runs = figs.runs(fresh.label) if fresh else []
+    edit_runs = figs.runs(edit.label) if edit else []
+    return {
+        "fresh": runs_cell(fresh_runs),
+        "edit": runs_cell(edit_runs),
+        "fresh_mean": mean_of(fresh_runs),
+        "edit_mean": mean_of(edit_runs),
+        "accept_fresh": figs.server_value(fresh.label, "acceptance_rate") * 100
+        if fresh
+        else np.nan,
+        "accept_edit": figs.server_value(edit.label, "acceptance_rate") * 100 if edit else np.nan,
+        "per_pass": figs.server_value(edit.label, "tokens_per_pass") if edit else np.nan,
+        "kv": next(
+            (figs.kv_tokens[e.label] for e in (edit, fresh) if e and e.label in figs.kv_tokens),
+            np.nan,
+        ),
+    }
+
+
+def quantization_gain(entries: list[Entry], figs: Figures) -> Table | None:
+    """Notes §1: each build at DSpark k=7, default budget; gain × over FP8 (needs two builds)."""
+    rows = {
+        build: row
+        for build in builds_of(entries)
+        if (
+            row := _single_stream_row(
+                entries,
+                figs,
+                build=build,
+                spec=BASE_SPEC,
+                budget=DEFAULT_BUDGET,
+                prefix_caching=True,
+            )
+        )
+    }
+    if len(rows) < 2:
+        return None
+    fp8 = rows.get("fp8", {})
+    frame = pd.DataFrame(
+        {
+            "Weights": [display(b) for b in rows],
+            "Fresh gen tok/s": [r["fresh"] for r in rows.values()],
+            "Edit-heavy tok/s": [r["edit"] for r in rows.values()],
+            "Accept (fresh)": [r["accept_fresh"] for r in rows.values()],
+            "Accept (edit)": [r["accept_edit"] for r in rows.values()],
+            "Mean tok/pass (edit)": [r["per_pass"] for r in rows.values()],
+            "KV tokens": [r["kv"] for r in rows.values()],
+            "Fresh × vs FP8": [
+                _ratio(r["fresh_mean"], fp8.get("fresh_mean")) for r in rows.values()
+            ],
+            "Edit × vs FP8": [_ratio(r["edit_mean"], fp8.get("edit_mean")) for r in rows.values()],
+        }
+    )
+    kv_reported = frame["KV tokens"].notna().any()
+    if not kv_reported:
+        frame = frame.drop(columns="KV tokens")
+    return Table(
+        "notes_quantization_gain",
+        "Quantization gain, drafting held constant (DSpark k=7, default batch budget, C=1)",
+        frame,
+        {
+            "Fresh gen tok/s": TOK_S,
+            "Edit-heavy tok/s": TOK_S,
+            "Accept (fresh)": "{:.1f}%",
+            "Accept (edit)": "{:.1f}%",
+            "Mean tok/pass (edit)": "{:.2f}",
+            "KV tokens": "{:,.0f}",
+            "Fresh × vs FP8": "{:.2f}×",
+            "Edit × vs FP8": "{:.2f}×",
+        },
+        note="tok/s = per-request output tokens / latency at C=1, one value per run "
+        '("run 1 / run 2"); gain × = mean over the runs / FP8\'s. Acceptance and tokens per pass: '
+        "the server's spec-decode counters."
+        + (
+            ""
+            if kv_reported
+            else " KV tokens left out: the server reports no vllm:cache_config_info."
+        ),
+    )
+
+
+def _ratio(value: float, base: float | None) -> float:
+    return value / base if base and np.isfinite(base) and np.isfinite(value) else np.nan
+
+
+def draft_depth(entries: list[Entry], figs: Figures, build: str) -> Table | None:
+    """Notes §2: every DSpark depth of one build, single stream (needs two depths)."""
+    setups = sorted(
+        {
+            (e.setup.spec, e.setup.budget)
+            for e in entries
+            if e.single_stream
+            and e.setup.build == build
+            and e.setup.spec.startswith("dspark:")
+            and e.setup.prefix_caching
+        },
+        key=lambda s: (spec_depth(s[0]), s[1] != DEFAULT_BUDGET, s[1]),
+    )
+    if len({spec for spec, _ in setups}) < 2:
+        return None
+    rows = []
+    for spec, budget in setups:
+        row = _single_stream_row(
+            entries, figs, build=build, spec=spec, budget=budget, prefix_caching=True
+        )
+        if row is not None:
+            rows.append({"k": spec_depth(spec), "Batch budget": budget, **row})
+    frame = pd.DataFrame(
+        {
+            "k": [r["k"] for r in rows],
+            "Batch budget": [r["Batch budget"] for r in rows],
+            "Fresh gen tok/s": [r["fresh"] for r in rows],
+            "Edit-heavy tok/s": [r["edit"] for r in rows],
+            "Accept (edit)": [r["accept_edit"] for r in rows],
+            "Mean tok/pass (edit)": [r["per_pass"] for r in rows],
+        }
+    )
+    return Table(
+        f"notes_draft_depth_{build}",
+        f"Draft depth: {display(build)}, DSpark, C=1",
+        frame,
+        {
+            "Fresh gen tok/s": TOK_S,
+            "Edit-heavy tok/s": TOK_S,
+            "Accept (edit)": "{:.1f}%",
+            "Mean tok/pass (edit)": "{:.2f}",
+        },
+        note="Acceptance falls with depth while tokens per pass rise: tokens per pass is what "
+        "predicts throughput.",
+    )
+
+
+# ----- (c) batch-budget control ------------------------------------------------------------------
+CONTROL = ((BASE_SPEC, DEFAULT_BUDGET), (BASE_SPEC, WIDE_BUDGET), ("dspark:14", WIDE_BUDGET))
+
+
+def _fleet(entries: list[Entry], identical: bool = False, **setup) -> Entry | None:
+    return find(entries, False, workload=EDIT, identical=identical, prefix_caching=True, **setup)
+
+
+def _single_edit(entries: list[Entry], **setup) -> Entry | None:
+    return find(entries, True, workload=EDIT, identical=False, prefix_caching=True, **setup)
+
+
+def budget_control(entries: list[Entry], figs: Figures, build: str) -> list[Table]:
+    """Notes §3a: k=7 default / k=7 16384 / k=14 16384 × single stream and common levels, with
+    the like-for-like changes; [] without two of the three concurrency runs."""
+    fleets = {key: _fleet(entries, build=build, spec=key[0], budget=key[1]) for key in CONTROL}
+    present = {key: e for key, e in fleets.items() if e is not None}
+    if len(present) < 2:
+        return []
+    levels = sorted(set.intersection(*(set(e.levels) for e in present.values())) - {1})
+    singles = {
+        key: _single_edit(entries, build=build, spec=key[0], budget=key[1]) for key in present
+    }
+    frame = pd.DataFrame(
+        {
+            "Config": [f"k={spec_depth(spec)}" for spec, _ in present],
+            "Batch budget": [budget for _, budget in present],
+            "Single stream": [runs_cell(_runs_of(figs, singles[key])) for key in present],
+            **{
+                f"c{c}": [figs.value(e.label, c, "measured_total_tps") for e in present.values()]
+                for c in levels
+            },
+        }
+    )
+    table = Table(
+        f"notes_budget_control_{build}",
+        f"Batch-budget control: {display(build)}, edit-heavy (single stream C=1; c≥2 aggregate "
+        "tok/s of the concurrency runs)",
+        frame,
+        {"Single stream": TOK_S, **{f"c{c}": TOK_S for c in levels}},
+        note="Single stream: the single-stream edit runs, one value per run; cN: Σ output tokens "
+        "/ level wall time of N distinct edit streams.",
+    )
+    comparisons = [
+        (("dspark:14", WIDE_BUDGET), (BASE_SPEC, WIDE_BUDGET), f"k=14 vs k=7 at {WIDE_BUDGET}"),
+        ((BASE_SPEC, WIDE_BUDGET), (BASE_SPEC, DEFAULT_BUDGET), f"{WIDE_BUDGET} vs default at k=7"),
+    ]
+    rows = []
+    for other, base, title in comparisons:
+        if other in present and base in present:
+            single = [mean_of(_runs_of(figs, singles[k])) for k in (base, other)]
+            rows.append(
+                {
+                    "Like for like": title,
+                    "Single stream": change(*single),
+                    **{
+                        f"c{c}": change(
+                            figs.value(present[base].label, c, "measured_total_tps"),
+                            figs.value(present[other].label, c, "measured_total_tps"),
+                        )
+                        for c in levels
+                    },
+                }
+            )
+    if not rows:
+        return [table]
+    changes = Table(
+        f"notes_budget_like_for_like_{build}",
+        f"Like for like: {display(build)}",
+        pd.DataFrame(rows),
+        {"Single stream": PCT, **{f"c{c}": PCT for c in levels}},
+        note="Change of the first configuration over the second (single stream: means of the "
+        "runs).",
+    )
+    return [table, changes]
+
+
+def _runs_of(figs: Figures, entry: Entry | None) -> list[float]:
+    return figs.runs(entry.label) if entry is not None else []
+
+
+# ----- (d) concurrency curves, (f) FP8 vs 4-bit --------------------------------------------------
+def fleet_groups(entries: list[Entry]) -> list[tuple[str, str]]:
+    """(spec, budget) of the distinct concurrency runs, in input order."""
+    return list(
+        dict.fromkeys(
+            (e.setup.spec, e.setup.budget)
+            for e in entries
+            if not e.single_stream
+            and e.setup.workload == EDIT
+            and not e.setup.identical
+            and e.setup.prefix_caching
+        )
+    )
+
+
+def _setup_title(spec: str, budget: str) -> str:
+    return f"{describe_spec(spec)}, batch budget {budget}"
+
+
+def concurrency_curve(
+    entries: list[Entry], figs: Figures, spec: str, budget: str, builds: list[str]
+) -> Table | None:
+    """Notes §3b: aggregate and per stream of each build's distinct concurrency run."""
+    found = {
+        b: e
+        for b in builds
+        if (e := _fleet(entries, build=b, spec=spec, budget=budget)) is not None
+    }
+    if not found:
+        return None
+    levels = sorted(set().union(*(e.levels for e in found.values())))
+    frame = pd.DataFrame({"Concurrency": [f"c{c}" for c in levels]})
+    formats = {}
+    for build, entry in found.items():
+        aggregate = np.array([figs.value(entry.label, c, "measured_total_tps") for c in levels])
+        frame[f"{display(build)} aggregate"] = aggregate
+        frame[f"{display(build)} per stream"] = aggregate / np.array(levels, dtype=float)
+        formats[f"{display(build)} aggregate"] = formats[f"{display(build)} per stream"] = TOK_S
+    return Table(
+        f"notes_concurrency_{_key(spec, budget)}",
+        f"Concurrency, full curve: {_setup_title(spec, budget)}, distinct edit prompts",
+        frame,
+        formats,
+        note="Aggregate = Σ output tokens / level wall time; per stream = aggregate / C.",
+    )
+
+
+def identical_contrast(
+    entries: list[Entry], figs: Figures, build: str, spec: str, budget: str
+) -> Table | None:
+    """Notes §3 detail: distinct vs identical prompts of one configuration."""
+    distinct = _fleet(entries, build=build, spec=spec, budget=budget)
+    same = _fleet(entries, identical=True, build=build, spec=spec, budget=budget)
+    if distinct is None or same is None:
+        return None
+    levels = sorted(set(distinct.levels) | set(same.levels))
+    c = np.array(levels, dtype=float)
+    a = np.array([figs.value(distinct.label, level, "measured_total_tps") for level in levels])
+    b = np.array([figs.value(same.label, level, "measured_total_tps") for level in levels])
+    frame = pd.DataFrame(
+        {
+            "Concurrency": [f"c{level}" for level in levels],
+            "Distinct aggregate": a,
+            "Distinct per stream": a / c,
+            "Identical aggregate": b,
+            "Identical per stream": b / c,
+            "Identical overstates by": (b / a - 1) * 100,
+        }
+    )
+    return Table(
+        f"notes_distinct_identical_{build}_{_key(spec, budget)}",
+        f"Distinct vs identical prompts: {display(build)}, {_setup_title(spec, budget)}",
+        frame,
+        {**{col: TOK_S for col in frame.columns[1:5]}, "Identical overstates by": PCT},
+        note="Identical prompts let the prefix cache serve every stream's prompt: measured for "
+        "contrast, not for quoting.",
+    )
+
+
+def fp8_vs_4bit(entries: list[Entry], figs: Figures, spec: str, budget: str) -> Table | None:
+    """Notes §4a: FP8 against each 4-bit build per concurrency, one configuration."""
+    fp8 = _fleet(entries, build="fp8", spec=spec, budget=budget)
+    others = {
+        b: e
+        for b in builds_of(entries)
+        if b != "fp8" and (e := _fleet(entries, build=b, spec=spec, budget=budget)) is not None
+    }
+    if fp8 is None or not others:
+        return None
+    levels = sorted(set(fp8.levels).union(*(e.levels for e in others.values())))
+    base = [figs.value(fp8.label, c, "measured_total_tps") for c in levels]
+    frame = pd.DataFrame({"Concurrency": [f"c{c}" for c in levels], "FP8": base})
+    formats = {"FP8": TOK_S}
+    for build, entry in others.items():
+        values = [figs.value(entry.label, c, "measured_total_tps") for c in levels]
+        frame[display(build)] = values
+        frame[f"{display(build)} advantage"] = [
+            change(a, b) for a, b in zip(base, values, strict=True)
+        ]
+        formats[display(build)], formats[f"{display(build)} advantage"] = TOK_S, PCT
+    return Table(
+        f"notes_fp8_vs_4bit_{_key(spec, budget)}",
+        f"FP8 vs 4-bit by concurrency: {_setup_title(spec, budget)} (aggregate tok/s)",
+        frame,
+        formats,
+        note="Advantage = 4-bit / FP8 − 1 of the aggregate at each level.",
+    )
+
+
+def _key(spec: str, budget: str) -> str:
+    return f"{spec.replace(':', '')}_{budget}"
+
+
+# ----- (e) prefill -------------------------------------------------------------------------------
+def prefill_by_size(entries: list[Entry], dataset: Dataset) -> Table | None:
+    """Notes §4: prefill tok/s per prompt size and build, run-to-run agreement, comparisons."""
+    labels = {
+        build: entry.label
+        for build in builds_of(entries)
+        if (
+            entry := next(
+                (e for e in entries if e.setup.build == build and e.setup.workload == PREFILL), None
+            )
+        )
+    }
+    cells = {build: _prefill_cells(dataset, label) for build, label in labels.items()}
+    cells = {build: frame for build, frame in cells.items() if not frame.empty}
+    if not cells:
+        return None
+    sizes = sorted(set().union(*(set(f.index) for f in cells.values())))
+    first = next(iter(cells.values()))
+    frame = pd.DataFrame(
+        {
+            "Prompt": [f"~{size / 1000:.0f}K" if size >= 1000 else str(size) for size in sizes],
+            "Tokens": [first["tokens"].get(size, np.nan) for size in sizes],
+        }
+    )
+    formats = {"Tokens": "{:,.0f}"}
+    for build, cell in cells.items():
+        name = display(build)
+        frame[name] = [cell["mean"].get(size, np.nan) for size in sizes]
+        frame[f"{name} runs"] = [cell["runs"].get(size, np.nan) for size in sizes]
+        frame[f"{name} agreement"] = [cell["spread"].get(size, np.nan) for size in sizes]
+        formats[name], formats[f"{name} agreement"] = "{:,.1f}", "{:.2f}%"
+    for other, base, title in (
+        ("nvfp4", "int4", "NVFP4 vs MixedInt4"),
+        ("fp8", "nvfp4", "FP8 advantage over NVFP4"),
+    ):
+        if other in cells and base in cells:
+            frame[title] = [
+                change(b, a)
+                for a, b in zip(frame[display(other)], frame[display(base)], strict=True)
+            ]
+            formats[title] = PCT
+    return Table(
+        "notes_prefill",
+        "Prefill throughput by prompt size (tok/s), with run-to-run agreement",
+        frame,
+        formats,
+        note="Prefill tok/s = prompt tokens / prefill time of each measured cold request "
+        "(max_tokens=1, unique prompts); runs = each measured request in order; agreement = "
+        "(max − min) / mean.",
+    )
+
+
+def _prefill_cells(dataset: Dataset, label: str) -> pd.DataFrame:
+    rows = prefill_rows(dataset.records, label).dropna(subset=["size"])
+    rows = rows[rows["ok"]] if not rows.empty else rows
+    if rows.empty:
+        return pd.DataFrame()
+    out = {}
+    for size, group in rows.groupby("size", sort=True):
+        speeds = [float(v) for v in group["tok_s"].dropna()]
+        out[int(size)] = {
+            "tokens": float(group["prompt_tokens"].mean()),
+            "mean": mean_of(speeds),
+            "runs": " / ".join(f"{v:,.1f}" for v in speeds) if len(speeds) > 1 else np.nan,
+            "spread": spread_pct(speeds),
+        }
+    return pd.DataFrame.from_dict(out, orient="index")
+
+
+# ----- (g) the speed-up ladder -------------------------------------------------------------------
+def _ladder_order(entry: Entry) -> tuple:
+    setup = entry.setup
+    family = setup.spec.split(":", 1)[0]
+    build_rank = list(BUILD_NAMES).index(setup.build) if setup.build in BUILD_NAMES else 9
+    return (
+        setup.build != "fp8",
+        {"none": 0, "mtp": 1, "dspark": 2}.get(family, 3),
+        spec_depth(setup.spec),
+        build_rank,
+        setup.budget != DEFAULT_BUDGET,
+    )
+
+
+def speed_up_ladder(entries: list[Entry], figs: Figures) -> Table | None:
+    """Notes §5: edit single stream from stock FP8 (no speculation) up, × over stock."""
+    singles = [
+        e for e in entries if e.single_stream and e.setup.workload == EDIT and not e.setup.identical
+    ]
+    stock = next(
+        (
+            e
+            for e in singles
+            if e.setup.build == "fp8" and e.setup.spec == "none" and not e.setup.prefix_caching
+        ),
+        None,
+    ) or next((e for e in singles if e.setup.build == "fp8" and e.setup.spec == "none"), None)
+    if stock is None:
+        return None
+    rows = [stock, *sorted((e for e in singles if e is not stock), key=_ladder_order)]
+    speeds = [mean_of(figs.runs(e.label)) for e in rows]
+    frame = pd.DataFrame(
+        {
+            "Configuration": [_ladder_name(e.setup) for e in rows],
+            "tok/s": speeds,
+            "vs stock": [s / speeds[0] if speeds[0] else np.nan for s in speeds],
+        }
+    )
+    return Table(
+        "notes_speed_up_ladder",
+        "The speed-up from stock FP8: edit-heavy, single stream",
+        frame,
+        {"tok/s": TOK_S, "vs stock": "{:.1f}×"},
+        note="tok/s = mean over the runs of per-request output tokens / latency at C=1.",
+    )
+
+
+def _ladder_name(setup: Setup) -> str:
+    parts = [display(setup.build)]
+    parts.append(describe_spec(setup.spec) if setup.spec != "none" else "no speculation")
+    if setup.budget != DEFAULT_BUDGET:
+        parts.append(f"budget {setup.budget}")
+    if not setup.prefix_caching:
+        parts.append("no prefix caching")
+    return ", ".join(parts)
