@@ -18,7 +18,6 @@ first and last, so the one line to open is on screen at both ends of a few minut
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -26,7 +25,6 @@ import yaml
 
 from sparkload.matrix import runner, spec
 from sparkload.matrix.__main__ import run
-from sparkload.records import MANIFEST_FILE
 
 VARIANTS = ("fp8", "fp8-mtp", "awq-mtp", "nvfp4", "nvfp4-mtp")
 LADDER = [1, 2, 4, 8, 16]
@@ -223,32 +221,8 @@ def run_notes(time_scale: float, quick: bool, out: Path | None) -> int:
     print(f"sparkload demo --notes: the report will be {report}", flush=True)
     matrix = _generated(notes_matrix_data(time_scale, quick), "demo --notes")
     code = run(matrix, results_dir)
-    missed = _runs_missing_from_report(results_dir)
-    if missed:
-        print(
-            f"the report left out {len(missed)} run(s) of repeated targets; "
-            "rebuilding it over every run directory…",
-            flush=True,
-        )
-        runs = sorted(p.parent for p in results_dir.glob(f"*/{MANIFEST_FILE}"))
-        if runner.build_report(runs, report.parent, matrix.report_args) is None:
-            code = code or 1
     print(f"report: {report}" if report.is_file() else f"no report written ({report})", flush=True)
     return code
-
-
-def _runs_missing_from_report(results_dir: Path) -> list[Path]:
-    """Run directories the combined report does not cover.
-
-    The matrix runner hands the report one run directory per target, the last; a target with
-    ``repeat: 2`` writes two, and the notes' "run 1 / run 2" cells need both."""
-    try:
-        method = json.loads((results_dir / runner.REPORT_FOLDER / "summary.json").read_text())
-        covered = {Path(run["directory"]).resolve() for run in method["method"]["runs"]}
-    except (OSError, ValueError, KeyError, TypeError):
-        return []  # no report to complete
-    written = {p.parent.resolve() for p in results_dir.glob(f"*/{MANIFEST_FILE}")}
-    return sorted(written - covered)
 
 
 if __name__ == "__main__":

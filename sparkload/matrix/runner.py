@@ -57,9 +57,13 @@ _ERROR_LINE = "sparkload: error: "
 class Outcome:
     target: Target
     status: str
-    run_dir: Path | None = None
+    run_dirs: tuple[Path, ...] = ()  # every run the target wrote (--repeat: one per repetition)
     reason: str = ""
     seconds: float = 0.0
+
+    @property
+    def run_dir(self) -> Path | None:
+        return self.run_dirs[-1] if self.run_dirs else None
 
 
 @dataclass
@@ -191,7 +195,7 @@ def run_matrix(
     say("")
     say(f"matrix summary ({results_dir / SUMMARY_FILE}):")
     say(summary)
-    run_dirs = [o.run_dir for o in result.outcomes if o.run_dir is not None]
+    run_dirs = [run_dir for o in result.outcomes for run_dir in o.run_dirs]
     if run_dirs:
         say(f"building the combined report over {len(run_dirs)} run(s)…")
         result.report = build_report(run_dirs, results_dir / REPORT_FOLDER, matrix.report_args)
@@ -219,7 +223,7 @@ def run_target(
             outcome = _prepare_and_run(matrix, target, head, results_dir, before, log, say)
         except KeyboardInterrupt:
             say(f"{head}: stopped (Ctrl-C)")
-            outcome = Outcome(target, STOPPED, _new_run_dir(results_dir, target, before), "Ctrl-C")
+            outcome = Outcome(target, STOPPED, _new_run_dirs(results_dir, target, before), "Ctrl-C")
     outcome.seconds = time.monotonic() - started
     if outcome.status not in (COMPLETE, STOPPED):
         say(f"{head}: {outcome.status}: {outcome.reason}")
@@ -250,48 +254,50 @@ def _prepare_and_run(
     log.write("$ " + printable(command) + "\n")
     output = _ChildOutput(log, say)
     finished = process.run(command, output)
-    run_dir = _new_run_dir(results_dir, target, before)
-    return _judge(target, finished, run_dir, output.last_error, results_dir)
+    run_dirs = _new_run_dirs(results_dir, target, before)
+    return _judge(target, finished, run_dirs, output.last_error, results_dir)
 
 
 def _judge(
     target: Target,
     finished: process.Finished,
-    run_dir: Path | None,
+    run_dirs: tuple[Path, ...],
     last_error: str,
     results_dir: Path,
 ) -> Outcome:
+    """The outcome from the runs' manifests (every repetition must be complete) and the exit."""
     log = results_dir / LOGS_FOLDER / f"{target.label}.log"
     why = last_error or next((line.strip() for line in reversed(finished.tail) if line.strip()), "")
-    if run_dir is None:
+    if not run_dirs:
         return Outcome(
-            target, FAILED, None, f"no run written (exit {finished.returncode}): {why} [log: {log}]"
+            target, FAILED, (), f"no run written (exit {finished.returncode}): {why} [log: {log}]"
         )
-    manifest = _manifest(run_dir)
-    if manifest is None or manifest.status != STATUS_COMPLETE:
-        status = manifest.status if manifest is not None else "unreadable manifest"
-        because = f": {manifest.abort_reason}" if manifest and manifest.abort_reason else ""
-        return Outcome(
-            target,
-            FAILED,
-            run_dir,
-            f"run ended {status!r}{because} (exit {finished.returncode}) [log: {log}]",
-        )
+    for run_dir in run_dirs:
+        manifest = _manifest(run_dir)
+        if manifest is None or manifest.status != STATUS_COMPLETE:
+            status = manifest.status if manifest is not None else "unreadable manifest"
+            because = f": {manifest.abort_reason}" if manifest and manifest.abort_reason else ""
+            return Outcome(
+                target,
+                FAILED,
+                run_dirs,
+                f"run ended {status!r}{because} (exit {finished.returncode}) [log: {log}]",
+            )
     if finished.returncode != 0:
         return Outcome(
-            target, ERRORS, run_dir, f"some requests failed (exit {finished.returncode})"
+            target, ERRORS, run_dirs, f"some requests failed (exit {finished.returncode})"
         )
-    return Outcome(target, COMPLETE, run_dir)
+    return Outcome(target, COMPLETE, run_dirs)
 
 
 def _run_dirs(results_dir: Path) -> set[Path]:
     return {p.parent for p in results_dir.glob(f"*/{MANIFEST_FILE}")}
 
 
-def _new_run_dir(results_dir: Path, target: Target, before: set[Path]) -> Path | None:
-    """The run directory this target's Locust run created (new since ``before``, its label)."""
-    new = [p for p in sorted(_run_dirs(results_dir) - before) if _label(p) == target.label]
-    return new[-1] if new else None
+def _new_run_dirs(results_dir: Path, target: Target, before: set[Path]) -> tuple[Path, ...]:
+    """The run directories this target's Locust run created (new since ``before``, its label;
+    several with ``repeat``), oldest first."""
+    return tuple(p for p in sorted(_run_dirs(results_dir) - before) if _label(p) == target.label)
 
 
 def _manifest(run_dir: Path) -> Manifest | None:

@@ -88,6 +88,10 @@ class EngineBackend:
     def kv_usage(self) -> float:
         return self.engine.kv_usage()
 
+    def kv_cache_blocks(self) -> tuple[int, int]:
+        """(blocks, tokens per block) of the KV cache: its capacity, as vLLM reports it."""
+        return self.engine.kv_cache_blocks()
+
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
 
@@ -152,6 +156,10 @@ class FixedBackend:
 
     def kv_usage(self) -> float:
         return 0.0
+
+    def kv_cache_blocks(self) -> None:
+        """Fixed timing models no KV cache."""
+        return None
 
     def cached_tokens(self, request_id: str) -> int:
         return 0

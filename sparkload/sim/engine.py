@@ -254,6 +254,9 @@ class Engine:
     def kv_usage(self) -> float:
         return min(1.0, self._used_blocks() / self._capacity_blocks)
 
+    def kv_cache_blocks(self) -> tuple[int, int]:
+        return self._capacity_blocks, self.profile.block_size
+
     # --- the loop ------------------------------------------------------------------------
     def step(self) -> Step:
         """Schedule one step, price it, and advance every scheduled sequence.

@@ -99,6 +99,7 @@ class StatsSource(Protocol):
     @property
     def num_waiting(self) -> int: ...
     def kv_usage(self) -> float: ...
+    def kv_cache_blocks(self) -> tuple[int, int] | None: ...
 
 
 class _BackendCollector(Collector):
@@ -119,6 +120,15 @@ class _BackendCollector(Collector):
 
     def collect(self) -> Iterator[Metric]:
         src, c = self._source, self._source.counters
+        blocks = src.kv_cache_blocks()
+        if blocks is not None:  # vLLM's info gauge: the cache configuration in its labels
+            info = GaugeMetricFamily(
+                "vllm:cache_config_info",
+                "Information of the LLMEngine CacheConfig",
+                labels=("block_size", "num_gpu_blocks", "engine"),
+            )
+            info.add_metric([str(blocks[1]), str(blocks[0]), "0"], 1.0)
+            yield info
         yield self._gauge(
             "vllm:num_requests_running",
             "Number of requests in model execution batches.",

@@ -73,3 +73,14 @@ def test_non_streamed_completion_returns_the_text_and_usage(url):
 
 def test_completion_without_a_prompt_is_a_400(url):
     assert completion(url, prompt="").status_code == 400
+
+
+def test_metrics_report_the_kv_cache_capacity_as_vllm_does():
+    with running_sim("--profile", "qwen3.8-nvfp4", "--time-scale", "100") as url:
+        text = requests.get(url + "/metrics", timeout=5).text
+    line = next(line for line in text.splitlines() if line.startswith("vllm:cache_config_info{"))
+    labels = dict(
+        part.split("=") for part in line[line.index("{") + 1 : line.index("}")].split(",")
+    )
+    tokens = int(labels["num_gpu_blocks"].strip('"')) * int(labels["block_size"].strip('"'))
+    assert 1_323_090 - 512 < tokens <= 1_323_090  # the notes' NVFP4 KV capacity, in whole blocks
