@@ -22,14 +22,13 @@ levels comparable. Any problem is a ``ConfigError`` of one line naming the file 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
 from sparkload.errors import ConfigError
+from sparkload.sim.textlength import estimate_tokens
 
 JSONL, SHAREGPT, TEXT = "jsonl", "sharegpt", "text"
-CHARS_PER_TOKEN = 4
 ROLES = ("system", "developer", "user", "assistant")
 SHAREGPT_ROLES = {
     "system": "system",
@@ -160,7 +159,7 @@ def _sharegpt(turns: Any, where: str, reply_lengths: bool) -> DatasetPrompt | No
         if messages and messages[-1]["role"] == "user":  # the prompt is complete
             if role != "assistant" or not reply_lengths:
                 break
-            length = max(1, math.ceil(len(value) / CHARS_PER_TOKEN))
+            length = estimate_tokens(value)
             return DatasetPrompt(tuple(messages), length)
         if role in ("system", "user"):
             messages.append({"role": role, "content": value})

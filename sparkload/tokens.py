@@ -21,7 +21,6 @@ the load; the texts reach the workers in the options of the test's start.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -29,9 +28,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import requests
 
 from sparkload.errors import ConfigError
+from sparkload.sim.textlength import CHARS_PER_TOKEN, estimate_tokens
 from sparkload.stream import API_COMPLETIONS
 from sparkload.target import models_url
-from sparkload.workloads import CHARS_PER_TOKEN, SYNTHETIC_POOL, Synthetic, filler_text
+from sparkload.workloads import SYNTHETIC_POOL, Synthetic, filler_text
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -58,7 +58,7 @@ class Estimate:
     counts: str = "characters / 4, rounded up: an estimate, not the server's count"
 
     def count(self, text: str) -> int:
-        return max(1, math.ceil(len(text) / CHARS_PER_TOKEN))
+        return estimate_tokens(text)
 
     def guess(self, text: str, tokens: int) -> int:
         return tokens * CHARS_PER_TOKEN

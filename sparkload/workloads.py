@@ -61,6 +61,7 @@ from sparkload.errors import ConfigError
 from sparkload.paths import EDIT_SOURCES, FRESH_SPECS
 from sparkload.prompts import load_prompts
 from sparkload.records import ERROR_EMPTY_OUTPUT, STATUS_OK, RequestRecord
+from sparkload.sim.textlength import CHARS_PER_TOKEN
 from sparkload.stream import API_COMPLETIONS
 
 if TYPE_CHECKING:
@@ -72,7 +73,6 @@ OUTPUT_TOKENS = {CHAT: 128, FRESH: 400, EDIT: 3000, PREFILL: 1}  # each workload
 PINNED_BY_DEFAULT = (FRESH, EDIT)
 NOTES_METHOD = {"temperature": 0, "chat_template_kwargs": {"enable_thinking": False}}
 COLD_BY_DESIGN = (FRESH, EDIT, PREFILL)  # chat reuses its prompts unless --cache-bust
-CHARS_PER_TOKEN = 4  # English prose, and the simulator's estimate
 SYNTHETIC_POOL = 16  # distinct --input-tokens prompts
 
 FRESH_INSTRUCTION = (

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import socket
 import struct
 import time
@@ -45,9 +44,9 @@ from sparkload.sim.sse import (
     error_frame,
     malformed_frame,
 )
+from sparkload.sim.textlength import CHARS_PER_TOKEN, estimate_tokens
 
-CHARS_PER_TOKEN = 4
-DEFAULT_MAX_TOKENS = 256
+DEFAULT_MAX_TOKENS = 256  # a chat request without max_tokens (vLLM would allow the context left)
 DEFAULT_COMPLETION_MAX_TOKENS = 16  # vLLM's (and OpenAI's) default for /v1/completions
 DEFAULT_THINKING_TOKENS = 32  # reasoning tokens when a request enables thinking on its own
 MAX_MODEL_LEN = 131072  # what /tokenize reports; the simulator takes a prompt of any length
@@ -98,10 +97,6 @@ class RequestError(Exception):
     def __init__(self, status: int, message: str, error_type: str, param: str | None = None):
         super().__init__(message)
         self.status, self.error_type, self.param = status, error_type, param
-
-
-def estimate_tokens(text: str) -> int:
-    return max(1, math.ceil(len(text) / CHARS_PER_TOKEN))
 
 
 def block_hashes(text: str, block_tokens: int) -> tuple[int, ...]:

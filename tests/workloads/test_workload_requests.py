@@ -8,6 +8,7 @@ from locust.argument_parser import LocustArgumentParser
 from sparkload import config as options
 from sparkload import workloads
 from sparkload.errors import ConfigError
+from sparkload.sim.textlength import CHARS_PER_TOKEN
 
 
 def opts(*args: str) -> options.RunOptions:
@@ -122,7 +123,7 @@ def test_prefill_prompt_size_follows_the_level_index():
     small = workload.request(0, user=0, level_index=0)
     large = workload.request(0, user=0, level_index=1)
     assert (small.extra["target_tokens"], large.extra["target_tokens"]) == (1000, 3000)
-    assert len(large.text) == pytest.approx(3000 * workloads.CHARS_PER_TOKEN, rel=0.02)
+    assert len(large.text) == pytest.approx(3000 * CHARS_PER_TOKEN, rel=0.02)
 
 
 def test_prefill_requests_differ_in_content_not_only_in_their_nonce():
