@@ -116,6 +116,12 @@ class RunCollector:
         if self.levels_per_run and index // self.levels_per_run >= len(self.writers):
             self.writer.finish(STATUS_COMPLETE)  # the next repetition of the plan starts
             self.writers.append(self.open_run(len(self.writers)))
+            logger.info(
+                "sparkload run %s: repetition %d, results in %s",
+                self.writer.path.name,
+                len(self.writers),
+                self.writer.path,
+            )
         tally = LevelTally(index, concurrency, expected, arrival_rate, self.time_scale)
         self.tallies[index] = tally
         self.manifest.levels.append(

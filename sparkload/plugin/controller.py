@@ -183,11 +183,7 @@ class RunController:
         )
 
         def open_run(run: int) -> ResultsWriter:
-            writer = ResultsWriter(opts.results_dir, self._manifest(context, run))
-            logger.info(
-                "sparkload run %s: %s mode, results in %s", writer.path.name, opts.mode, writer.path
-            )
-            return writer
+            return ResultsWriter(opts.results_dir, self._manifest(context, run))
 
         self.shape = _make_shape(context)
         levels_per_run = len(opts.arrival_rate if opts.mode == "arrival" else opts.ladder)
@@ -197,6 +193,14 @@ class RunController:
             scraper,
             opts.metrics_interval,
             levels_per_run if opts.repeat > 1 else 0,
+        )
+        # Only now that the run can be closed (a stop at any later moment finds it) is it
+        # announced: the matrix runner and users take this line for "under load".
+        logger.info(
+            "sparkload run %s: %s mode, results in %s",
+            self.collector.writer.path.name,
+            opts.mode,
+            self.collector.writer.path,
         )
         self._progress = gevent.spawn(self._report_progress)
 
