@@ -15,6 +15,8 @@ import brotli
 import gevent
 from gevent.server import StreamServer
 
+from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
+from sparkload.records import RequestRecord
 from sparkload.simproc import READY_PREFIX, ServerProcess
 
 __all__ = ["READY_PREFIX", "Script", "ScriptedServer", "running_sim", "scripted"]
@@ -220,3 +222,33 @@ def _usage(tokens: int, cached_prompt: bool = False) -> dict:
     if cached_prompt:
         usage["prompt_tokens_details"] = {"cached_tokens": 5}
     return {"id": "test", "choices": [], "usage": usage}
+
+
+def measure_on(
+    script: Script,
+    requests: int = 1,
+    max_tokens: int = 8,
+    accept_encoding: str = "identity",
+    keep_chunk_gaps: bool = False,
+) -> tuple[list[RequestRecord], ScriptedServer]:
+    """``requests`` chat requests measured one after another on one client connection to a
+    server following ``script``: the client's records, and what the server saw."""
+    with scripted(script) as server:
+        connection = Connection(server.url, timeout=5)
+        request = StreamRequest(
+            "/v1/chat/completions",
+            build_body("m", "hi", max_tokens),
+            build_headers(None, accept_encoding=accept_encoding),
+            timeout=5,
+            keep_chunk_gaps=keep_chunk_gaps,
+        )
+        records = [
+            measure(
+                connection,
+                request,
+                RequestRecord(f"r{i}", 1, 0, "measure", "local", 0, "h", "m", 0, max_tokens, 0.0),
+            )
+            for i in range(requests)
+        ]
+        connection.close()
+    return records, server

@@ -26,9 +26,8 @@ class RunContext:
     workload: Workload
     endpoints: tuple[Endpoint, ...]
     headers: dict[str, str]  # every request's headers, the API key included (never written)
-    body_extras: dict[
-        str, Any
-    ]  # merged into every body: workload sampling, shortcuts, --extra-body
+    # merged into every body: the workload's sampling, the shortcuts, --extra-body
+    body_extras: dict[str, Any]
     model: str = ""  # settled by the master before the load starts
     time_scale: float = 1.0  # > 1 when the target is the time-scaled built-in simulator
 

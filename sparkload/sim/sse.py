@@ -97,9 +97,13 @@ class ChunkWriter:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
         if finish_reason is not None:
             choice["stop_reason"] = None
+        return self._envelope("chat.completion.chunk", choice, completion_tokens)
+
+    def _envelope(self, kind: str, choice: dict, completion_tokens: int | None) -> dict:
+        """One chunk of ``kind`` around ``choice``, with the running usage when asked for."""
         chunk = {
             "id": self.request_id,
-            "object": "chat.completion.chunk",
+            "object": kind,
             "created": self.created,
             "model": self.model,
             "choices": [choice],
@@ -193,16 +197,7 @@ class CompletionWriter(ChunkWriter):
     """
 
     def _text_chunk(self, choice: dict, completion_tokens: int | None = None) -> dict:
-        chunk = {
-            "id": self.request_id,
-            "object": "text_completion",
-            "created": self.created,
-            "model": self.model,
-            "choices": [choice],
-        }
-        if self.continuous_usage:
-            chunk["usage"] = self.usage(completion_tokens, include_details=False)
-        return chunk
+        return self._envelope("text_completion", choice, completion_tokens)
 
     def role(self) -> bytes:
         return b""

@@ -4,26 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
 from sparkload.records import RequestRecord
 from sparkload.sse import BodyDecodeError, body_decoder
-from tests.servers import Script, scripted
+from tests.servers import Script, measure_on
 
 
 def measured(script: Script, accept: str) -> tuple[RequestRecord, str]:
-    with scripted(script) as server:
-        connection = Connection(server.url, timeout=5)
-        request = StreamRequest(
-            "/v1/chat/completions",
-            build_body("m", "hi", 16),
-            build_headers(None, accept_encoding=accept),
-            timeout=5,
-        )
-        record = measure(
-            connection, request, RequestRecord("r", 1, 0, "measure", "l", 0, "h", "m", 0, 16, 0.0)
-        )
-        connection.close()
-        return record, server.requests[0][0]
+    records, server = measure_on(script, max_tokens=16, accept_encoding=accept)
+    return records[0], server.requests[0][0]
 
 
 @pytest.mark.parametrize("coding", ["gzip", "br"])

@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 from sparkload.client import (
-    Connection,
-    StreamRequest,
-    build_body,
-    build_headers,
     error_text,
     identifying_headers,
-    measure,
 )
 from sparkload.records import RequestRecord
-from tests.servers import NGINX_502, Script, scripted
+from tests.servers import NGINX_502, Script, measure_on
 
 BAD_GATEWAY = (
     b"HTTP/1.1 502 Bad Gateway\r\nServer: nginx\r\nContent-Type: text/html\r\n"
@@ -20,20 +15,12 @@ BAD_GATEWAY = (
 )
 
 
-def one_request(script: Script) -> tuple[RequestRecord, Connection]:
-    with scripted(script) as server:
-        connection = Connection(server.url, timeout=5)
-        request = StreamRequest(
-            "/v1/chat/completions", build_body("m", "hi", 8), build_headers(None), timeout=5
-        )
-        record = RequestRecord("r", 1, 0, "measure", "local", 0, "h", "m", 0, 8, 0.0)
-        measure(connection, request, record)
-        connection.close()
-    return record, connection
+def one_request(script: Script) -> RequestRecord:
+    return measure_on(script)[0][0]
 
 
 def test_a_502_from_nginx_reads_as_nginx_with_its_page_title_on_one_line():
-    record, _ = one_request(Script(raw_response=BAD_GATEWAY))
+    record = one_request(Script(raw_response=BAD_GATEWAY))
     assert (record.status, record.error_kind, record.server) == ("error", "http_502", "nginx")
     assert record.error.startswith("HTTP 502 from nginx: <title>502 Bad Gateway</title>")
     assert "\n" not in record.error and len(record.error) < 200

@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
 from sparkload.records import RequestRecord
-from tests.servers import Script, scripted
+from tests.servers import Script, measure_on
 
 REQUESTS = 4
 
 
 def run(script: Script) -> tuple[list[RequestRecord], int]:
-    with scripted(script) as server:
-        connection = Connection(server.url, timeout=5)
-        request = StreamRequest(
-            "/v1/chat/completions", build_body("m", "hi", 8), build_headers(None), timeout=5
-        )
-        records = [
-            measure(
-                connection,
-                request,
-                RequestRecord(f"r{i}", 1, 0, "measure", "l", 0, "h", "m", 0, 8, 0.0),
-            )
-            for i in range(REQUESTS)
-        ]
-        connection.close()
-        return records, server.connections
+    records, server = measure_on(script, REQUESTS)
+    return records, server.connections
 
 
 def test_a_server_closing_after_each_stream_while_claiming_keep_alive_fails_no_request():

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
-from sparkload.records import RequestRecord
 from sparkload.streamshape import level_stream_shape
-from tests.servers import Script, scripted
+from tests.servers import Script, measure_on
 
 
 def rec(ttfb=0.05, ttft=0.1, gap=0.01, tokens=64, tail=0.0002, **extra) -> dict:
@@ -68,20 +66,7 @@ def test_failed_requests_are_left_out():
 
 
 def level_records(script: Script, requests: int = 4) -> list[dict]:
-    with scripted(script) as server:
-        connection = Connection(server.url, timeout=5)
-        request = StreamRequest(
-            "/v1/chat/completions", build_body("m", "hi", 32), build_headers(None), timeout=5
-        )
-        records = [
-            measure(
-                connection,
-                request,
-                RequestRecord(f"r{i}", 1, 0, "measure", "l", 0, "h", "m", 0, 32, 0.0),
-            )
-            for i in range(requests)
-        ]
-        connection.close()
+    records, _ = measure_on(script, requests, max_tokens=32)
     return [r.to_dict() for r in records]
 
 

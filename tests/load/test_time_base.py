@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
 from sparkload.records import RequestRecord
-from tests.servers import Script, scripted
+from tests.servers import Script, measure_on
 
 REQUESTS = 6
 
 
 def records_from(script: Script, requests: int = REQUESTS) -> list[RequestRecord]:
-    with scripted(script) as server:
-        connection = Connection(server.url, timeout=5)
-        request = StreamRequest(
-            "/v1/chat/completions",
-            build_body("m", "hi", 64),
-            build_headers(None),
-            timeout=5,
-            keep_chunk_gaps=True,
-        )
-        out = [measure(connection, request, record(i)) for i in range(requests)]
-        connection.close()
-    return out
-
-
-def record(index: int = 0) -> RequestRecord:
-    return RequestRecord(f"r{index}", 1, 0, "measure", "local", 0, "h", "m", 0, 64, 0.0)
+    return measure_on(script, requests, max_tokens=64, keep_chunk_gaps=True)[0]
 
 
 def assert_monotonic(records: list[RequestRecord]) -> None:
