@@ -7,6 +7,8 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +62,30 @@ def simulator():
 
 def locust_command(*args: str) -> list[str]:
     return [LOCUST, "-f", str(LOCUSTFILE), *args]
+
+
+@contextmanager
+def locust_workers(count: int = 2) -> Iterator[str]:
+    """``count`` Locust workers waiting for a master on a free port (yielded); they exit with
+    the master's run and are waited for."""
+    port = str(free_port())
+    workers = [
+        subprocess.Popen(
+            locust_command("--worker", "--master-port", port),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+        )
+        for _ in range(count)
+    ]
+    try:
+        yield port
+    finally:
+        for worker in workers:
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
 
 
 def run_locust(

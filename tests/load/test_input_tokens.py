@@ -4,13 +4,12 @@ the method is in the manifest, and the 4-characters fallback is flagged."""
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 import requests
 from tokenizers import Tokenizer
 
-from tests.conftest import free_port, locust_command, run_locust
+from tests.conftest import locust_workers, run_locust
 from tests.servers import Script, running_sim, scripted
 from tests.workloads.test_tokens import train_bpe
 
@@ -99,40 +98,26 @@ def test_workers_send_the_prompts_the_master_fitted(tmp_path):
     """Workers started with no options of their own send the master's texts (they reach them
     with the options of the test's start), each exactly N tokens by the master's tokenizer."""
     path = train_bpe(tmp_path / "tokenizer.json")
-    port = str(free_port())
-    workers = [
-        subprocess.Popen(
-            locust_command("--worker", "--master-port", port),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
+    with locust_workers(2) as port, scripted(Script(tokens=4)) as server:
+        run = run_locust(
+            [
+                "--headless",
+                "-H",
+                server.url,
+                *LADDER,
+                "--input-tokens",
+                "250",
+                "--tokenizer",
+                str(path),
+                "--master",
+                "--expect-workers",
+                "2",
+                "--master-bind-port",
+                port,
+            ],
+            tmp_path / "results",
+            timeout=120,
         )
-        for _ in range(2)
-    ]
-    try:
-        with scripted(Script(tokens=4)) as server:
-            run = run_locust(
-                [
-                    "--headless",
-                    "-H",
-                    server.url,
-                    *LADDER,
-                    "--input-tokens",
-                    "250",
-                    "--tokenizer",
-                    str(path),
-                    "--master",
-                    "--expect-workers",
-                    "2",
-                    "--master-bind-port",
-                    port,
-                ],
-                tmp_path / "results",
-                timeout=120,
-            )
-    finally:
-        for worker in workers:
-            worker.wait(timeout=30)
     assert run.returncode == 0, run.output
     assert {r["worker"] for r in run.records} <= {"0", "1"} and len(run.records) == 8
     tokenizer = Tokenizer.from_file(str(path))

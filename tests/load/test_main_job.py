@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections import Counter
 
 import pytest
 
-from tests.conftest import free_port, locust_command, run_locust
+from tests.conftest import locust_workers, run_locust
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
@@ -59,23 +58,10 @@ def test_processes_2_gives_the_same_counts_as_a_local_run(tmp_path):
 
 
 def test_master_and_two_workers_give_the_same_counts_as_a_local_run(tmp_path):
-    port = str(free_port())
-    workers = [
-        subprocess.Popen(
-            locust_command("--worker", "--master-port", port),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
-        )
-        for _ in range(2)
-    ]
-    try:
+    with locust_workers(2) as port:
         run = run_locust(
             [*LADDER, "--master", "--expect-workers", "2", "--master-bind-port", port], tmp_path
         )
-    finally:
-        for worker in workers:
-            worker.wait(timeout=30)
     assert run.returncode == 0, run.output
     assert phase_counts(run.records) == EXPECTED
     assert {r["worker"] for r in run.records if r["level"] == 2} == {"0", "1"}
