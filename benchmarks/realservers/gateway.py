@@ -109,14 +109,8 @@ class Gateway(procs.ChildServer):
             raise RuntimeError(f"{self.kind} is not installed; install: {install_hint(self.kind)}")
         port = procs.free_port()
         args, ready, env = self._command(binary, port)
-        self.process = procs.spawn(args, self.log, env)
         self.url = f"http://127.0.0.1:{port}"
-        try:
-            procs.wait_http(self.url + ready, self.process, START_TIMEOUT, self.log)
-        except BaseException:
-            self.stop()
-            raise
-        return self.url
+        return self._launch(args, self.url, ready, START_TIMEOUT, env)
 
     def stop(self) -> None:
         procs.stop(self.process, grace=10.0)

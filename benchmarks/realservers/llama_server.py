@@ -201,13 +201,7 @@ class LlamaServer(procs.ChildServer):
     def start(self) -> str:
         self.port = procs.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.process = procs.spawn(self.command(), self.log)
-        try:
-            procs.wait_http(self.url + "/health", self.process, START_TIMEOUT, self.log)
-        except BaseException:
-            self.stop()
-            raise
-        return self.url
+        return self._launch(self.command(), self.url, "/health", START_TIMEOUT)
 
     def stop(self) -> None:
         procs.stop(self.process)

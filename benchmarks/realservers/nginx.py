@@ -123,14 +123,8 @@ class Nginx(procs.ChildServer):
         conf = self.prefix / "nginx.conf"
         conf.write_text(render(self.config, self.upstream, port, self.prefix))
         args = [binary, "-p", str(self.prefix), "-e", str(self.prefix / "error.log")]
-        self.process = procs.spawn([*args, "-c", str(conf)], self.log)
         self.url = f"http://127.0.0.1:{port}"
-        try:
-            procs.wait_http(self.url + "/health", self.process, START_TIMEOUT, self.log)
-        except BaseException:
-            self.stop()
-            raise
-        return self.url
+        return self._launch([*args, "-c", str(conf)], self.url, "/health", START_TIMEOUT)
 
     def stop(self) -> None:
         procs.stop(self.process)  # SIGTERM to nginx's group: master and worker exit

@@ -96,6 +96,26 @@ class ChildServer:
     of its temporary directory on exit (a failed test included)."""
 
     _tmp: tempfile.TemporaryDirectory
+    process: subprocess.Popen | None
+    log: Path
+
+    def _launch(
+        self,
+        args: list[str],
+        url: str,
+        ready: str,
+        timeout: float,
+        env: dict[str, str] | None = None,
+    ) -> str:
+        """Start the child and wait until ``url + ready`` answers; one that never does is
+        stopped before the error goes up. Returns ``url``."""
+        self.process = spawn(args, self.log, env)
+        try:
+            wait_http(url + ready, self.process, timeout, self.log)
+        except BaseException:
+            self.stop()
+            raise
+        return url
 
     def start(self) -> str:
         raise NotImplementedError

@@ -229,8 +229,9 @@ def test_an_unreadable_manifest_is_noted_and_ignored(tmp_path):
     assert loaded.notes == ["unreadable manifest.json (TypeError): ignored"]
 
 
-def test_workload_fields_of_the_records_are_loaded_once_in_simulated_time(tmp_path):
-    records = [
+def prefill_records(prefill_seconds: list[float]) -> list[dict]:
+    """Measured prefill-probe records of 2,000 prompt tokens, one per prefill time."""
+    return [
         make_record(
             1,
             0,
@@ -241,10 +242,14 @@ def test_workload_fields_of_the_records_are_loaded_once_in_simulated_time(tmp_pa
             start_time=1000.0 + i,
             output_tokens=1,
             prompt_tokens=2000,
-            extra={"target_tokens": 2000, "prefill_s": 0.01, "identical": False},
+            extra={"target_tokens": 2000, "prefill_s": seconds, "identical": False},
         )
-        for i in range(2)
+        for i, seconds in enumerate(prefill_seconds)
     ]
+
+
+def test_workload_fields_of_the_records_are_loaded_once_in_simulated_time(tmp_path):
+    records = prefill_records([0.01, 0.01])
     loaded = load([write_run(tmp_path / "r", "x", records, time_scale=10.0)]).records
     assert list(loaded["extra_prefill_s"]) == pytest.approx([0.1, 0.1])  # 0.01 s × 10
     assert list(loaded["extra_target_tokens"]) == [2000, 2000]
@@ -252,21 +257,7 @@ def test_workload_fields_of_the_records_are_loaded_once_in_simulated_time(tmp_pa
 
 
 def test_prefill_throughput_uses_the_loaders_simulated_prefill_time(tmp_path):
-    records = [
-        make_record(
-            1,
-            0,
-            ttft=0.01,
-            itl=None,
-            tps=None,
-            latency=0.01,
-            start_time=1000.0 + i,
-            output_tokens=1,
-            prompt_tokens=2000,
-            extra={"target_tokens": 2000, "prefill_s": 0.01 * (i + 1), "identical": False},
-        )
-        for i in range(2)
-    ]
+    records = prefill_records([0.01, 0.02])
     run = write_run(tmp_path / "r", "probe", records, time_scale=10.0)
     manifest = json.loads((run / MANIFEST_FILE).read_text())
     (run / MANIFEST_FILE).write_text(json.dumps({**manifest, "workload": {"name": "prefill"}}))
