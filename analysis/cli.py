@@ -5,8 +5,9 @@ option — prints one line on stderr and exits with code 2, never a traceback. P
 stderr, one line per stage.
 
 ``--check BOUNDS`` writes no report: it holds every level to the bounds (the --slo syntax and
-definitions), prints one line per breach, or one line saying all hold, on stdout, and exits 0
-or EXIT_CHECK_FAILED. The load side runs it at the end of a run.
+definitions) and fails every level whose streams were collapsed on the way (its stream check),
+prints one line per breach, or one line saying all hold, on stdout, and exits 0 or
+EXIT_CHECK_FAILED. The load side runs it at the end of a run.
 """
 
 from __future__ import annotations
@@ -84,7 +85,8 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
         "--check",
         metavar="BOUNDS",
         help="write no report: hold every level to these bounds (the --slo syntax, plus "
-        "failure_ratio), print each breach, exit 0 when all hold, "
+        "failure_ratio and stream_flags) and fail every level whose streams were collapsed "
+        "wholly or partly, print each breach, exit 0 when all hold, "
         f"{EXIT_CHECK_FAILED} when any breaks",
     )
     parser.add_argument(
@@ -161,7 +163,7 @@ def check(args: argparse.Namespace) -> int:
     levels = slo.evaluate(dataset.records, summarize(dataset, settings), bounds, settings)
     if levels.empty:
         raise InputError("--check: no level with raw records to check (Locust CSV input)")
-    found = slo.breaches(levels, bounds)
+    found = [*slo.breaches(levels, bounds), *slo.stream_failures(dataset)]
     for breach in found:
         print(f"check failed: {breach}")
     if not found:

@@ -84,6 +84,7 @@ SUMMARY_COLUMNS = [
 EXTRA_COLUMNS = [
     "client_flags",
     "stream_flags",
+    "stream_flag_kinds",
     "percentile_method",
     "source",
     "p90_few_samples",
@@ -347,6 +348,7 @@ def add_rates(levels: pd.DataFrame) -> pd.DataFrame:
 
 
 FLAG_KINDS = ("client_flags", "stream_flags")  # LevelEntry lists, one summary column each
+# ... and ``stream_flag_kinds``: the STREAM_* names of a level's stream flags, space-separated
 WARM_CACHE_PCT = 50.0  # from this share of cached prompt tokens on, TTFT measures a warm cache
 
 
@@ -402,6 +404,11 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
             "; ".join(flagged.get((label, key), []))
             for label, key in zip(levels["label"], keys, strict=True)
         ]
+    kinds = level_flags(dataset, "stream_flag_kinds")
+    levels["stream_flag_kinds"] = [
+        " ".join(dict.fromkeys(kinds.get((label, key), [])))  # each kind once over repeated runs
+        for label, key in zip(levels["label"], keys, strict=True)
+    ]
     for column in ("concurrency", "tp", "nodes"):
         levels[column] = levels[column].astype("Int64")
     levels = add_rates(levels)

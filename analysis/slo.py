@@ -5,13 +5,16 @@ An SLO is a comma-separated list of bounds on per-level statistics, e.g.
 ``ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60,failure_ratio<=0.01``: metric (ttft, itl, tps,
 latency), statistic (``mean`` or ``pNN``), optional unit (``ms`` or ``s`` for durations; ttft/itl
 default to ms, latency to s), operator (<=, <, >=, >) and a number; or ``failure_ratio``, the
-level's failures / (n + failures) of measured requests. A level meets the SLO when every bound
-holds for its statistic. Goodput counts single requests: a request is good when each of its own
-values meets every threshold (an undefined ITL, i.e. one output token, does not break an ITL
-bound) and it did not fail; failed requests count in the denominator.
+level's failures / (n + failures) of measured requests; or ``stream_flags``, how many kinds of
+flag the level's stream check raised (``stream_flags<=0``: no flag at all). A level meets the SLO
+when every bound holds for its statistic. Goodput counts single requests: a request is good when
+each of its own values meets every threshold (an undefined ITL, i.e. one output token, does not
+break an ITL bound) and it did not fail; failed requests count in the denominator.
 
 Levels are those of the summary: closed loop by C, open loop by offered rate. ``--check`` holds
-a run to the same bounds and names every breach (``breaches``).
+a run to the same bounds and names every breach (``breaches``); whatever the bounds, it also fails
+a level whose streams the path collapsed, wholly or partly (``stream_failures``): its TTFT and ITL
+measure an intermediary's buffering, so no bound on them means anything.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import pandas as pd
 
 from analysis import percentiles
 from analysis.errors import InputError
+from analysis.load import Dataset
 from analysis.metrics import (
     LOOPS,
     METRIC_BY_FIELD,
@@ -34,12 +38,15 @@ from analysis.metrics import (
     loop_records,
     measured_ok,
 )
+from sparkload.records import STREAM_MEANINGLESS
 
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
 _BREACHED = {"<=": ">", "<": ">=", ">=": "<", ">": "<="}  # what a breach of each operator shows
 FAILURE_RATIO = "failure_ratio"
+STREAM_FLAGS = "stream_flags"
+LEVEL_FIGURES = (FAILURE_RATIO, STREAM_FLAGS)  # bounds on a level as a whole, not on requests
 _BOUND = re.compile(
-    r"^(?:(ttft|itl|tps|latency)_(mean|p\d{1,2}(?:\.\d+)?)(?:_(ms|s))?|(failure_ratio))"
+    r"^(?:(ttft|itl|tps|latency)_(mean|p\d{1,2}(?:\.\d+)?)(?:_(ms|s))?|(failure_ratio|stream_flags))"
     r"\s*(<=|>=|<|>)\s*([0-9]*\.?[0-9]+)$"
 )
 _DEFAULT_UNIT = {"ttft": "ms", "itl": "ms", "latency": "s", "tps": ""}
@@ -51,8 +58,8 @@ class Bound:
     """One bound; ``threshold`` is in the summary column's unit (ms, tok/s or s)."""
 
     text: str
-    field: str  # a per-request metric (METRIC_BY_FIELD) or FAILURE_RATIO, a level's figure
-    stat: str  # mean | pNN; "" for FAILURE_RATIO
+    field: str  # a per-request metric (METRIC_BY_FIELD), or a level's figure (LEVEL_FIGURES)
+    stat: str  # mean | pNN; "" for a level's figure
     op: str
     threshold: float
 
@@ -83,7 +90,7 @@ def parse(text: str, option: str = "--slo") -> list[Bound]:
         if not match:
             raise InputError(
                 f"{option}: cannot read {part!r}; expected e.g. "
-                "ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60,failure_ratio<=0.01"
+                "ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60,failure_ratio<=0.01,stream_flags<=0"
             )
         field, stat, unit, ratio, op, number = match.groups()
         if ratio:
@@ -110,6 +117,18 @@ def _statistic(sorted_values: np.ndarray, bound: Bound, method: str) -> float:
 def _failure_ratio(level: pd.Series) -> float:
     measured = level["n"] + level["failures"]
     return level["failures"] / measured if measured else np.nan
+
+
+def _stream_flag_count(level: pd.Series) -> float:
+    """Kinds of stream flag the level raised (its flags, for manifests that name no kinds)."""
+    kinds = str(level.get("stream_flag_kinds") or "").split()
+    if kinds:
+        return float(len(kinds))
+    flags = str(level.get("stream_flags") or "")
+    return float(len(flags.split("; "))) if flags else 0.0
+
+
+_LEVEL_FIGURE = {FAILURE_RATIO: _failure_ratio, STREAM_FLAGS: _stream_flag_count}
 
 
 def evaluate(
@@ -153,7 +172,7 @@ def _verdict(
             stat = _statistic(np.sort(own[finite]), bound, settings.percentile_method)
             good &= np.where(finite, bound.holds(own), bound.field == "itl")
         else:
-            stat = _failure_ratio(level)
+            stat = _LEVEL_FIGURE[bound.field](level)
         row[bound.text] = stat
         meets &= bool(bound.holds(stat))
     measured = level["n"] + level["failures"]
@@ -187,6 +206,30 @@ def breaches(levels: pd.DataFrame, bounds: list[Bound]) -> list[Breach]:
         for _, row in levels.iterrows()
         for bound in bounds
         if not bound.holds(row[bound.text])
+    ]
+
+
+@dataclass(frozen=True)
+class StreamFailure:
+    """A level whose streams an intermediary collapsed (wholly or partly), as its stream check
+    said: it fails ``--check`` whatever the bounds."""
+
+    label: str
+    level: str
+    flag: str
+
+    def __str__(self) -> str:
+        return f"{self.label} {self.level}: stream check: {self.flag}"
+
+
+def stream_failures(dataset: Dataset) -> list[StreamFailure]:
+    """Every level of every run whose stream check raised a flag of ``STREAM_MEANINGLESS``."""
+    return [
+        StreamFailure(run.label, run.level_name(level), flag)
+        for run in dataset.runs
+        for level in run.manifest.levels
+        for flag, kind in zip(level.stream_flags, level.stream_flag_kinds, strict=False)
+        if kind in STREAM_MEANINGLESS
     ]
 
 

@@ -13,7 +13,7 @@ import json
 import re
 import ssl
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,6 +24,7 @@ import orjson
 from geventhttpclient import HTTPClient
 from geventhttpclient.response import HTTPConnectionClosed, HTTPParseError, HTTPSocketPoolResponse
 
+from sparkload.identity import identifying_headers
 from sparkload.records import (
     ERROR_CLIENT,
     ERROR_CONNECT,
@@ -48,18 +49,6 @@ from sparkload.stream import API_CHAT, API_COMPLETIONS, ChatStream, StreamError
 
 MAX_ERROR_BODY = 2048
 ERROR_SNIPPET = 120  # characters of a non-JSON error body kept in the record's message
-# Response headers that name the server and the intermediaries on the path (a gateway, a proxy).
-# Response headers only: the values of request headers are secrets and are never recorded.
-IDENTIFYING_HEADERS = frozenset(
-    (
-        "server",
-        "via",
-        "x-powered-by",
-        "x-litellm-version",
-        "x-kong-proxy-latency",
-        "x-envoy-upstream-service-time",
-    )
-)
 CONNECT_TIMEOUT = 10.0
 
 
@@ -101,6 +90,7 @@ class Connection:
         self._client: HTTPClient | None = None
         self._sock = None  # the socket of the last exchange, to tell a reused one from a new one
         self._stamped = False  # whether the kernel stamps that socket's packets
+        self.last_response: StampedResponse | None = None
 
     def send(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> Answer:
         """Send one request and read its response's headers, each read stamped (``sse.receive``).
@@ -112,9 +102,18 @@ class Connection:
         """
         message = _encode(method, path, self._host, body, headers)
         try:
-            return self._exchange(message, resent=False)
+            answer = self._exchange(message, resent=False)
         except _Unanswered:
-            return self._exchange(message, resent=True)
+            answer = self._exchange(message, resent=True)
+        self.last_response = answer.response
+        return answer
+
+    def identity(self) -> dict[str, str]:
+        """The identifying headers of the last response (``IDENTIFYING_HEADERS``); asked after a
+        request, outside its measured span."""
+        if self.last_response is None:
+            return {}
+        return identifying_headers(self.last_response.items())
 
     def _exchange(self, message: bytes, resent: bool) -> Answer:
         sent = time.time_ns()
@@ -327,7 +326,6 @@ def measure(connection: Connection, request: StreamRequest, record: RequestRecor
             record.ttfb = (min(max(response.first_byte_ns, t0), headers_at) - t0) / 1e9
             record.http_status = response.status_code
             if response.status_code != 200:
-                record.server = _header(response, "server")
                 _fail(record, http_error_kind(response.status_code), _error_message(response))
             else:
                 decode = body_decoder(_header(response, "content-encoding"))
@@ -360,6 +358,8 @@ def measure(connection: Connection, request: StreamRequest, record: RequestRecor
     finally:
         ended = (time.time_ns() - t0) / 1e9
         record.latency = stream.t_done if stream.done else max(ended, stream.t_last_token or 0.0)
+        if record.error_kind is not None and response is not None:
+            record.server = _header(response, "server")  # who answered: a proxy cut reads as one
         if record.error_kind is not None or (
             response is not None and not response.message_complete
         ):
@@ -380,6 +380,7 @@ def _fill(record: RequestRecord, stream: ChatStream, keep_gaps: bool) -> Request
     gaps = summarize_gaps(stream.gaps)
     record.chunk_gap_mean, record.chunk_gap_p50 = gaps.mean, gaps.p50
     record.chunk_gap_p90, record.chunk_gap_p99, record.chunk_gap_max = gaps.p90, gaps.p99, gaps.max
+    record.burst_chunks = gaps.burst
     if keep_gaps:
         record.chunk_gaps = stream.gaps
     if record.error_kind is None and stream.chunks == 0:
@@ -427,16 +428,6 @@ def _header(response, name: str) -> str | None:
     """One response header's value (the last, when a server repeated it)."""
     value = response.get(name)
     return value[-1] if isinstance(value, list) else value
-
-
-def identifying_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """The response headers that name the server and the intermediaries (``IDENTIFYING_HEADERS``),
-    names in lower case, values cut to 200 characters."""
-    return {
-        name.lower(): str(value)[:200]
-        for name, value in headers
-        if name.lower() in IDENTIFYING_HEADERS
-    }
 
 
 def _describe(exc: BaseException) -> str:

@@ -599,8 +599,9 @@ OPTIONS: tuple[Option, ...] = (
         "--check",
         "",
         "Fail the run on a service level, checked per level at its end with the report's own "
-        "definitions, e.g. 'ttft_p90_ms<=1000,failure_ratio<=0.01'; a breach prints the level "
-        "and the figure and exits with code 4",
+        "definitions, e.g. 'ttft_p90_ms<=1000,failure_ratio<=0.01' ('stream_flags<=0': no "
+        "stream flag at all); a level whose streams the path collapsed, wholly or partly, "
+        "fails too; a breach prints the level and the figure and exits with code 4",
         RESULTS,
         text,
     ),

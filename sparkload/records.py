@@ -39,6 +39,16 @@ ERROR_SERVER_EVENT = "server_error_event"  # {"error": ...} inside a 200 stream
 ERROR_EMPTY_OUTPUT = "empty_output"
 ERROR_CLIENT = "client_error"  # a fault of the load generator itself (always a bug to report)
 
+# What a level's stream check can say (``LevelEntry.stream_flag_kinds``; ``sparkload.streamshape``
+# decides). The first two mean TTFT and ITL measure an intermediary's buffering, not the model
+# server: ``--check`` fails such a level by default. The others qualify a figure but keep it.
+STREAM_COLLAPSED = "collapsed"
+STREAM_PARTIAL_BURST = "partial_burst"
+STREAM_HEADERS_HELD = "headers_held"
+STREAM_LONG_TAIL = "long_tail"
+STREAM_CLOCK_ADJUSTED = "clock_adjusted"
+STREAM_MEANINGLESS = (STREAM_COLLAPSED, STREAM_PARTIAL_BURST)
+
 # Fields measured in seconds (multiplied by the time scale) and in per-second rates (divided).
 DURATION_FIELDS = (
     "ttfb",
@@ -61,15 +71,26 @@ def http_error_kind(status_code: int) -> str:
     return f"http_{status_code}"
 
 
+# A gap this small next to the request's own mean gap is not a decode step: the chunks on either
+# side were released together (one read, or one flush split over packets microseconds apart).
+BURST_GAP_SHARE = 0.1
+
+
 @dataclass(slots=True)
 class GapSummary:
-    """Gaps between token-carrying chunks (vLLM's per-chunk "ITL"), kept compactly."""
+    """Gaps between token-carrying chunks (vLLM's per-chunk "ITL"), kept compactly.
+
+    ``burst`` is the most chunks that arrived together: a run of consecutive chunks whose gaps are
+    each at most ``BURST_GAP_SHARE`` of the request's mean gap (a gap of 0 is one read). A model
+    server releases one chunk per decode step; a run of many means something held them back.
+    """
 
     mean: float | None = None
     p50: float | None = None
     p90: float | None = None
     p99: float | None = None
     max: float | None = None
+    burst: int | None = None
 
 
 def linear_percentile(ordered: list[float], q: float) -> float:
@@ -85,13 +106,26 @@ def summarize_gaps(gaps: list[float]) -> GapSummary:
     if not gaps:
         return GapSummary()
     ordered = sorted(gaps)
+    mean = sum(ordered) / len(ordered)
     return GapSummary(
-        sum(ordered) / len(ordered),
+        mean,
         linear_percentile(ordered, 0.5),
         linear_percentile(ordered, 0.9),
         linear_percentile(ordered, 0.99),
         ordered[-1],
+        longest_burst(gaps, BURST_GAP_SHARE * mean),
     )
+
+
+def longest_burst(gaps: list[float], within: float) -> int:
+    """The most chunks in one run whose consecutive gaps are all ``<= within`` (in arrival
+    order; a run of one chunk when no gap is that small)."""
+    longest = run = 1
+    for gap in gaps:
+        run = run + 1 if gap <= within else 1
+        if run > longest:
+            longest = run
+    return longest
 
 
 @dataclass(slots=True)
@@ -131,6 +165,7 @@ class RequestRecord:
     chunk_gap_p90: float | None = None
     chunk_gap_p99: float | None = None
     chunk_gap_max: float | None = None
+    burst_chunks: int | None = None  # the most token chunks that arrived together (GapSummary)
     scheduled_time: float | None = None  # open-loop mode: when the request was due (epoch s)
     queue_wait: float | None = None  # open-loop mode: due → actually sent (waiting for a client)
     chunk_gaps: list[float] | None = None  # the full list, only with --keep-chunk-gaps
@@ -206,6 +241,7 @@ class LevelEntry:
     client_flags: list[str] = field(default_factory=list)
     stream: dict[str, Any] = field(default_factory=dict)  # stream-shape figures of the level
     stream_flags: list[str] = field(default_factory=list)  # what the stream shape says of the path
+    stream_flag_kinds: list[str] = field(default_factory=list)  # STREAM_* of each, in order
     arrival_rate: float | None = None  # open loop: the offered rate of this level (requests/s)
 
     @classmethod

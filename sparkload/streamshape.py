@@ -2,9 +2,15 @@
 
 An intermediary (a buffering proxy, a gateway) can reshape a stream so that the client's
 figures measure it instead of the model server: tokens collapsed into one burst make TTFT the
-proxy's buffering time and ITL zero; headers held back until the first token make TTFB a copy
-of TTFT; a late end makes latency carry the path's tail. None of this shows in the figures
-themselves, so each level's records are checked once, afterwards (pure: records in, verdict out).
+proxy's buffering time and ITL zero; part of the tokens held and released together (a proxy that
+buffers the first N kilobytes) does the same to part of each request; headers held back until the
+first token make TTFB a copy of TTFT; a late end makes latency carry the path's tail. None of this
+shows in the figures themselves, so each level's records are checked once, afterwards (pure:
+records in, verdict out).
+
+Every rule is a ratio to what the level itself measured, with a wide margin between what a
+model server does and what a reshaped stream looks like, so the same path gets the same flags
+run after run (a fixed threshold near a gateway's own delay would flip).
 
 Records are dicts as written to requests.jsonl, durations in seconds of wire time (not scaled
 to a time-scaled simulator's time: the thresholds are about real packets).
@@ -13,72 +19,169 @@ to a time-scaled simulator's time: the thresholds are about real packets).
 from __future__ import annotations
 
 import statistics
+from typing import NamedTuple
+
+from sparkload.records import (
+    STREAM_CLOCK_ADJUSTED,
+    STREAM_COLLAPSED,
+    STREAM_HEADERS_HELD,
+    STREAM_LONG_TAIL,
+    STREAM_PARTIAL_BURST,
+)
 
 # A model server emits tokens at least a decode step apart, hundreds of microseconds even for a
 # tiny model on a fast GPU; consecutive events closer than this were released together.
 COLLAPSED_GAP_S = 0.0002
 # ...and when the first token arrives this close to the end, the whole answer came at once.
 COLLAPSED_TTFT_SHARE = 0.9
-# A server that sends its headers on accepting the request does so a prefill before the first
-# token (milliseconds at least); headers within this of the first token were held back for it.
-HEADERS_HELD_S = 0.001
-# After the last token a server sends the usage chunk and [DONE] at once; an end later than
-# this many token times (and this much absolute time) after the last token is the path's tail.
-TAIL_ITL_MULTIPLE = 3.0
+# Share of a request's token chunks in its longest burst (``RequestRecord.burst_chunks``: chunks
+# released together, see ``records.longest_burst``): a model server releases one chunk per step,
+# so even a busy client's merged reads leave it at a few percent; from this share of the median
+# request on, a quarter of every answer was held back by something in the path.
+PARTIAL_BURST_SHARE = 0.25
+COLLAPSED_BURST_SHARE = 0.9  # ...and from this share on, nearly the whole answer was
+# Requests shorter than this say nothing about bursts, nor does a burst of fewer chunks: a
+# server process descheduled for a few token times (a busy host) releases a few at once; a proxy
+# that buffers holds kilobytes, dozens of events.
+BURST_MIN_CHUNKS = 16
+BURST_MIN_SIZE = 8
+# A server that sends its headers on accepting the request does so a whole prefill (and queue)
+# before the first token: TTFT − TTFB is most of TTFT. Headers held back for the first token
+# leave only the intermediary's own processing between them, a few percent of TTFT.
+HEADERS_HELD_SHARE = 0.2
+# After the last token a server sends the usage chunk and [DONE] at once (at most a decode step
+# later); an end later than this many token times (and this much absolute time) after the last
+# token is the path's tail.
+TAIL_ITL_MULTIPLE = 2.0
 TAIL_MIN_S = 0.005
 # Requests whose stamps had to be raised to keep time monotonic (``clock_adjusted``).
 CLOCK_ADJUSTED_SHARE = 0.01
 
 
-def level_stream_shape(records: list[dict]) -> tuple[dict, list[str]]:
-    """One level's stream-shape summary (medians over its successful requests) and its flags."""
+class StreamCheck(NamedTuple):
+    """A level's stream-shape figures (medians over its successful requests), the flags raised
+    (what each saw, in words) and their kinds (``records.STREAM_*``), in the same order."""
+
+    summary: dict
+    flags: list[str]
+    kinds: list[str]
+
+
+def level_stream_shape(records: list[dict]) -> StreamCheck:
+    """One level's stream check."""
     ok = [r for r in records if r.get("status") == "ok" and r.get("ttft") is not None]
     summary: dict = {"requests": len(ok)}
     if not ok:
-        return summary, []
+        return StreamCheck(summary, [], [])
     gap = _median(r.get("chunk_gap_p50") for r in ok)
     ttft_share = _median(r["ttft"] / r["latency"] for r in ok if r.get("latency"))
     headers_lead = _median(r["ttft"] - r["ttfb"] for r in ok if r.get("ttfb") is not None)
+    headers_share = _median(
+        (r["ttft"] - r["ttfb"]) / r["ttft"] for r in ok if r.get("ttfb") is not None and r["ttft"]
+    )
     tail = _median(
         r["latency"] - r["t_last_token"]
         for r in ok
         if r.get("latency") is not None and r.get("t_last_token") is not None
     )
     itl = _median(r.get("itl") for r in ok)
+    burst = _median_burst(ok)
     adjusted = sum(bool(r.get("clock_adjusted")) for r in ok)
     summary.update(
         chunk_gap_p50_ms=_ms(gap),
-        ttft_share_of_latency=None if ttft_share is None else round(ttft_share, 3),
+        ttft_share_of_latency=_round(ttft_share),
         ttft_minus_ttfb_ms=_ms(headers_lead),
+        ttft_minus_ttfb_share=_round(headers_share),
         tail_ms=_ms(tail),
         itl_ms=_ms(itl),
+        burst_chunks=burst.chunks if burst else None,
+        burst_of_chunks=burst.of if burst else None,
         clock_adjusted=adjusted,
         resent=sum(bool(r.get("resent")) for r in ok),
     )
-    flags = []
-    if gap is not None and gap < COLLAPSED_GAP_S and (ttft_share or 0) > COLLAPSED_TTFT_SHARE:
-        flags.append(
-            f"collapsed stream: tokens arrive in one burst (median gap {1000 * gap:.3f} ms, first "
-            f"token at {100 * (ttft_share or 0):.0f} % of latency): TTFT and ITL measure the "
-            "intermediary's buffering, not the model server"
+    flags: list[str] = []
+    kinds: list[str] = []
+
+    def flag(kind: str, text: str) -> None:
+        kinds.append(kind)
+        flags.append(text)
+
+    collapsed_by_time = (
+        gap is not None and gap < COLLAPSED_GAP_S and (ttft_share or 0) > COLLAPSED_TTFT_SHARE
+    )
+    if collapsed_by_time or (burst is not None and burst.holds(COLLAPSED_BURST_SHARE)):
+        where = (
+            f"median gap {1000 * gap:.3f} ms" if collapsed_by_time and gap is not None else burst
         )
-    if headers_lead is not None and headers_lead < HEADERS_HELD_S:
-        flags.append(
+        flag(
+            STREAM_COLLAPSED,
+            f"collapsed stream: tokens arrive in one burst ({where}, first token at "
+            f"{100 * (ttft_share or 0):.0f} % of latency): TTFT and ITL measure the "
+            "intermediary's buffering, not the model server",
+        )
+    elif burst is not None and burst.holds(PARTIAL_BURST_SHARE):
+        flag(
+            STREAM_PARTIAL_BURST,
+            f"partial burst: {burst} (first token at {100 * (ttft_share or 0):.0f} % of "
+            "latency): TTFT and ITL measure the intermediary's buffering, not the model server",
+        )
+    if headers_share is not None and headers_share < HEADERS_HELD_SHARE:
+        flag(
+            STREAM_HEADERS_HELD,
             f"headers held back until the first token (TTFT − TTFB median "
-            f"{1000 * headers_lead:.3f} ms): TTFB is not a separate measurement here"
+            f"{1000 * (headers_lead or 0):.3f} ms, {100 * headers_share:.0f} % of TTFT), by the "
+            "server or something in front of it: TTFB is not a separate measurement here",
         )
     if tail is not None and tail > max(TAIL_MIN_S, TAIL_ITL_MULTIPLE * (itl or 0.0)):
-        flags.append(
+        flag(
+            STREAM_LONG_TAIL,
             f"long tail after the last token (median {1000 * tail:.1f} ms"
             + (f", {tail / itl:.0f}x the ITL" if itl else "")
-            + "): latency includes the path's tail"
+            + "): latency includes the path's tail",
         )
     if adjusted > CLOCK_ADJUSTED_SHARE * len(ok):
-        flags.append(
+        flag(
+            STREAM_CLOCK_ADJUSTED,
             f"receive stamps raised to stay monotonic in {adjusted}/{len(ok)} requests: "
-            "their times are bounded by the read, not the packet's arrival"
+            "their times are bounded by the read, not the packet's arrival",
         )
-    return summary, flags
+    return StreamCheck(summary, flags, kinds)
+
+
+class _Burst(NamedTuple):
+    """The median request's longest burst: ``chunks`` of its ``of`` token chunks."""
+
+    chunks: int
+    of: int
+    tokens_are_chunks: bool
+
+    @property
+    def share(self) -> float:
+        return self.chunks / self.of
+
+    def holds(self, share: float) -> bool:
+        """At least ``share`` of the request came in this burst, and the burst is no pair."""
+        return self.share >= share and self.chunks >= BURST_MIN_SIZE
+
+    def __str__(self) -> str:
+        unit = "tokens" if self.tokens_are_chunks else "token chunks"
+        return f"{self.chunks} of {self.of} {unit} of the median request arrived in one burst"
+
+
+def _median_burst(ok: list[dict]) -> _Burst | None:
+    """The burst of the request with the median burst share (the lower one of an even count),
+    among requests long enough to tell; None when no request is."""
+    bursts = sorted(
+        (
+            _Burst(r["burst_chunks"], r["chunks"], r.get("output_tokens") == r["chunks"])
+            for r in ok
+            if (r.get("chunks") or 0) >= BURST_MIN_CHUNKS and r.get("burst_chunks")
+        ),
+        key=lambda b: b.share,
+    )
+    if not bursts:
+        return None
+    return bursts[(len(bursts) - 1) // 2]
 
 
 def _median(values) -> float | None:
@@ -88,3 +191,7 @@ def _median(values) -> float | None:
 
 def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(1000 * seconds, 3)
+
+
+def _round(share: float | None) -> float | None:
+    return None if share is None else round(share, 3)

@@ -7,8 +7,8 @@ from urllib.parse import urlsplit
 
 import requests
 
-from sparkload.client import identifying_headers
 from sparkload.errors import ConfigError
+from sparkload.identity import identifying_headers
 from sparkload.stream import API_COMPLETIONS
 
 
@@ -66,19 +66,40 @@ def served_models(
         raise ConfigError(f"cannot reach {host}: no answer within {timeout:g} s") from None
     except requests.exceptions.RequestException as exc:
         raise ConfigError(f"cannot reach {host}: {type(exc).__name__}") from None
-    if response.status_code in (401, 403):
-        raise ConfigError(
-            f"{url} refused the request (HTTP {response.status_code}): check --api-key"
-        )
     if response.status_code != 200:
-        raise ConfigError(
-            f"{url} answered HTTP {response.status_code}; is this an OpenAI-compatible server?"
-        )
+        raise ConfigError(refusal(url, response))
     try:
         models = [str(m["id"]) for m in response.json()["data"]]
     except (ValueError, KeyError, TypeError):
-        raise ConfigError(f"{url} did not return an OpenAI model list") from None
+        raise ConfigError(f"{_who(response, url)} did not return an OpenAI model list") from None
     return models, identifying_headers(response.headers.items())
+
+
+# What a failed look-up most likely means, by status: a gateway's 5xx is the server behind it.
+_HINTS = {
+    401: "check --api-key",
+    403: "check --api-key",
+    404: "is this an OpenAI-compatible server?",
+    502: "the model server behind it is down?",
+    503: "the model server behind it is down or still loading?",
+    504: "the model server behind it does not answer?",
+}
+
+
+def refusal(url: str, response: requests.Response) -> str:
+    """One line naming who answered (its ``Server`` header), the status and what it means:
+    ``nginx/1.22.1 answered 502 Bad Gateway for http://gw/v1/models: the model server behind it
+    is down?``."""
+    status = f"{response.status_code} {response.reason or ''}".strip()
+    server = response.headers.get("server")
+    said = f"{server} answered {status} for {url}" if server else f"{url} answered HTTP {status}"
+    hint = _HINTS.get(response.status_code, "is this an OpenAI-compatible server?")
+    return f"{said}: {hint}"
+
+
+def _who(response: requests.Response, url: str) -> str:
+    server = response.headers.get("server")
+    return f"{url} ({server})" if server else url
 
 
 @dataclass(frozen=True)
@@ -91,7 +112,7 @@ class ServerInfo:
     version_source: str | None = None  # the route that answered (vLLM /version, llama.cpp /props)
 
     def manifest_entry(self) -> dict[str, object]:
-        entry: dict[str, object] = {"headers": self.headers}
+        entry: dict[str, object] = {"headers": dict(self.headers)}  # responses add to it
         if self.version:
             entry.update(version=self.version, version_source=self.version_source)
         return entry

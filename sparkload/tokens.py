@@ -56,6 +56,7 @@ class Counter(Protocol):
 class Estimate:
     method: str = METHOD_ESTIMATE
     counts: str = "characters / 4, rounded up: an estimate, not the server's count"
+    why: str = "no --tokenizer was given"  # what was tried before settling for the estimate
 
     def count(self, text: str) -> int:
         return estimate_tokens(text)
@@ -127,12 +128,22 @@ class ServerTokenizer:
             raise ConfigError(f"{self.root}{route} answered HTTP {response.status_code}")
         return response.json()
 
+    @property
+    def request_form(self) -> str:
+        """The request this counter sends, as messages name it."""
+        if not self.llama_cpp:
+            return f"vLLM's POST /tokenize {{model, {'messages' if self.chat else 'prompt'}}}"
+        if self.chat:
+            return "llama.cpp's POST /apply-template {messages} + /tokenize {content}"
+        return "llama.cpp's POST /tokenize {content}"
+
     @classmethod
     def probe(
         cls, host: str, model: str, api: str, headers: dict[str, str], verify_tls: bool
-    ) -> ServerTokenizer | None:
-        """The route ``host`` has (vLLM's, then llama.cpp's), or None."""
+    ) -> ServerTokenizer | list[str]:
+        """The route ``host`` has (vLLM's, then llama.cpp's), or what each attempt got."""
         root = models_url(host).removesuffix("/v1/models")
+        tried = []
         for llama_cpp in (False, True):
             found = cls(root, model, api != API_COMPLETIONS, headers, verify_tls, llama_cpp)
             if llama_cpp:
@@ -141,17 +152,24 @@ class ServerTokenizer:
             try:
                 if found.count("Hello") > 0:
                     return found
-            except (ConfigError, ValueError, KeyError, TypeError):
-                continue
-        return None
+                outcome = "a count of 0"
+            except ConfigError as exc:
+                outcome = str(exc).removeprefix(root)
+            except (ValueError, KeyError, TypeError):
+                outcome = "an answer in a form sparkload does not read"
+            tried.append(f"{found.request_form}: {outcome}")
+        return tried
 
 
 def counter_for(opts: RunOptions, host: str, model: str, headers: dict[str, str]) -> Counter:
-    """--tokenizer, else the target's route, else the estimate (the caller flags it)."""
+    """--tokenizer, else the target's route, else the estimate (whose ``why`` says what the
+    target answered; the caller flags it)."""
     if opts.tokenizer is not None:
         return FileTokenizer(opts.tokenizer)
     server = ServerTokenizer.probe(host, model, opts.api, headers, not opts.insecure)
-    return server or Estimate()
+    if isinstance(server, ServerTokenizer):
+        return server
+    return Estimate(why="no --tokenizer, and " + "; ".join(server))
 
 
 def _messages(text: str) -> list[dict[str, str]]:

@@ -48,14 +48,20 @@ class Script:
     hold: float = 0.0  # seconds before anything is sent, headers included
     prefill: float = 0.01  # seconds between the headers and the first token
     collapse: bool = False  # headers, every token event, and the end: three back-to-back writes
+    # a proxy that buffers part of each stream: nothing until this many tokens were made (one gap
+    # each), then the headers and those token events in one write; the rest one per gap
+    burst: int = 0
     tail: float = 0.0  # seconds between the last token and the usage chunk + [DONE]
     api: str = "chat"  # "completions": choices[0].text instead of choices[0].delta.content
     encoding: str = "identity"  # gzip | br: the whole body compressed
     flush_each: bool = True  # with an encoding: flushed after every event, else once at the end
     close_after: float | None = None  # close this long after each response
+    cut_after: int | None = None  # close the connection after this many token events, mid-stream
     connection_header: bytes = b"keep-alive"  # what the response claims
     status_line: bytes = b"HTTP/1.1 200 OK"
     raw_response: bytes | None = None  # a fixed answer instead of a stream (e.g. nginx's 502)
+    raw_for_lookups: bool = False  # ... to the GETs before the load too (/v1/models, /version)
+    tokenizer_answer: bytes | None = None  # a fixed answer to POST /tokenize, /apply-template
     extra_headers: bytes = b"Server: scripted\r\nVia: 1.1 test-proxy\r\n"
     cached_prompt: bool = False  # usage says the whole prompt came from the prefix cache
 
@@ -82,7 +88,15 @@ def scripted(script: Script) -> Iterator[ScriptedServer]:
                 if request is None:
                     return
                 if request[0].startswith("GET "):  # the look-ups before a run: /v1/models, ...
-                    _answer_get(sock, request[0])
+                    if script.raw_for_lookups and script.raw_response is not None:
+                        sock.sendall(script.raw_response)
+                    else:
+                        _answer_get(sock, request[0])
+                    continue
+                if script.tokenizer_answer is not None and request[0].startswith(
+                    ("POST /tokenize", "POST /apply-template")
+                ):
+                    sock.sendall(script.tokenizer_answer)
                     continue
                 state.requests.append(request)
                 _answer(sock, script, request[1])
@@ -174,11 +188,19 @@ def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
         sock.sendall(chunks(tokens))
         sock.sendall(chunks(end, last=True))
         return
-    sock.sendall(headers)
-    gevent.sleep(script.prefill)
+    if script.burst:
+        gevent.sleep(script.prefill + script.gap * (script.burst - 1))
+        sock.sendall(headers + chunks(tokens[: script.burst]))
+        tokens = tokens[script.burst :]
+    else:
+        sock.sendall(headers)
+        gevent.sleep(script.prefill)
     for i, token in enumerate(tokens):
-        if i:
+        if i or script.burst:
             gevent.sleep(script.gap)
+        if script.cut_after is not None and i >= script.cut_after:
+            sock.shutdown(socket.SHUT_RDWR)  # the stream ends here: no [DONE], no last chunk
+            return
         sock.sendall(chunks([token]))
     gevent.sleep(script.tail)
     sock.sendall(chunks(end, last=True))

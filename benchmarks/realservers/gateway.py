@@ -9,10 +9,13 @@ or point ``$SPARKLOAD_LITELLM`` at a ``litellm`` executable. The config names th
 ``openai/`` model with ``api_base`` on loopback; the model cost map is read from the package
 (``LITELLM_LOCAL_MODEL_COST_MAP``), telemetry is off, so nothing leaves the machine.
 
-mitmproxy's reverse mode is the fallback kind (``kind="mitmproxy"``), from its own venv too::
+mitmproxy's reverse mode is the other kind (``kind="mitmproxy"``), from its own venv too::
 
     python3 -m venv ~/.cache/sparkload/mitmproxy-venv
-    ~/.cache/sparkload/mitmproxy-venv/bin/pip install mitmproxy
+    ~/.cache/sparkload/mitmproxy-venv/bin/pip install 'mitmproxy>=11,<12'
+
+with its defaults, or ``stream_large_bodies`` set (``"10k"``: it holds each response until 10 KB
+have come, then streams the rest: a proxy that buffers part of every stream).
 
 CLI: ``python -m benchmarks.realservers.gateway UPSTREAM_URL [--kind litellm|mitmproxy]``.
 """
@@ -72,11 +75,14 @@ def install_hint(kind: str) -> str:
 class Gateway(procs.ChildServer):
     """The gateway as a child process; a context manager like ``LlamaServer``."""
 
-    def __init__(self, upstream_url: str, kind: str = "litellm") -> None:
+    def __init__(
+        self, upstream_url: str, kind: str = "litellm", stream_large_bodies: str | None = None
+    ) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown gateway {kind!r}; one of {', '.join(KINDS)}")
         self.upstream = upstream_url.rstrip("/")
         self.kind = kind
+        self.stream_large_bodies = stream_large_bodies  # mitmproxy's option (None: its default)
         self.process: subprocess.Popen | None = None
         self.url = ""
         # LiteLLM refuses to start without a master key; clients send it as the Bearer token
@@ -100,8 +106,10 @@ class Gateway(procs.ChildServer):
             }
             return [*args, "--num_workers", "1"], "/health/liveliness", env
         args = [binary, "--mode", f"reverse:{self.upstream}", "--listen-host", "127.0.0.1"]
-        args += ["--listen-port", str(port), "--set", "stream_large_bodies=1", "-q"]
-        return [*args, "--set", f"confdir={self.dir}"], "/health", {}
+        args += ["--listen-port", str(port), "-q", "--set", f"confdir={self.dir}"]
+        if self.stream_large_bodies is not None:
+            args += ["--set", f"stream_large_bodies={self.stream_large_bodies}"]
+        return args, "/health", {}
 
     def start(self) -> str:
         binary = executable(self.kind)
@@ -120,8 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="OpenAI-compatible gateway on 127.0.0.1")
     parser.add_argument("upstream", help="llama-server URL, e.g. http://127.0.0.1:8080")
     parser.add_argument("--kind", choices=sorted(KINDS), default="litellm")
+    parser.add_argument("--stream-large-bodies", help="mitmproxy: e.g. 10k (default: its own)")
     args = parser.parse_args(argv)
-    with Gateway(args.upstream, args.kind) as gateway:
+    with Gateway(args.upstream, args.kind, args.stream_large_bodies) as gateway:
         print(gateway.url, flush=True)
         if gateway.api_key:
             print(f"api key: {gateway.api_key}", file=sys.stderr)

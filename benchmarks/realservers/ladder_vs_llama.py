@@ -5,10 +5,13 @@ user, 32 tokens), repeated ``--runs`` times; llama-server's ``/metrics`` counter
 before and after each run, so the server's mean prompt time per request at that level is
 Δ``llamacpp:prompt_seconds_total`` / requests sent (warm-up included: the server saw it too).
 
-Part 2 (paths): one run of the whole ladder per path: direct, nginx ``plain``, nginx
-``unbuffered``, the gateway (LiteLLM); TTFT / ITL / latency means per level side by side.
+Part 2 (paths): ``--path-runs`` runs of the whole ladder per path: direct, nginx ``buffered``
+(buffering on, the upstream's X-Accel-Buffering ignored) and ``unbuffered``, mitmproxy (its
+defaults, and ``stream_large_bodies=10k``), LiteLLM; TTFT / ITL / latency means per level side by
+side, and the stream flags each run raised (the same every run, or not).
 
-    python -m benchmarks.realservers.ladder_vs_llama [--runs 2] [--skip-gateway]
+    python -m benchmarks.realservers.ladder_vs_llama [--runs 2] [--path-runs 3] [--tokens 64]
+        [--paths direct,nginx-buffered,...] [--skip-direct]
 
 Bounded: every run of the main job has a deadline (benchmarks/harness.py) and the whole
 benchmark stops starting runs after ``--budget`` seconds.
@@ -116,7 +119,18 @@ def direct_part(url: str, runs: int, deadline: float) -> None:
         )
 
 
-def path_contexts(url: str, skip_gateway: bool) -> list[tuple[str, Callable[[], Any]]]:
+PATHS = (
+    "direct",
+    "nginx-plain",
+    "nginx-buffered",
+    "nginx-unbuffered",
+    "mitmproxy",
+    "mitmproxy-10k",
+    "litellm",
+)
+
+
+def path_contexts(url: str, wanted: tuple[str, ...]) -> list[tuple[str, Callable[[], Any]]]:
     """(name, factory of a context manager yielding (url, extra args)) per path, in order.
 
     Each intermediary runs only during its own run: an idle LiteLLM still costs CPU, and on
@@ -133,22 +147,25 @@ def path_contexts(url: str, skip_gateway: bool) -> list[tuple[str, Callable[[], 
             yield nginx.url, []
 
     @contextmanager
-    def gateway() -> Iterator[tuple[str, list[str]]]:
-        with Gateway(url) as litellm:
-            yield litellm.url, ["--api-key", litellm.api_key]
+    def gateway(kind: str, option: str | None = None) -> Iterator[tuple[str, list[str]]]:
+        with Gateway(url, kind, option) as found:
+            yield found.url, ["--api-key", found.api_key] if found.api_key else []
 
-    found: list[tuple[str, Callable[[], Any]]] = [("direct", direct)]
-    if nginx_binary():
-        configs = ("plain", "buffered", "unbuffered")
-        found += [(f"nginx-{c}", partial(proxy, c)) for c in configs]
-    else:
-        print("nginx not installed: apt-get install -y nginx")
-    if skip_gateway:
-        pass
-    elif executable("litellm"):
-        found.append(("litellm", gateway))
-    else:
-        print("litellm not installed: see benchmarks/realservers/gateway.py")
+    makers: dict[str, Callable[[], Any]] = {
+        "direct": direct,
+        **{f"nginx-{c}": partial(proxy, c) for c in ("plain", "buffered", "unbuffered")},
+        "mitmproxy": partial(gateway, "mitmproxy"),
+        "mitmproxy-10k": partial(gateway, "mitmproxy", "10k"),
+        "litellm": partial(gateway, "litellm"),
+    }
+    found: list[tuple[str, Callable[[], Any]]] = []
+    for name in wanted:
+        if name.startswith("nginx") and not nginx_binary():
+            print(f"{name}: skipped, nginx not installed: apt-get install -y nginx")
+        elif name.startswith(("mitmproxy", "litellm")) and not executable(name.split("-")[0]):
+            print(f"{name}: skipped, not installed: see benchmarks/realservers/gateway.py")
+        else:
+            found.append((name, makers[name]))
     return found
 
 
@@ -164,46 +181,75 @@ def server_side(before: dict[str, float], after: dict[str, float], requests: int
     return f"server: prompt {ms(prompt / requests)} ms/request, decode {ms(per_token)} ms/token"
 
 
-def paths_part(url: str, skip_gateway: bool, deadline: float) -> None:
-    """One whole-ladder run per path; TTFT / ITL / latency means per level side by side."""
+def level_means(records: list[dict], level: int) -> tuple[int, int, list[float | None]]:
+    """ok, failed, and the TTFT / ITL / latency means of one level's measured requests."""
+    rows = measured(records, level)
+    good = [r for r in rows if r["status"] == "ok"]
+    ok, fail, _ = ok_failed(rows)
+    itls = [r["itl"] for r in good if r["itl"] is not None]
+    return (
+        ok,
+        fail,
+        [mean([r["ttft"] for r in good]), mean(itls), mean([r["latency"] for r in good])],
+    )
+
+
+def paths_part(url: str, wanted: tuple[str, ...], runs: int, tokens: int, deadline: float) -> None:
+    """``runs`` whole-ladder runs per path; per level the TTFT / ITL / latency means (the mean
+    and range over runs, beside the direct path's) and the stream flags of every run."""
     ladder = ",".join(map(str, LEVELS))
-    results: dict[str, list[dict]] = {}
-    manifests: dict[str, dict] = {}
-    print("\n== paths: one run of the ladder each ==")
-    for name, context in path_contexts(url, skip_gateway):
-        if time.monotonic() > deadline:
-            print(f"{name}: skipped, out of time budget")
-            continue
-        with context() as (target, extra), tempfile.TemporaryDirectory() as tmp:
-            before = metrics(url)
-            manifests[name], results[name] = run_main_job(
-                target, Path(tmp), "--ladder", ladder, *JOB, *extra
-            )
-            print(f"{name:16s} {server_side(before, metrics(url), len(results[name]))}")
-    print("\nmeans per level (ms); ok/failed of measured requests")
-    print(f"{'path':16s}  C  ok fail     ttft      itl   latency  failures")
+    job = [*JOB, "--max-tokens", str(tokens)]
+    results: dict[str, list[tuple[dict, list[dict]]]] = {}
+    print(f"\n== paths: {runs} run(s) of the ladder each, {tokens} tokens ==")
+    for name, context in path_contexts(url, wanted):
+        for run in range(runs):
+            if time.monotonic() > deadline:
+                print(f"{name} run {run + 1}: skipped, out of time budget")
+                continue
+            with context() as (target, extra), tempfile.TemporaryDirectory() as tmp:
+                before = metrics(url)
+                manifest, records = run_main_job(
+                    target, Path(tmp), "--ladder", ladder, *job, *extra
+                )
+                results.setdefault(name, []).append((manifest, records))
+                print(
+                    f"{name:16s} run {run + 1}: {server_side(before, metrics(url), len(records))}"
+                )
+    print("\nmeans per level in ms: mean over runs [min-max]; ok/failed over all runs")
+    print(f"{'path':16s}  C    ok fail            ttft                   itl              latency")
     for level in LEVELS:
-        for name, records in results.items():
-            rows = measured(records, level)
-            good = [r for r in rows if r["status"] == "ok"]
-            ok, fail, kinds = ok_failed(rows)
-            ttft = mean([r["ttft"] for r in good])
-            itl = mean([r["itl"] for r in good if r["itl"] is not None])
-            latency = mean([r["latency"] for r in good])
-            print(
-                f"{name:16s} {level:2d} {ok:3d} {fail:4d} {ms(ttft)} {ms(itl)} {ms(latency)}"
-                f"  {kinds}"
-            )
-    print("\nwhat each path looks like to sparkload (manifest: servers, stream check per level)")
-    for name, manifest in manifests.items():
-        servers = "; ".join(
-            ", ".join(f"{k}: {v}" for k, v in entry.get("headers", {}).items()) or "-"
-            for entry in (manifest.get("servers") or {}).values()
-        )
-        print(f"{name:16s} headers {servers}")
-        for level in manifest.get("levels") or []:
-            flags = [flag.split(":")[0] for flag in level.get("stream_flags") or []]
-            print(f"{'':16s} C={level['concurrency']}: {'; '.join(flags) or 'ok'}")
+        for name, outcomes in results.items():
+            per_run = [level_means(records, level) for _, records in outcomes]
+            ok = sum(o for o, _, _ in per_run)
+            fail = sum(f for _, f, _ in per_run)
+            cells = []
+            for i in range(3):
+                values = [m[i] for _, _, m in per_run if m[i] is not None]
+                cells.append(
+                    f"{ms(mean(values))} [{ms(min(values)).strip()}-{ms(max(values)).strip()}]"
+                    if values
+                    else "-"
+                )
+            print(f"{name:16s} {level:2d} {ok:5d} {fail:4d}  " + "  ".join(cells))
+    print("\nwhat each path looks like to sparkload (manifest: servers; stream flags per run)")
+    for name, outcomes in results.items():
+        headers = {}
+        for manifest, _ in outcomes:
+            for entry in (manifest.get("servers") or {}).values():
+                headers.update(entry.get("headers") or {})
+        print(f"{name:16s} headers {', '.join(f'{k}: {v}' for k, v in headers.items()) or '-'}")
+        for index, level in enumerate(LEVELS):
+            kinds = [
+                ",".join(manifest["levels"][index].get("stream_flag_kinds") or []) or "ok"
+                for manifest, _ in outcomes
+                if index < len(manifest.get("levels") or [])
+            ]
+            same = "same every run" if len(set(kinds)) == 1 else "DIFFER between runs"
+            print(f"{'':16s} C={level}: {' / '.join(kinds)}  ({same})")
+        for manifest, _ in outcomes[:1]:
+            for level in manifest.get("levels") or []:
+                for flag in level.get("stream_flags") or []:
+                    print(f"{'':16s}   C={level['concurrency']} e.g. {flag}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -211,15 +257,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=2, help="direct runs per level")
     parser.add_argument("--budget", type=float, default=240, help="seconds before no new run")
     parser.add_argument("--threads", type=int, default=1, help="llama-server -t")
-    parser.add_argument("--skip-gateway", action="store_true")
+    parser.add_argument(
+        "--paths",
+        default=",".join(p for p in PATHS if p != "nginx-plain"),
+        help=f"comma-separated, of {', '.join(PATHS)}",
+    )
+    parser.add_argument("--path-runs", type=int, default=1, help="ladder runs per path")
+    parser.add_argument("--tokens", type=int, default=MAX_TOKENS, help="max_tokens of the paths")
+    parser.add_argument("--skip-direct", action="store_true", help="only the paths part")
     parser.add_argument("--size", choices=("tiny", "small"), default="small", help="model")
     args = parser.parse_args(argv)
+    wanted = tuple(p.strip() for p in args.paths.split(",") if p.strip())
+    if unknown := [p for p in wanted if p not in PATHS]:
+        parser.error(f"--paths: unknown {', '.join(unknown)}; of {', '.join(PATHS)}")
     deadline = time.monotonic() + args.budget
     started = time.monotonic()
     with LlamaServer(parallel=8, threads=args.threads, model_size=args.size) as server:
-        print(f"llama-server {server.url} (-np 8, -t {args.threads}); {args.size} model; 32 tokens")
-        direct_part(server.url, args.runs, deadline)
-        paths_part(server.url, args.skip_gateway, deadline)
+        print(f"llama-server {server.url} (-np 8, -t {args.threads}); {args.size} model")
+        if not args.skip_direct:
+            direct_part(server.url, args.runs, deadline)
+        paths_part(server.url, wanted, args.path_runs, args.tokens, deadline)
     print(f"\ntook {time.monotonic() - started:.0f} s")
     return 0
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import gevent
 
+from sparkload.identity import merge_identity
 from sparkload.livetable import LevelTally, format_table
 from sparkload.plugin.selfmon import level_verdict
 from sparkload.records import (
@@ -77,6 +78,8 @@ class RunCollector:
         self.issued_by_node[batch["node"]] = batch["issued"]
         if batch.get("monitor"):
             self.client_load[batch["node"]] = batch["monitor"]
+        if batch.get("servers"):
+            self._note_servers(batch["servers"])
         records = batch["records"]
         if not records:
             return
@@ -102,6 +105,18 @@ class RunCollector:
             # snapshot here keeps spawn and warm-up out of the level's server-side deltas.
             self._measure_scraped.add(index)
             self._scrape(index, self.tallies[index].concurrency, "measure")
+
+    def _note_servers(self, seen: dict[str, dict[str, str]]) -> None:
+        """Merge the identifying headers a process saw on its responses into the manifest's
+        ``servers`` entry of each endpoint (beside what the look-up before the load found)."""
+        servers = self.manifest.servers
+        changed = False
+        for endpoint, headers in seen.items():
+            entry = servers.setdefault(endpoint, {})
+            known = entry.setdefault("headers", {})
+            changed |= merge_identity(known, headers)
+        if changed:
+            self.writer.write_manifest()
 
     def in_flight(self) -> int:
         return sum(self.issued_by_node.values()) - self.received
@@ -138,7 +153,8 @@ class RunCollector:
         writer = self._writer_for(index)
         level = next(entry for entry in writer.manifest.levels if entry.index == index)
         level.client, level.client_flags = self.client_verdict(index)
-        level.stream, level.stream_flags = level_stream_shape(self.level_records.pop(index, []))
+        check = level_stream_shape(self.level_records.pop(index, []))
+        level.stream, level.stream_flags, level.stream_flag_kinds = check
         level.ended_at, level.received = utc_now(), tally.measured
         writer.write_manifest()
         if level.client_flags:
@@ -150,7 +166,7 @@ class RunCollector:
             )
         if level.stream_flags:
             logger.warning(
-                "level %d (C=%d): the path reshapes the streams: %s",
+                "level %d (C=%d) stream check: %s",
                 index + 1,
                 tally.concurrency,
                 "; ".join(level.stream_flags),
@@ -193,9 +209,9 @@ class RunCollector:
 
     def rows(self) -> list[dict]:
         """The live table, with each level's client check ("ok" or what made it suspect) and,
-        once the level has ended, its stream check (the flags' short names)."""
+        once the level has ended, its stream check (the kinds of its flags)."""
         ended = {
-            level.index: level.stream_flags
+            level.index: level.stream_flag_kinds
             for writer in self.writers
             for level in writer.manifest.levels
             if level.ended_at
@@ -203,7 +219,7 @@ class RunCollector:
         rows = []
         for index in sorted(self.tallies):
             client = self.client_verdict(index)[1]
-            stream = [flag.split(":")[0] for flag in ended.get(index, [])]
+            stream = [kind.replace("_", " ") for kind in ended.get(index, [])]
             row = {
                 **self.tallies[index].row(),
                 "client": "; ".join(client) if client else "ok",

@@ -134,10 +134,11 @@ class RunController:
         counter = tokens.counter_for(
             opts, context.endpoints[0].url, context.model, _lookup_headers(context)
         )
-        if counter.method == tokens.METHOD_ESTIMATE:
+        if isinstance(counter, tokens.Estimate):
             logger.warning(
-                "sparkload: --input-tokens: no --tokenizer and the target has no /tokenize: "
-                "prompts are sized at 4 characters a token, an estimate (the manifest says so)"
+                "sparkload: --input-tokens: %s: prompts are sized at 4 characters a token, an "
+                "estimate (the manifest says so)",
+                counter.why,
             )
         synthetic = tokens.synthesize(counter, opts.input_tokens, opts.seed)
         logger.info(

@@ -114,6 +114,7 @@ class UserSession:
             opts.api,
         )
         measure(self.connection, request, record)
+        self.shipper.note_identity(self.endpoint.url, self.connection.identity())
         ctx.workload.after(record)
         self.shipper.ship(record.to_dict())
         return record

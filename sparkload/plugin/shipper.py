@@ -3,6 +3,9 @@
 Batches keep the master's receive loop short (a big msgpack unpack blocks it); a periodic flush
 bounds the delay. With the local runner ``send_message`` calls the master's handler in-process,
 so one code path serves local, ``--processes N`` and separate workers.
+
+What the responses said about the path (``sparkload.identity``) rides along: each process ships
+an endpoint's identifying headers whenever it sees one it had not seen before.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import logging
 
 import gevent
 
+from sparkload.identity import merge_identity
 from sparkload.plugin.selfmon import ClientMonitor
 from sparkload.stages import MSG_RECORDS
 
@@ -28,6 +32,8 @@ class RecordShipper:
         self.issued = 0  # requests this process committed to (sent, or due in open loop)
         self._buffer: list[dict] = []
         self._reported_issued = 0
+        self._identity: dict[str, dict[str, str]] = {}  # endpoint -> headers seen by this process
+        self._new_identity: dict[str, dict[str, str]] = {}  # ... not yet shipped
         gevent.spawn(self._flush_periodically)  # for as long as the process lives
 
     def issue(self) -> None:
@@ -38,10 +44,17 @@ class RecordShipper:
         if len(self._buffer) >= MAX_BATCH:
             self.flush()
 
+    def note_identity(self, endpoint: str, found: dict[str, str]) -> None:
+        """A response's identifying headers; shipped with the next batch when any is new."""
+        known = self._identity.setdefault(endpoint, {})
+        if found and merge_identity(known, found):
+            self._new_identity[endpoint] = dict(known)
+
     def flush(self) -> None:
-        if not self._buffer and self.issued == self._reported_issued:
+        if not self._buffer and self.issued == self._reported_issued and not self._new_identity:
             return
         batch, self._buffer = self._buffer, []
+        identity, self._new_identity = self._new_identity, {}
         issued = self.issued
         try:
             self.runner.send_message(
@@ -51,10 +64,12 @@ class RecordShipper:
                     "issued": issued,
                     "records": batch,
                     "monitor": self.monitor.snapshot() if self.monitor else None,
+                    "servers": identity,
                 },
             )
         except Exception:
             self._buffer = batch + self._buffer  # nothing is lost: resent with the next flush
+            self._new_identity = {**identity, **self._new_identity}
             raise
         self._reported_issued = issued
 

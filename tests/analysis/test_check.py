@@ -105,3 +105,57 @@ def test_failure_ratio_is_failures_over_measured_requests(ladder):
     bounds = slo.parse("failure_ratio<=0.01")
     levels = slo.evaluate(dataset.records, summarize(dataset, settings), bounds, settings)
     assert list(levels["failure_ratio<=0.01"]) == pytest.approx([0.0, 1 / 21, 0.0])
+
+
+def flagged_run(root, kinds_by_level: dict[int, list[str]]):
+    """C=1, 2 (TTFT 200 ms); each level's stream check raised ``kinds_by_level[index]``."""
+    records = []
+    for index, c in enumerate((1, 2)):
+        records += closed_loop_level(
+            c, index, 1000.0 + 1000 * index, ttft=0.2, itl=0.04, tps=20, latency=2.0
+        )
+    levels = [
+        {
+            "index": index,
+            "concurrency": c,
+            "expected": 10 * c,
+            "started_at": "2026-01-01T00:00:00Z",
+            "stream_flags": [f"{kind.replace('_', ' ')}: what was seen" for kind in kinds],
+            "stream_flag_kinds": kinds,
+        }
+        for index, (c, kinds) in enumerate(zip((1, 2), kinds_by_level.values(), strict=True))
+    ]
+    return write_run(root, "proxied", records, manifest_fields={"levels": levels})
+
+
+def test_a_partly_collapsed_level_fails_any_check_naming_level_and_flag(tmp_path, capsys):
+    run = flagged_run(tmp_path / "r", {0: [], 1: ["partial_burst", "headers_held"]})
+    code, lines, _ = _check(capsys, run, "--check", "ttft_p90_ms<=100000")
+    assert code == EXIT_CHECK_FAILED
+    assert lines == ["check failed: proxied C=2: stream check: partial burst: what was seen"]
+
+
+def test_a_collapsed_level_fails_the_check_too(tmp_path, capsys):
+    run = flagged_run(tmp_path / "r", {0: ["collapsed"], 1: []})
+    code, lines, _ = _check(capsys, run, "--check", "failure_ratio<=0.5")
+    assert (code, lines) == (EXIT_CHECK_FAILED, [lines[0]])
+    assert lines[0].startswith("check failed: proxied C=1: stream check: collapsed")
+
+
+def test_held_headers_alone_do_not_fail_a_check(tmp_path, capsys):
+    run = flagged_run(tmp_path / "r", {0: ["headers_held"], 1: ["headers_held", "long_tail"]})
+    code, lines, _ = _check(capsys, run, "--check", "ttft_p90_ms<=100000")
+    assert (code, lines) == (0, ["check passed: 1 bound holds at every level (2 levels)"])
+
+
+def test_stream_flags_bound_counts_the_kinds_each_level_raised(tmp_path, capsys):
+    run = flagged_run(tmp_path / "r", {0: [], 1: ["headers_held", "long_tail"]})
+    code, lines, _ = _check(capsys, run, "--check", "stream_flags<=0")
+    assert code == EXIT_CHECK_FAILED
+    assert lines == ["check failed: proxied C=2: stream_flags = 2 > 0"]
+
+
+def test_stream_flags_bound_holds_on_a_level_without_flags(tmp_path, capsys):
+    run = flagged_run(tmp_path / "r", {0: [], 1: []})
+    code, lines, _ = _check(capsys, run, "--check", "stream_flags<=0")
+    assert (code, lines) == (0, ["check passed: 1 bound holds at every level (2 levels)"])

@@ -71,3 +71,16 @@ def test_simulated_time_multiplies_durations_and_divides_rates():
         "tps": pytest.approx(5.0),
         "level": 4,
     }
+
+
+def test_the_longest_burst_counts_chunks_whose_gaps_are_far_below_the_mean():
+    # mean gap 6.25 ms: the three gaps of 0 and 0.1 ms join four chunks, the 10 ms ones none
+    assert summarize_gaps([0.01, 0.0, 0.0001, 0.0, 0.01, 0.01, 0.01, 0.01]).burst == 4
+
+
+def test_a_stream_read_in_one_piece_is_one_burst_of_every_chunk():
+    assert summarize_gaps([0.0] * 9).burst == 10
+
+
+def test_evenly_spaced_chunks_are_bursts_of_one():
+    assert summarize_gaps([0.01] * 9).burst == 1

@@ -92,7 +92,7 @@ def test_a_collapsed_stream_is_flagged_on_its_level(tmp_path):
         assert record["itl"] >= 0 and record["ttft"] <= record["latency"]
     for level in run.manifest["levels"]:
         assert any(flag.startswith("collapsed stream") for flag in level["stream_flags"]), level
-    assert "the path reshapes the streams" in run.output
+    assert "(C=1) stream check: collapsed stream" in run.output
 
 
 def test_a_normal_stream_raises_no_stream_flag(tmp_path):
@@ -106,7 +106,8 @@ def test_the_servers_identity_and_version_are_in_the_manifest(tmp_path):
     with scripted(Script(tokens=4)) as server:
         run = run_against(server, tmp_path, "--metadata", "rack=b7")
     entry = run.manifest["servers"][server.url]
-    assert entry["headers"] == {"server": "scripted"}
+    # the look-up's Server header, and the Via of the streamed responses
+    assert entry["headers"] == {"server": "scripted", "via": "1.1 test-proxy"}
     assert (entry["version"], entry["version_source"]) == ("9.9.9-scripted", "/version")
     assert run.manifest["metadata"] == {"rack": "b7"}
 

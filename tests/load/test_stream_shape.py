@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import pytest
+
+from sparkload.records import (
+    STREAM_CLOCK_ADJUSTED,
+    STREAM_COLLAPSED,
+    STREAM_HEADERS_HELD,
+    STREAM_LONG_TAIL,
+    STREAM_PARTIAL_BURST,
+)
 from sparkload.streamshape import level_stream_shape
 from tests.servers import Script, measure_on
 
 
-def rec(ttfb=0.05, ttft=0.1, gap=0.01, tokens=64, tail=0.0002, **extra) -> dict:
+def rec(ttfb=0.05, ttft=0.1, gap=0.01, tokens=64, tail=0.0002, burst=1, **extra) -> dict:
     t_last = ttft + gap * (tokens - 1)
     return {
         "status": "ok",
@@ -16,63 +25,133 @@ def rec(ttfb=0.05, ttft=0.1, gap=0.01, tokens=64, tail=0.0002, **extra) -> dict:
         "latency": t_last + tail,
         "chunk_gap_p50": gap,
         "itl": gap,
+        "chunks": tokens,
+        "output_tokens": tokens,
+        "burst_chunks": burst,
         **extra,
     }
 
 
-def flags_of(records: list[dict]) -> list[str]:
-    return level_stream_shape(records)[1]
+def kinds_of(records: list[dict]) -> list[str]:
+    return level_stream_shape(records).kinds
 
 
 def test_a_healthy_stream_raises_no_flag():
-    summary, flags = level_stream_shape([rec() for _ in range(10)])
-    assert flags == []
-    assert summary["requests"] == 10 and summary["chunk_gap_p50_ms"] == 10.0
+    check = level_stream_shape([rec() for _ in range(10)])
+    assert check.flags == [] and check.kinds == []
+    assert check.summary["requests"] == 10 and check.summary["chunk_gap_p50_ms"] == 10.0
+
+
+def test_each_flag_comes_with_its_kind_in_the_same_order():
+    check = level_stream_shape([rec(ttfb=0.1, ttft=0.1, tail=0.2) for _ in range(10)])
+    assert check.kinds == [STREAM_HEADERS_HELD, STREAM_LONG_TAIL]
+    assert check.flags[0].startswith("headers held back") and "tail" in check.flags[1]
 
 
 def test_tokens_in_one_burst_at_the_end_are_a_collapsed_stream():
-    flags = flags_of([rec(ttfb=0.3, ttft=0.3, gap=0.00001) for _ in range(10)])
-    assert any(f.startswith("collapsed stream") and "intermediary's buffering" in f for f in flags)
+    check = level_stream_shape([rec(ttfb=0.3, ttft=0.3, gap=0.00001) for _ in range(10)])
+    assert check.kinds[0] == STREAM_COLLAPSED
+    assert "intermediary's buffering" in check.flags[0]
+
+
+def test_a_whole_answer_in_one_read_is_collapsed_whatever_its_timing_says():
+    assert kinds_of([rec(burst=64) for _ in range(5)])[:1] == [STREAM_COLLAPSED]
 
 
 def test_tiny_gaps_with_a_long_decode_are_not_called_collapsed():
-    flags = flags_of([rec(ttft=0.01, gap=0.0001, tokens=2000) for _ in range(10)])
-    assert not any(f.startswith("collapsed") for f in flags)
+    assert STREAM_COLLAPSED not in kinds_of([rec(ttft=0.01, gap=0.0001, tokens=2000)] * 10)
 
 
-def test_headers_that_arrive_with_the_first_token_are_flagged_as_held_back():
-    flags = flags_of([rec(ttfb=0.1, ttft=0.1001) for _ in range(10)])
-    assert any("TTFB is not a separate measurement" in f for f in flags)
+def test_forty_of_sixty_four_tokens_released_together_are_a_partial_burst():
+    check = level_stream_shape([rec(burst=40) for _ in range(9)])
+    assert check.kinds == [STREAM_PARTIAL_BURST]
+    assert check.flags[0].startswith(
+        "partial burst: 40 of 64 tokens of the median request arrived in one burst"
+    )
+    assert "TTFT and ITL measure the intermediary's buffering" in check.flags[0]
+    assert (check.summary["burst_chunks"], check.summary["burst_of_chunks"]) == (40, 64)
+
+
+def test_the_burst_judged_is_the_median_requests_not_the_worst():
+    records = [rec(burst=40)] * 4 + [rec(burst=2)] * 5
+    assert kinds_of(records) == []
+
+
+def test_a_few_reads_merged_by_a_busy_client_are_no_burst():
+    assert kinds_of([rec(burst=3) for _ in range(9)]) == []
+
+
+def test_short_answers_say_nothing_about_bursts():
+    assert kinds_of([rec(tokens=6, burst=6) for _ in range(9)]) == []
+
+
+def test_bursts_of_multi_token_chunks_are_counted_in_chunks():
+    check = level_stream_shape([rec(tokens=32, burst=20, output_tokens=96) for _ in range(3)])
+    assert "20 of 32 token chunks" in check.flags[0]
+
+
+def test_headers_sent_with_the_first_token_are_held_back():
+    assert kinds_of([rec(ttfb=0.1, ttft=0.1001) for _ in range(10)]) == [STREAM_HEADERS_HELD]
+
+
+def test_headers_a_gateways_millisecond_before_the_first_token_are_held_back():
+    assert kinds_of([rec(ttfb=0.0685, ttft=0.070) for _ in range(10)]) == [STREAM_HEADERS_HELD]
+
+
+@pytest.mark.parametrize("ttft", [0.003, 0.03, 3.0])
+def test_headers_sent_on_accepting_the_request_are_not_held_back(ttft):
+    assert kinds_of([rec(ttfb=0.0002, ttft=ttft) for _ in range(10)]) == []
 
 
 def test_a_late_end_after_the_last_token_is_a_long_tail():
-    flags = flags_of([rec(tail=0.2) for _ in range(10)])
-    assert any("latency includes the path's tail" in f for f in flags)
+    assert kinds_of([rec(tail=0.2) for _ in range(10)]) == [STREAM_LONG_TAIL]
 
 
-def test_a_short_tail_of_one_token_time_is_not_flagged():
-    assert flags_of([rec(tail=0.01, gap=0.01) for _ in range(10)]) == []
+def test_a_tail_of_one_token_time_is_not_flagged():
+    assert kinds_of([rec(tail=0.01, gap=0.01) for _ in range(10)]) == []
 
 
 def test_raised_clock_stamps_are_reported():
-    summary, flags = level_stream_shape([rec(clock_adjusted=True), rec()])
-    assert summary["clock_adjusted"] == 1
-    assert any("monotonic" in f for f in flags)
+    check = level_stream_shape([rec(clock_adjusted=True), rec()])
+    assert check.summary["clock_adjusted"] == 1
+    assert check.kinds == [STREAM_CLOCK_ADJUSTED] and "monotonic" in check.flags[0]
 
 
 def test_failed_requests_are_left_out():
-    summary, flags = level_stream_shape([{"status": "error", "ttft": None}])
-    assert (summary, flags) == ({"requests": 0}, [])
+    assert level_stream_shape([{"status": "error", "ttft": None}]) == ({"requests": 0}, [], [])
 
 
-def level_records(script: Script, requests: int = 4) -> list[dict]:
-    records, _ = measure_on(script, requests, max_tokens=32)
+def level_records(script: Script, requests: int = 4, max_tokens: int = 32) -> list[dict]:
+    records, _ = measure_on(script, requests, max_tokens=max_tokens)
     return [r.to_dict() for r in records]
 
 
 def test_a_level_behind_a_collapsing_proxy_is_flagged_and_a_normal_one_is_not():
-    collapsed = flags_of(level_records(Script(tokens=32, hold=0.3, collapse=True)))
-    normal = flags_of(level_records(Script(tokens=32, gap=0.003)))
-    assert any(f.startswith("collapsed stream") for f in collapsed)
-    assert any("TTFB is not a separate measurement" in f for f in collapsed)
+    collapsed = kinds_of(level_records(Script(tokens=32, hold=0.3, collapse=True)))
+    normal = kinds_of(level_records(Script(tokens=32, gap=0.003)))
+    assert collapsed[:2] == [STREAM_COLLAPSED, STREAM_HEADERS_HELD]
     assert normal == []
+
+
+PARTLY_BUFFERED = Script(tokens=64, gap=0.01, prefill=0.01, burst=40)
+STREAMING = Script(tokens=64, gap=0.01, prefill=0.01)
+
+
+def test_a_proxy_releasing_the_first_40_of_64_tokens_at_once_is_a_partial_burst():
+    check = level_stream_shape(level_records(PARTLY_BUFFERED, requests=3, max_tokens=64))
+    assert STREAM_PARTIAL_BURST in check.kinds
+    assert "40 of 64 tokens of the median request arrived in one burst" in check.flags[0]
+
+
+def test_the_same_server_streaming_every_token_raises_no_flag():
+    assert kinds_of(level_records(STREAMING, requests=3, max_tokens=64)) == []
+
+
+# A gateway: it answers only once the model server's first bytes are in, a millisecond and a
+# half before it passes the first token on, and ends the stream 20 ms after the last token.
+GATEWAY = Script(tokens=32, hold=0.05, prefill=0.0015, gap=0.002, tail=0.02)
+
+
+def test_the_same_gateway_path_gets_the_same_flags_run_after_run():
+    runs = [kinds_of(level_records(GATEWAY, requests=5)) for _ in range(5)]
+    assert runs == [[STREAM_HEADERS_HELD, STREAM_LONG_TAIL]] * 5

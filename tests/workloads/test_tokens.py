@@ -9,8 +9,16 @@ import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from sparkload.errors import ConfigError
-from sparkload.tokens import METHOD_ESTIMATE, Estimate, FileTokenizer, fit, synthesize
+from sparkload.tokens import (
+    METHOD_ESTIMATE,
+    Estimate,
+    FileTokenizer,
+    ServerTokenizer,
+    fit,
+    synthesize,
+)
 from sparkload.workloads import SYNTHETIC_POOL, filler_text
+from tests.servers import Script, scripted
 
 
 def train_bpe(path: Path) -> Path:
@@ -76,3 +84,29 @@ def test_an_unreadable_tokenizer_file_is_one_line(tmp_path):
         FileTokenizer(path)
     assert str(caught.value).startswith(f"--tokenizer: cannot load {path}")
     assert "\n" not in str(caught.value)
+
+
+UNPROCESSABLE = (
+    b"HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 2\r\n\r\n{}"
+)
+
+
+def test_a_tokenizer_route_in_a_form_sparkload_does_not_send_is_named_with_what_was_tried():
+    with scripted(Script(tokenizer_answer=UNPROCESSABLE)) as server:
+        found = ServerTokenizer.probe(server.url, "m", "chat", {}, verify_tls=True)
+    assert found == [
+        "vLLM's POST /tokenize {model, messages}: /tokenize answered HTTP 422",
+        "llama.cpp's POST /apply-template {messages} + /tokenize {content}: "
+        "/apply-template answered HTTP 422",
+    ]
+
+
+def test_an_answer_that_holds_no_count_is_said_so():
+    odd = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n"
+    with scripted(Script(tokenizer_answer=odd + b'{"ids": [1]}\n')) as server:
+        found = ServerTokenizer.probe(server.url, "m", "completions", {}, verify_tls=True)
+    assert found == [
+        "vLLM's POST /tokenize {model, prompt}: an answer in a form sparkload does not read",
+        "llama.cpp's POST /tokenize {content}: an answer in a form sparkload does not read",
+    ]
