@@ -195,3 +195,14 @@ def _ms(seconds: float | None) -> float | None:
 
 def _round(share: float | None) -> float | None:
     return None if share is None else round(share, 3)
+
+
+def short_name(kind: str, summary: dict) -> str:
+    """A flag as the live table shows it: its kind, with the figure that raised it."""
+    figure = {
+        STREAM_PARTIAL_BURST: f" {summary.get('burst_chunks')}/{summary.get('burst_of_chunks')}",
+        STREAM_HEADERS_HELD: f" {summary.get('ttft_minus_ttfb_ms')} ms",
+        STREAM_LONG_TAIL: f" {summary.get('tail_ms')} ms",
+        STREAM_CLOCK_ADJUSTED: f" {summary.get('clock_adjusted')}",
+    }.get(kind, "")
+    return kind.replace("_", " ") + figure

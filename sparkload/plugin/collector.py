@@ -20,7 +20,7 @@ from sparkload.records import (
 )
 from sparkload.results import ResultsWriter, utc_now
 from sparkload.scrape import GAUGES, MetricsScraper
-from sparkload.streamshape import level_stream_shape
+from sparkload.streamshape import level_stream_shape, short_name
 
 logger = logging.getLogger("sparkload")
 
@@ -209,9 +209,9 @@ class RunCollector:
 
     def rows(self) -> list[dict]:
         """The live table, with each level's client check ("ok" or what made it suspect) and,
-        once the level has ended, its stream check (the kinds of its flags)."""
+        once the level has ended, its stream check (its flags' kinds and figures)."""
         ended = {
-            level.index: level.stream_flag_kinds
+            level.index: [short_name(kind, level.stream) for kind in level.stream_flag_kinds]
             for writer in self.writers
             for level in writer.manifest.levels
             if level.ended_at
@@ -219,7 +219,7 @@ class RunCollector:
         rows = []
         for index in sorted(self.tallies):
             client = self.client_verdict(index)[1]
-            stream = [kind.replace("_", " ") for kind in ended.get(index, [])]
+            stream = ended.get(index, [])
             row = {
                 **self.tallies[index].row(),
                 "client": "; ".join(client) if client else "ok",

@@ -11,7 +11,7 @@ from sparkload.records import (
     STREAM_LONG_TAIL,
     STREAM_PARTIAL_BURST,
 )
-from sparkload.streamshape import level_stream_shape
+from sparkload.streamshape import level_stream_shape, short_name
 from tests.servers import Script, measure_on
 
 
@@ -155,3 +155,9 @@ GATEWAY = Script(tokens=32, hold=0.05, prefill=0.0015, gap=0.002, tail=0.02)
 def test_the_same_gateway_path_gets_the_same_flags_run_after_run():
     runs = [kinds_of(level_records(GATEWAY, requests=5)) for _ in range(5)]
     assert runs == [[STREAM_HEADERS_HELD, STREAM_LONG_TAIL]] * 5
+
+
+def test_the_live_table_names_each_flag_with_the_figure_that_raised_it():
+    check = level_stream_shape([rec(burst=40, ttfb=0.1, ttft=0.1) for _ in range(5)])
+    shown = [short_name(kind, check.summary) for kind in check.kinds]
+    assert shown == ["partial burst 40/64", "headers held 0.0 ms"]

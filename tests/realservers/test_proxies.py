@@ -1,7 +1,9 @@
-"""The main job through real intermediaries in front of llama-server: nginx and LiteLLM.
+"""The main job through real intermediaries in front of llama-server: nginx, LiteLLM, mitmproxy.
 
 What must hold is what holds direct: exit 0, exact counts, every record ok, TTFT no shorter
-than the server's own prompt time for the same response (the completion id passes through).
+than the server's own prompt time for the same response (the completion id passes through);
+and what an intermediary does is named: LiteLLM by its version header, mitmproxy's partial
+buffering by the stream check, which then fails --check.
 """
 
 from __future__ import annotations
@@ -61,12 +63,33 @@ def test_main_job_through_nginx(
     check_job(job, llama.log, proxy_may_fail=config == "keepalive")
 
 
-def test_main_job_through_litellm(llama: LlamaServer, tmp_path: Path) -> None:
-    if gateway_module.executable("litellm") is None:
-        hint = gateway_module.install_hint("litellm")
+def require_gateway(kind: str) -> None:
+    if gateway_module.executable(kind) is None:
+        hint = gateway_module.install_hint(kind)
         if os.environ.get(REQUIRE_ENV):
-            pytest.fail(f"litellm missing ({hint}) and {REQUIRE_ENV} is set")
-        pytest.skip(f"litellm missing: {hint}")
+            pytest.fail(f"{kind} missing ({hint}) and {REQUIRE_ENV} is set")
+        pytest.skip(f"{kind} missing: {hint}")
+
+
+def test_main_job_through_litellm(llama: LlamaServer, tmp_path: Path) -> None:
+    require_gateway("litellm")
     with Gateway(llama.url) as gateway:
         job = run_job(gateway.url, tmp_path, llama.url, "--api-key", gateway.api_key)
     check_job(job, llama.log)
+    headers = job["run"].manifest["servers"][gateway.url]["headers"]
+    assert headers["x-litellm-version"], headers  # LiteLLM names itself on streamed responses
+
+
+def test_mitmproxy_holding_the_first_10k_of_every_stream_fails_the_check(
+    llama: LlamaServer, tmp_path: Path
+) -> None:
+    require_gateway("mitmproxy")
+    with Gateway(llama.url, "mitmproxy", "10k") as proxy:
+        job = run_job(
+            proxy.url, tmp_path, llama.url, "--max-tokens", "128", "--check", "ttft_p90_ms<=100000"
+        )
+    run = job["run"]
+    assert run.returncode == 4, run.output[-3000:]
+    for level in run.manifest["levels"]:
+        assert "partial_burst" in level["stream_flag_kinds"], level
+    assert "stream check: partial burst" in run.output
