@@ -1,17 +1,24 @@
 """The per-level table shown live (web UI tab, console) and at the end of a run.
 
-Exact, from the records the master holds (not Locust's bucketed statistics): measured requests
-only, warm-up excluded, failures counted and left out of the figures. Percentiles interpolate
-linearly, the default of ``analysis``; the full report with every definition is ``analysis``'s.
+From the records the master holds (not Locust's bucketed statistics): measured requests only,
+warm-up excluded, failures counted and left out of the figures. Means and counts are exact.
+Percentiles interpolate linearly over the exact values, the default of ``analysis``, up to
+``EXACT_VALUES`` requests a level; beyond that a level's values go into a DDSketch (relative
+error under 1 %), so an hour-long level of a million requests holds as little memory as one of
+twenty thousand. The report, from requests.jsonl, is always exact.
 """
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ddsketch import DDSketch
+
 from sparkload.records import PHASE_MEASURE, STATUS_OK, linear_percentile
+
+EXACT_VALUES = 20_000  # values per metric and level kept exactly; a sketch beyond
+SKETCH_ACCURACY = 0.01  # the sketch's relative error bound
 
 COLUMNS = (
     ("level", "C / rate"),
@@ -32,12 +39,42 @@ COLUMNS = (
 )
 
 
-def _p(values: list[float], q: float) -> float | None:
-    return linear_percentile(sorted(values), q) if values else None
+class Distribution:
+    """One metric's values over a level: an exact mean and count, and percentiles that are exact
+    (linear) up to ``EXACT_VALUES`` values and from a DDSketch beyond, in bounded memory."""
 
+    __slots__ = ("count", "sketch", "total", "values")
 
-def _mean(values: list[float]) -> float | None:
-    return statistics.fmean(values) if values else None
+    def __init__(self) -> None:
+        self.count = 0
+        self.total = 0.0
+        self.values: list[float] = []
+        self.sketch: DDSketch | None = None
+
+    def add(self, value: float) -> None:
+        self.count += 1
+        self.total += value
+        if self.sketch is not None:
+            self.sketch.add(value)
+            return
+        self.values.append(value)
+        if len(self.values) > EXACT_VALUES:
+            self.sketch = DDSketch(relative_accuracy=SKETCH_ACCURACY)
+            for kept in self.values:
+                self.sketch.add(kept)
+            self.values = []
+
+    @property
+    def exact(self) -> bool:
+        return self.sketch is None
+
+    def mean(self) -> float | None:
+        return self.total / self.count if self.count else None
+
+    def quantile(self, q: float) -> float | None:
+        if self.sketch is not None:
+            return self.sketch.get_quantile_value(q)
+        return linear_percentile(sorted(self.values), q) if self.values else None
 
 
 @dataclass
@@ -47,10 +84,10 @@ class LevelTally:
     expected: int | None  # measured requests the level needs (None: time-based or open loop)
     arrival_rate: float | None = None  # open loop: the offered rate; C (the pool) means nothing
     time_scale: float = 1.0  # records arrive in simulated time; their start times do not
-    ttft: list[float] = field(default_factory=list)
-    itl: list[float] = field(default_factory=list)
-    tps: list[float] = field(default_factory=list)
-    latency: list[float] = field(default_factory=list)
+    ttft: Distribution = field(default_factory=Distribution)
+    itl: Distribution = field(default_factory=Distribution)
+    tps: Distribution = field(default_factory=Distribution)
+    latency: Distribution = field(default_factory=Distribution)
     measured: int = 0
     output_tokens: int = 0
     first_start: float | None = None  # epoch seconds (real time)
@@ -77,7 +114,7 @@ class LevelTally:
         for name in ("ttft", "itl", "tps", "latency"):
             value = record.get(name)
             if value is not None:
-                getattr(self, name).append(value)
+                getattr(self, name).add(value)
         self.output_tokens += record.get("output_tokens") or 0
 
     @property
@@ -95,8 +132,8 @@ class LevelTally:
         """The live table's row. Closed loop: the reports' C-based figures. Open loop: C is only
         the pool size, so the rate columns are what was achieved over the level's wall time."""
         ms = 1000.0
-        mean_latency = _mean(self.latency)
-        mean_tps = _mean(self.tps)
+        mean_latency = self.latency.mean()
+        mean_tps = self.tps.mean()
         if self.arrival_rate is not None:
             wall = self.wall_time
             system_rps = (self.measured - self.failures) / wall if wall else None
@@ -110,12 +147,12 @@ class LevelTally:
             "level": level,
             "n": self.measured - self.failures,
             "failures": self.failures,
-            "ttft_ms_mean": _scaled(_mean(self.ttft), ms),
-            "ttft_ms_p50": _scaled(_p(self.ttft, 0.5), ms),
-            "ttft_ms_p90": _scaled(_p(self.ttft, 0.9), ms),
-            "itl_ms_mean": _scaled(_mean(self.itl), ms),
-            "itl_ms_p50": _scaled(_p(self.itl, 0.5), ms),
-            "itl_ms_p90": _scaled(_p(self.itl, 0.9), ms),
+            "ttft_ms_mean": _scaled(self.ttft.mean(), ms),
+            "ttft_ms_p50": _scaled(self.ttft.quantile(0.5), ms),
+            "ttft_ms_p90": _scaled(self.ttft.quantile(0.9), ms),
+            "itl_ms_mean": _scaled(self.itl.mean(), ms),
+            "itl_ms_p50": _scaled(self.itl.quantile(0.5), ms),
+            "itl_ms_p90": _scaled(self.itl.quantile(0.9), ms),
             "tps_mean": mean_tps,
             "latency_s_mean": mean_latency,
             "system_rps": system_rps,

@@ -18,7 +18,9 @@ to a time-scaled simulator's time: the thresholds are about real packets).
 
 from __future__ import annotations
 
+import random
 import statistics
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from sparkload.records import (
@@ -58,6 +60,57 @@ TAIL_MIN_S = 0.005
 CLOCK_ADJUSTED_SHARE = 0.01
 
 
+# Records of a level the check keeps at most: medians of a uniform sample of this many are as
+# good as of all, and a level of a million requests then costs no more memory than one of this.
+SAMPLE_SIZE = 4096
+_SAMPLED_FIELDS = (
+    "status",
+    "ttfb",
+    "ttft",
+    "latency",
+    "t_last_token",
+    "chunk_gap_p50",
+    "itl",
+    "chunks",
+    "burst_chunks",
+    "output_tokens",
+)
+
+
+@dataclass
+class LevelSample:
+    """What the stream check keeps of a level's measured records: exact counts of the successful,
+    the clock-adjusted and the resent ones, and the fields the rules read of a uniform sample of
+    at most ``SAMPLE_SIZE`` of them (a seeded reservoir)."""
+
+    seed: int = 0
+    records: list[dict] = field(default_factory=list)
+    ok: int = 0
+    clock_adjusted: int = 0
+    resent: int = 0
+    _rng: random.Random = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    def add(self, record: dict) -> None:
+        if record.get("status") != "ok" or record.get("ttft") is None:
+            return
+        self.ok += 1
+        self.clock_adjusted += bool(record.get("clock_adjusted"))
+        self.resent += bool(record.get("resent"))
+        kept = {name: record.get(name) for name in _SAMPLED_FIELDS}
+        if len(self.records) < SAMPLE_SIZE:
+            self.records.append(kept)
+            return
+        slot = self._rng.randrange(self.ok)
+        if slot < SAMPLE_SIZE:
+            self.records[slot] = kept
+
+    def check(self) -> StreamCheck:
+        return level_stream_shape(self.records, self)
+
+
 class StreamCheck(NamedTuple):
     """A level's stream-shape figures (medians over its successful requests), the flags raised
     (what each saw, in words) and their kinds (``records.STREAM_*``), in the same order."""
@@ -67,10 +120,12 @@ class StreamCheck(NamedTuple):
     kinds: list[str]
 
 
-def level_stream_shape(records: list[dict]) -> StreamCheck:
-    """One level's stream check."""
+def level_stream_shape(records: list[dict], counts: LevelSample | None = None) -> StreamCheck:
+    """One level's stream check: from all its records, or from a ``LevelSample``'s sampled
+    records and exact counts."""
     ok = [r for r in records if r.get("status") == "ok" and r.get("ttft") is not None]
-    summary: dict = {"requests": len(ok)}
+    total = counts.ok if counts else len(ok)
+    summary: dict = {"requests": total}
     if not ok:
         return StreamCheck(summary, [], [])
     gap = _median(r.get("chunk_gap_p50") for r in ok)
@@ -86,7 +141,8 @@ def level_stream_shape(records: list[dict]) -> StreamCheck:
     )
     itl = _median(r.get("itl") for r in ok)
     burst = _median_burst(ok)
-    adjusted = sum(bool(r.get("clock_adjusted")) for r in ok)
+    adjusted = counts.clock_adjusted if counts else sum(bool(r.get("clock_adjusted")) for r in ok)
+    resent = counts.resent if counts else sum(bool(r.get("resent")) for r in ok)
     summary.update(
         chunk_gap_p50_ms=_ms(gap),
         ttft_share_of_latency=_round(ttft_share),
@@ -97,7 +153,7 @@ def level_stream_shape(records: list[dict]) -> StreamCheck:
         burst_chunks=burst.chunks if burst else None,
         burst_of_chunks=burst.of if burst else None,
         clock_adjusted=adjusted,
-        resent=sum(bool(r.get("resent")) for r in ok),
+        resent=resent,
     )
     flags: list[str] = []
     kinds: list[str] = []
@@ -139,10 +195,10 @@ def level_stream_shape(records: list[dict]) -> StreamCheck:
             + (f", {tail / itl:.0f}x the ITL" if itl else "")
             + "): latency includes the path's tail",
         )
-    if adjusted > CLOCK_ADJUSTED_SHARE * len(ok):
+    if adjusted > CLOCK_ADJUSTED_SHARE * total:
         flag(
             STREAM_CLOCK_ADJUSTED,
-            f"receive stamps raised to stay monotonic in {adjusted}/{len(ok)} requests: "
+            f"receive stamps raised to stay monotonic in {adjusted}/{total} requests: "
             "their times are bounded by the read, not the packet's arrival",
         )
     return StreamCheck(summary, flags, kinds)

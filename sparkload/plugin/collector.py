@@ -20,7 +20,7 @@ from sparkload.records import (
 )
 from sparkload.results import ResultsWriter, utc_now
 from sparkload.scrape import GAUGES, MetricsScraper
-from sparkload.streamshape import level_stream_shape, short_name
+from sparkload.streamshape import LevelSample, short_name
 
 logger = logging.getLogger("sparkload")
 
@@ -56,7 +56,8 @@ class RunCollector:
         self.issued_by_node: dict[str, int] = {}
         # node -> level index -> its self-measurements
         self.client_load: dict[str, dict[str, dict]] = {}
-        self.level_records: dict[int, list[dict]] = {}  # measured, wire time: the stream check
+        # measured records, wire time, as the stream check keeps them (bounded per level)
+        self.stream_samples: dict[int, LevelSample] = {}
         self.received = 0
         self.started = time.monotonic()
 
@@ -99,7 +100,11 @@ class RunCollector:
                 if record.get("phase") == PHASE_WARMUP:
                     warmed.add(record["level_index"])
                 else:
-                    self.level_records.setdefault(record["level_index"], []).append(record)
+                    index = record["level_index"]
+                    sample = self.stream_samples.get(index)
+                    if sample is None:
+                        sample = self.stream_samples[index] = LevelSample(seed=index)
+                    sample.add(record)
         for index in warmed - self._measure_scraped:
             # The warm-up is back, nothing is in flight, and the measured requests go next: a
             # snapshot here keeps spawn and warm-up out of the level's server-side deltas.
@@ -153,7 +158,7 @@ class RunCollector:
         writer = self._writer_for(index)
         level = next(entry for entry in writer.manifest.levels if entry.index == index)
         level.client, level.client_flags = self.client_verdict(index)
-        check = level_stream_shape(self.level_records.pop(index, []))
+        check = self.stream_samples.pop(index, LevelSample()).check()
         level.stream, level.stream_flags, level.stream_flag_kinds = check
         level.ended_at, level.received = utc_now(), tally.measured
         writer.write_manifest()

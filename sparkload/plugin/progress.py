@@ -1,4 +1,9 @@
-"""One progress line for long runs: current level, requests done of the level, time left."""
+"""One progress line for long runs: current level, requests done of the level, time left.
+
+Time left is an estimate, never negative: the ladder's from the last level's mean latency, a
+time-based plan's from its clock; once the plan's last level is done, the run is "finishing"
+(in-flight requests drain), whatever the estimate said.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,9 @@ import time
 from sparkload.config import RunOptions
 from sparkload.plugin.collector import RunCollector
 from sparkload.shapes import Shape
+from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
+from sparkload.shapes.steps import StepsShape
 
 LEVEL_OVERHEAD = 2.0  # seconds a level change costs (spawn, warm-up broadcast, ticks)
 
@@ -16,34 +23,61 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
     if shape is None or collector is None or not collector.tallies or shape.finished:
         return ""
     tally = collector.tallies[max(collector.tallies)]
-    elapsed = time.monotonic() - collector.started
+    now = time.monotonic()
+    elapsed = now - collector.started
     levels = len(opts.arrival_rate) if opts.mode == "arrival" else len(opts.ladder)
-    head = f"level {tally.index + 1}/{levels} (C={tally.concurrency})"
+    head = f"level {tally.index + 1}/{levels * opts.repeat} (C={tally.concurrency})"
     failed = f", {tally.failures} failed" if tally.failures else ""
-    if tally.expected is None:
-        return f"{head}: {tally.measured} requests done{failed} · elapsed {_clock(elapsed)}"
-    eta = _ladder_eta(shape, collector) if isinstance(shape, LadderShape) else None
-    left = f" · about {_clock(eta)} left" if eta is not None else ""
-    done = f"{tally.measured}/{tally.expected} requests{failed}"
-    return f"{head}: {done} · elapsed {_clock(elapsed)}{left}"
+    left = _time_left(shape, collector, now)
+    until = (
+        " · finishing"
+        if left == 0.0
+        else (f" · about {_clock(left)} left" if left is not None else "")
+    )
+    done = f"{tally.measured}" + (f"/{tally.expected}" if tally.expected is not None else "")
+    return f"{head}: {done} requests{failed} · elapsed {_clock(elapsed)}{until}"
 
 
-def _ladder_eta(shape: LadderShape, collector: RunCollector) -> float | None:
+def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | None:
+    """Seconds until the plan is done (0: only the drain is left), None when unknown."""
+    if isinstance(shape, LadderShape):
+        return _ladder_left(shape, collector)
+    if isinstance(shape, StepsShape):
+        return _clocked_left(
+            shape.index, len(shape.levels), shape.step_started, shape.step_duration, now
+        )
+    if isinstance(shape, ArrivalShape):
+        return _clocked_left(shape.index, len(shape.rates), shape.started, shape.duration, now)
+    return None
+
+
+def _clocked_left(
+    index: int, levels: int, started: float | None, duration: float, now: float
+) -> float:
+    """A plan of fixed-length levels: the rest of this one and every later one."""
+    if index >= levels:
+        return 0.0
+    current = duration - (now - started) if started is not None else duration
+    return max(current, 0.0) + (levels - index - 1) * (duration + LEVEL_OVERHEAD)
+
+
+def _ladder_left(shape: LadderShape, collector: RunCollector) -> float | None:
     """Closed loop: a level takes about requests-per-user x mean latency (real time)."""
-    latencies = [t.latency for t in collector.tallies.values() if t.latency]
+    if shape.index >= len(shape.levels):
+        return 0.0
+    latencies = [t.latency.mean() for t in collector.tallies.values() if t.latency.count]
     if not latencies:
         return None
-    last = latencies[-1]
-    mean_real = sum(last) / len(last) / collector.time_scale
+    mean_real = (latencies[-1] or 0.0) / collector.time_scale
     tally = collector.tallies[max(collector.tallies)]
     if tally.expected is None:
         return None
     remaining_rounds = max(tally.expected - tally.measured, 0) / max(tally.concurrency, 1)
-    later_levels = len(shape.levels) - shape.index - 1
+    later_levels = max(len(shape.levels) - shape.index - 1, 0)
     rounds = remaining_rounds + later_levels * shape.requests_per_user
-    return rounds * mean_real + (later_levels + 1) * LEVEL_OVERHEAD
+    return max(rounds * mean_real + later_levels * LEVEL_OVERHEAD, 0.0)
 
 
 def _clock(seconds: float) -> str:
-    seconds = round(seconds)
+    seconds = max(round(seconds), 0)
     return f"{seconds // 60}:{seconds % 60:02d}"

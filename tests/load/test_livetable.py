@@ -1,8 +1,11 @@
-"""The live per-level table: exact figures from records, warm-ups and failures kept apart."""
+"""The live per-level table: exact figures from records, warm-ups and failures kept apart; a
+level of many requests in bounded memory."""
 
 import pytest
 
+from sparkload import livetable
 from sparkload.livetable import LevelTally, format_table
+from sparkload.records import linear_percentile
 
 
 def add(tally, **fields):
@@ -37,3 +40,28 @@ def test_format_table_shows_a_dash_for_missing_values():
     text = format_table([LevelTally(0, 2, 20).row()])
     assert text.splitlines()[1].split()[:3] == ["2", "0", "0"]
     assert "-" in text.splitlines()[1]
+
+
+def test_percentiles_are_exact_until_the_limit_then_within_the_sketchs_one_percent(monkeypatch):
+    monkeypatch.setattr(livetable, "EXACT_VALUES", 1000)
+    values = [0.001 * (i % 997 + 1) for i in range(5000)]
+    distribution = livetable.Distribution()
+    for value in values[:1000]:
+        distribution.add(value)
+    assert distribution.exact
+    assert distribution.quantile(0.9) == linear_percentile(sorted(values[:1000]), 0.9)
+    for value in values[1000:]:
+        distribution.add(value)
+    assert not distribution.exact and distribution.values == []
+    exact = linear_percentile(sorted(values), 0.9)
+    assert distribution.quantile(0.9) == pytest.approx(exact, rel=0.011)
+    assert distribution.mean() == pytest.approx(sum(values) / len(values), rel=1e-12)
+
+
+def test_a_level_past_the_limit_keeps_no_per_request_values(monkeypatch):
+    monkeypatch.setattr(livetable, "EXACT_VALUES", 100)
+    tally = livetable.LevelTally(0, 4, None)
+    for i in range(10_000):
+        tally.add({"phase": "measure", "status": "ok", "ttft": 0.1 + i % 7 * 0.01, "latency": 1})
+    assert (tally.ttft.values, tally.latency.values) == ([], [])
+    assert tally.row()["n"] == 10_000

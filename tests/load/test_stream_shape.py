@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
+from sparkload import streamshape
 from sparkload.records import (
     STREAM_CLOCK_ADJUSTED,
     STREAM_COLLAPSED,
@@ -161,3 +164,25 @@ def test_the_live_table_names_each_flag_with_the_figure_that_raised_it():
     check = level_stream_shape([rec(burst=40, ttfb=0.1, ttft=0.1) for _ in range(5)])
     shown = [short_name(kind, check.summary) for kind in check.kinds]
     assert shown == ["partial burst 40/64", "headers held 0.0 ms"]
+
+
+def test_a_level_sample_keeps_a_bounded_share_and_counts_every_request(monkeypatch):
+    monkeypatch.setattr(streamshape, "SAMPLE_SIZE", 50)
+    sample = streamshape.LevelSample(seed=1)
+    for i in range(1000):
+        sample.add(rec(burst=40, clock_adjusted=i % 100 == 0, resent=i < 3))
+    sample.add({"status": "error", "ttft": None})
+    assert len(sample.records) == 50
+    check = sample.check()
+    assert (check.summary["requests"], check.summary["clock_adjusted"]) == (1000, 10)
+    assert check.summary["resent"] == 3
+    assert check.kinds == [STREAM_PARTIAL_BURST]  # 1 % adjusted is not over the 1 % threshold
+
+
+def test_a_level_sample_replaces_uniformly_once_full(monkeypatch):
+    monkeypatch.setattr(streamshape, "SAMPLE_SIZE", 100)
+    sample = streamshape.LevelSample(seed=7)
+    for i in range(10_000):
+        sample.add(rec(ttft=float(i + 1)))
+    kept = sorted(r["ttft"] for r in sample.records)
+    assert 3000 < statistics.median(kept) < 7000  # not the first hundred: the whole level
