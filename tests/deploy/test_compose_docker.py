@@ -68,7 +68,8 @@ def unavailable() -> str | None:
     except subprocess.TimeoutExpired:
         return "no Docker daemon answered `docker info` within 30 s"
     if info.returncode != 0:
-        return f"no Docker daemon answers: {info.stderr.strip().splitlines()[-1:]}"
+        said = info.stderr.strip().splitlines() or ["no message"]
+        return f"no Docker daemon answers: {said[-1]}"
     if compose_command() is None:
         return "neither `docker compose` (v2) nor `docker-compose` (v1) is installed"
     return None
