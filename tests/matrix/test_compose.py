@@ -1,10 +1,11 @@
 """docker-compose.yml: valid compose, and its commands are the ones that work on 127.0.0.1.
 
-No Docker here: the file is checked against the compose-spec JSON schema (vendored by
+Without Docker: the file is checked against the compose-spec JSON schema (vendored by
 check-jsonschema, offline), and its sim, master and worker commands are run as compose would run
 them: the same argv, the same environment after compose's ``${VAR:-default}`` interpolation.
-Only what the container network provides is replaced: the sim's listen address and port, the
-master's port, and the results directory that compose mounts from the host.
+The containers use host networking, so the processes share this machine's loopback as they do;
+only the sim's port and the results directory that compose mounts from the host are replaced.
+tests/deploy/test_compose_docker.py runs the file in Docker.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ COMPOSE = ROOT / "docker-compose.yml"
 CHECK_JSONSCHEMA = str(Path(sys.executable).with_name("check-jsonschema"))
 _VARIABLE = re.compile(r"\$\{(\w+):-([^}]*)\}")
 EXPECTED = Counter({(1, "measure"): 2, (2, "measure"): 4, (1, "warmup"): 1, (2, "warmup"): 1})
+# What a worker takes from its own environment, never from the master (issue 20): the API key,
+# secret header values, and the token that master and workers share.
+WORKER_SECRETS = {"OPENAI_API_KEY", "SPARKLOAD_HEADER", "SPARKLOAD_WORKER_TOKEN"}
 
 
 def services() -> dict:
@@ -88,10 +92,19 @@ def test_the_schema_check_rejects_a_broken_compose_file(tmp_path):
     assert result.returncode == 1 and "comand" in result.stdout
 
 
-def test_the_master_passes_every_sparkload_option_through_from_the_shell():
-    master_env = services()["master"]["environment"]
-    passed = {key for key, value in master_env.items() if value is None}
-    assert passed == set(config.environment_names())
+def passed_through(service: dict) -> set[str]:
+    """The variables a service takes from the shell as they are (listed without a value)."""
+    return {key for key, value in service["environment"].items() if value is None}
+
+
+def test_the_master_passes_every_sparkload_option_and_the_worker_token_through_from_the_shell():
+    assert passed_through(services()["master"]) == set(config.environment_names()) | {
+        "SPARKLOAD_WORKER_TOKEN"
+    }
+
+
+def test_each_worker_takes_the_secrets_and_nothing_else_from_the_shell():
+    assert passed_through(services()["worker"]) == WORKER_SECRETS
 
 
 def test_master_and_scalable_worker_run_the_locustfile_and_the_simulator_is_optional():
@@ -112,19 +125,36 @@ def test_master_and_scalable_worker_run_the_locustfile_and_the_simulator_is_opti
     assert found["worker"]["depends_on"] == ["master"]
 
 
-def test_workers_find_the_master_by_its_service_name_unless_told_another_host():
-    worker = services()["worker"]
-    assert container_env(worker, {})["LOCUST_MASTER_NODE_HOST"] == "master"
-    assert (
-        container_env(worker, {"SPARKLOAD_MASTER_HOST": "10.0.0.5"})["LOCUST_MASTER_NODE_HOST"]
-        == "10.0.0.5"
-    )
+def test_every_service_uses_host_networking_and_publishes_no_port():
+    # the master's built-in simulator listens on 127.0.0.1: only a shared loopback reaches it
+    for service in services().values():
+        assert service["network_mode"] == "host" and "ports" not in service
 
 
-def test_the_web_ui_listens_in_the_container_but_is_published_on_loopback_only():
+def test_the_masters_port_listens_on_the_hosts_loopback_unless_told_an_interface():
     master = services()["master"]
-    assert container_env(master, {})["LOCUST_WEB_HOST"] == "0.0.0.0"
-    assert "127.0.0.1:8089:8089" in master["ports"]
+    assert container_env(master, {})["LOCUST_MASTER_BIND_HOST"] == "127.0.0.1"
+    told = container_env(master, {"SPARKLOAD_MASTER_BIND": "10.0.0.5"})
+    assert told["LOCUST_MASTER_BIND_HOST"] == "10.0.0.5"
+
+
+def test_workers_find_the_master_on_the_hosts_loopback_unless_told_another_host():
+    worker = services()["worker"]
+    assert container_env(worker, {})["LOCUST_MASTER_NODE_HOST"] == "127.0.0.1"
+    told = container_env(worker, {"SPARKLOAD_MASTER_HOST": "10.0.0.5"})
+    assert told["LOCUST_MASTER_NODE_HOST"] == "10.0.0.5"
+
+
+def test_master_and_workers_use_one_port_5557_unless_told_another():
+    found = services()
+    for shell, port in (({}, "5557"), ({"SPARKLOAD_MASTER_PORT": "6000"}, "6000")):
+        assert container_env(found["master"], shell)["LOCUST_MASTER_BIND_PORT"] == port
+        assert container_env(found["worker"], shell)["LOCUST_MASTER_NODE_PORT"] == port
+
+
+def test_the_web_ui_listens_on_the_hosts_loopback_only():
+    master = services()["master"]
+    assert container_env(master, {})["LOCUST_WEB_HOST"] == "127.0.0.1"
     assert container_env(master, {"SPARKLOAD_HEADLESS": "false"})["LOCUST_HEADLESS"] == "false"
 
 
@@ -140,9 +170,10 @@ def test_every_service_builds_the_image_from_the_checkout_with_requirements_txt(
 
 @pytest.fixture
 def compose_sim():
-    """The sim service's command, listening on 127.0.0.1 and a free port instead of 0.0.0.0:8000."""
+    """The sim service's command, on a free port instead of 8000."""
     argv = command(services()["sim"], {"SPARKLOAD_SIM_PROFILE": "fp8"})
-    argv = [{"0.0.0.0": "127.0.0.1", "8000": "0"}.get(arg, arg) for arg in argv]
+    assert argv[argv.index("--host") + 1] == "127.0.0.1"
+    argv = [{"8000": "0"}.get(arg, arg) for arg in argv]
     sim = ServerProcess([str(Path(sys.executable).with_name(argv[0])), *argv[1:]])
     yield sim.start()
     sim.stop()
@@ -154,7 +185,7 @@ def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
     shell = {  # what a user exports before `docker compose up --scale worker=2`
         "SPARKLOAD_HOST": compose_sim,
         "SPARKLOAD_WORKERS": "2",
-        "SPARKLOAD_MASTER_HOST": "127.0.0.1",
+        "SPARKLOAD_MASTER_PORT": str(free_port()),  # 5557 may be taken on a shared machine
         "SPARKLOAD_LADDER": "1,2",
         "SPARKLOAD_REQUESTS_PER_USER": "2",
         "SPARKLOAD_MAX_TOKENS": "4",
@@ -165,19 +196,11 @@ def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
         "SPARKLOAD_IGNORE_EOS": "yes",
         "SPARKLOAD_SEED": "7",
     }
-    port = str(free_port())
     found = services()
     master_env = process_env(
-        {
-            **container_env(found["master"], shell),
-            "LOCUST_MASTER_BIND_HOST": "127.0.0.1",
-            "LOCUST_MASTER_BIND_PORT": port,
-            "SPARKLOAD_RESULTS_DIR": str(tmp_path),
-        }
+        {**container_env(found["master"], shell), "SPARKLOAD_RESULTS_DIR": str(tmp_path)}
     )
-    worker_env = process_env(
-        {**container_env(found["worker"], shell), "LOCUST_MASTER_NODE_PORT": port}
-    )
+    worker_env = process_env(container_env(found["worker"], shell))
     workers = [
         subprocess.Popen(
             command(found["worker"], shell),
