@@ -42,7 +42,7 @@ from sparkload.redact import redacted_command
 from sparkload.report_process import check_levels, check_options
 from sparkload.results import ResultsWriter, check_writable, utc_now
 from sparkload.scrape import MetricsScraper
-from sparkload.shapes import Shape, Tick
+from sparkload.shapes import SerialTicks, Shape, Tick
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
 from sparkload.shapes.steps import StepsShape
@@ -65,6 +65,7 @@ class RunController:
         self.simulator: SimulatorProcess | None = None
         self.collector: RunCollector | None = None
         self.shape: Shape | None = None
+        self.ticks: SerialTicks | None = None  # the shape, ticked one at a time
         self.last_rows: list[dict] = []  # the table of the last finished run (web UI)
         self.final_summary = ""  # printed after Locust's own summary in headless runs
         self.abort_reason = ""
@@ -168,7 +169,8 @@ class RunController:
                 f"are kept in {self.collector.writer.path}"
             )
             return None
-        return self.shape.tick(self, time.monotonic())
+        assert self.ticks is not None
+        return self.ticks.tick(self, time.monotonic())
 
     def _start_run(self) -> None:
         settled = self.parsed.headless and self.context is not None and self.context.model
@@ -187,6 +189,7 @@ class RunController:
             return ResultsWriter(opts.results_dir, self._manifest(context, run))
 
         self.shape = _make_shape(context)
+        self.ticks = SerialTicks(self.shape)
         levels_per_run = len(opts.arrival_rate if opts.mode == "arrival" else opts.ladder)
         self.collector = RunCollector(
             open_run,
@@ -259,6 +262,7 @@ class RunController:
     def reset_run(self) -> None:
         self.collector = None
         self.shape = None
+        self.ticks = None
         self.abort_reason = ""
         self._workers_with_users.clear()
 
@@ -349,8 +353,8 @@ class RunController:
         if self.collector is None:
             return  # records of a run that was stopped and closed
         self.collector.take(msg.data)
-        if self.shape is not None and not self.shape.finished:
-            self.shape.tick(self, time.monotonic())  # react at once, not at the next tick
+        if self.ticks is not None and not self.ticks.shape.finished:
+            self.ticks.tick(self, time.monotonic(), wait=False)  # at once, unless one is under way
 
     # ----- Conductor (what shapes may do) ------------------------------------------------
     def broadcast(self, stage: Stage) -> None:

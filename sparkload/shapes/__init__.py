@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+import gevent.lock
+
 from sparkload.livetable import LevelTally
 from sparkload.stages import Stage
 
@@ -34,6 +36,33 @@ class Conductor(Protocol):
 
 
 class Shape(Protocol):
+    """A load plan. ``tick`` returns Locust's ``(users, spawn_rate)``, or None once the plan is
+    over (``finished`` is then True); it may begin and end levels and broadcast stages through the
+    conductor, whose calls may yield to other greenlets (a level's end writes the manifest and
+    reads the server's /metrics). Callers never re-enter it (``SerialTicks``)."""
+
     finished: bool
 
     def tick(self, conductor: Conductor, now: float) -> Tick: ...
+
+
+class SerialTicks:
+    """One tick of a shape at a time. The master ticks its shape on Locust's schedule and again
+    the moment records arrive; a second tick entering while the first waits inside ``end_level``
+    would see the same finished level, end it twice and skip the next one."""
+
+    def __init__(self, shape: Shape) -> None:
+        self.shape = shape
+        self._lock = gevent.lock.Semaphore()
+        self._last: Tick = None
+
+    def tick(self, conductor: Conductor, now: float, wait: bool = True) -> Tick:
+        """The shape's tick; without ``wait``, a tick under way makes this one a no-op (its
+        result is the last one)."""
+        if not self._lock.acquire(blocking=wait):
+            return self._last
+        try:
+            self._last = self.shape.tick(conductor, now)
+            return self._last
+        finally:
+            self._lock.release()

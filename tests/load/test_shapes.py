@@ -2,7 +2,10 @@
 
 import random
 
+import gevent
+
 from sparkload.livetable import LevelTally
+from sparkload.shapes import SerialTicks
 from sparkload.shapes.arrival import ArrivalShape, poisson_offsets
 from sparkload.shapes.ladder import LadderShape
 from sparkload.shapes.steps import StepsShape
@@ -154,3 +157,32 @@ def test_poisson_offsets_have_the_asked_rate_and_stay_inside_the_duration():
 
 def test_poisson_offsets_are_reproducible_from_the_seed():
     assert poisson_offsets(2, 60, random.Random("s")) == poisson_offsets(2, 60, random.Random("s"))
+
+
+class SlowEndingConductor(FakeConductor):
+    """A level's end writes files and reads /metrics: other greenlets run meanwhile."""
+
+    def end_level(self, index):
+        gevent.sleep(0.01)
+        super().end_level(index)
+
+
+def finished_first_level(conductor) -> LadderShape:
+    ladder = LadderShape((1, 2), requests_per_user=3)
+    ladder.tick(conductor, 0)
+    conductor.users = 1
+    ladder.tick(conductor, 1)
+    conductor.deliver(0, "warmup", 1)
+    ladder.tick(conductor, 2)
+    conductor.deliver(0, "measure", 3)
+    return ladder
+
+
+def test_a_tick_arriving_while_a_level_ends_does_not_end_it_twice():
+    conductor = SlowEndingConductor()
+    ticks = SerialTicks(finished_first_level(conductor))
+    first = gevent.spawn(ticks.tick, conductor, 3)
+    second = gevent.spawn(ticks.tick, conductor, 3, False)  # records arrived meanwhile
+    gevent.joinall([first, second])
+    assert conductor.ended == [0]
+    assert ticks.shape.index == 1  # level 2 comes next, not skipped
