@@ -13,7 +13,9 @@ the measured requests, not the spawn and the warm-up. Derived:
   prefix-cache hit rate  hits / queries
   generation tok/s       Δ generation tokens / (end.time − start.time), in simulated time
   server TTFT / ITL      Δ histogram sum / Δ histogram count (ms)
-Several runs of one label add their deltas before the ratios are taken.
+Several runs of one label add their deltas before the ratios are taken. Only the target's own
+endpoints count here; ``--scrape`` nodes (snapshots with a ``node`` but no ``endpoint``) are
+read by ``analysis/telemetry.py``.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ def _level_deltas(run: Run) -> list[dict]:
     )  # (level, when) → endpoint → snap
     during: dict[int, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for snap in read_snapshots(run):
-        if "endpoint" not in snap:
+        if "node" in snap and "endpoint" not in snap:
             continue  # a --scrape node: its vLLM series, if any, are an endpoint's seen again
         index, when, endpoint = (
             int(snap["level_index"]),

@@ -1,4 +1,4 @@
-"""The simulator's power model: idle watts plus watts by the step's work, energy in simulated time."""
+"""The simulator's power model: idle watts plus watts by the step's work, in simulated time."""
 
 from __future__ import annotations
 
