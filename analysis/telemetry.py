@@ -12,9 +12,14 @@ Energy, per node and level, by the first method the node's series allow:
              that went down (a restart) is not used
   trapezoid  the integral of a power gauge over its samples in the window (the two bounds and
              the mid-level ones, ``--metrics-interval``): as good as the samples are many
-Then  mean W = joules / window seconds;  J per output token = joules / output tokens of the
-level's measured requests (ok ones);  output tokens per J = the inverse. One GPU read through
-two nodes (the same ``UUID`` label) counts once, under the ``--scrape`` node.
+Nothing is in flight at the window's bounds, so the window's time outside the requests' wall
+time (first send to last end, the summary's ``wall_s``: the scrapes and the record shipping
+around the requests, magnified by the simulator's time scale) is idle: where the node has a
+power gauge, those idle edges at its draw at the bounds come off, and the level's joules and
+seconds are its requests' (``energy_method`` says by how much). Then  mean W = joules /
+seconds;  J per output token = joules / output tokens of the level's measured requests (ok
+ones);  output tokens per J = the inverse. One GPU read through two nodes (the same ``UUID``
+label) counts once, under the ``--scrape`` node.
 
 Throttling: a level is flagged on a node when its SM clock, in mid-level samples taken while the
 GPU was busy (utilization 50 % or more, when reported), fell below 90 % of the maximum SM clock
@@ -285,8 +290,8 @@ def _clock_max(readings: list[Reading]) -> float:
     return max(stated) if stated else _extreme(_values(readings, SM_CLOCK), max)
 
 
-def run_rows(run: Run, tokens: dict[int, float]) -> list[dict]:
-    """One row per level and node of one run; ``tokens``: output tokens by concurrency."""
+def run_rows(run: Run, requests: dict[int, LevelRequests]) -> list[dict]:
+    """One row per level and node of one run; ``requests``: what each level's requests did."""
     windows, concurrency, endpoint_nodes = _windows(run)
     by_node: dict[str, list[Reading]] = defaultdict(list)
     for (_, node), window in windows.items():
@@ -303,21 +308,53 @@ def run_rows(run: Run, tokens: dict[int, float]) -> list[dict]:
             if shown and shown <= taken:
                 continue  # the same GPUs as a node before it (the head's, read twice)
             joules, method, used = energy(window, run.time_scale, taken)
+            idle_w = idle_watts(window, taken)
             taken |= used
+            seconds = (window[-1].time - window[0].time) * run.time_scale
+            level = requests.get(index)
+            if method and level is not None and idle_w is not None:
+                joules, seconds, method = without_idle_edges(
+                    joules, seconds, level.wall_s, idle_w, method
+                )
             row = {
                 "label": run.label,
                 "concurrency": concurrency[index],
                 "level_index": index,
                 "node": node,
                 "joules": joules,
-                "seconds": (window[-1].time - window[0].time) * run.time_scale,
-                "output_tokens": tokens.get(concurrency[index], np.nan) if method else np.nan,
+                "seconds": seconds,
+                "output_tokens": level.output_tokens if method and level else np.nan,
                 "energy_method": method,
                 **gauges(window, clock_max[node]),
             }
             if method or any(_has_value(v) for k, v in row.items() if k in GAUGE_KEYS):
                 rows.append(row)
     return rows
+
+
+def idle_watts(window: list[Reading], taken: set[str]) -> float | None:
+    """A node's draw with nothing in flight: its power at the window's bounds (the warm-up and
+    the level's last request are back there), the lower of the two; None without a gauge."""
+    for family in (f for f in TELEMETRY if f.quantity == POWER):
+        bounds = [
+            _without(r.families.get(family.name) or {}, taken) for r in (window[0], window[-1])
+        ]
+        if all(bounds):
+            return min(sum(series.values()) for series in bounds)
+    return None
+
+
+def without_idle_edges(
+    joules: float, window_s: float, wall_s: float, idle_w: float, method: str
+) -> tuple[float, float, str]:
+    """(joules, seconds, method) of the requests' wall time (first send to last end): the
+    window's energy less its idle edges, the window's time outside the wall time at the idle
+    draw. Unchanged when the wall time does not fit in the window."""
+    edges = window_s - wall_s
+    if not 0 < wall_s < window_s or joules - idle_w * edges <= 0:
+        return joules, window_s, method
+    method += f", less {edges:.2f} s of idle edges at {idle_w:.1f} W"
+    return joules - idle_w * edges, wall_s, method
 
 
 GAUGE_KEYS = (
@@ -334,7 +371,7 @@ def _has_value(value: object) -> bool:
     return isinstance(value, float) and bool(np.isfinite(value))
 
 
-def _join(values: pd.Series) -> str:
+def _join(values: Iterable[str]) -> str:
     return "; ".join(dict.fromkeys(v for v in values if v))
 
 
@@ -344,7 +381,7 @@ def per_node(dataset: Dataset) -> pd.DataFrame:
     rows = []
     for run_index, run in enumerate(dataset.runs):
         if run.server_metrics_path is not None and not run.open_loop:
-            rows += run_rows(run, _output_tokens(dataset.records, run_index))
+            rows += run_rows(run, level_requests(dataset.records, run_index))
     if not rows:
         return pd.DataFrame(columns=NODE_COLUMNS)
     raw = pd.DataFrame(rows)
@@ -379,16 +416,32 @@ def per_level(nodes: pd.DataFrame) -> pd.DataFrame:
             "joules": grouped["joules"].sum(),
             "mean_w": grouped["mean_w"].sum(),
             "j_per_output_token": grouped["j_per_output_token"].sum(),
-            "energy_method": grouped["energy_method"].agg(_join),
+            "energy_method": grouped["energy_method"].agg(
+                lambda methods: _join(m.split(", less ")[0] for m in methods)
+            ),
         }
     )
     out["output_tokens_per_j"] = 1.0 / out["j_per_output_token"]
     return out.reset_index()[LEVEL_COLUMNS]
 
 
-def _output_tokens(records: pd.DataFrame, run_index: int) -> dict[int, float]:
-    """Output tokens of a run's measured ok requests, by concurrency."""
-    if "output_tokens" not in records or records.empty:
+@dataclass(frozen=True)
+class LevelRequests:
+    """What one level's measured requests did (simulated time)."""
+
+    output_tokens: float  # of the ok ones
+    wall_s: float  # first send to last end, as the summary's wall_s
+
+
+def level_requests(records: pd.DataFrame, run_index: int) -> dict[int, LevelRequests]:
+    """A run's levels by index: their measured requests' output tokens and wall time."""
+    if "level_index" not in records or records.empty:
         return {}
-    mine = records[(records["run"] == run_index) & records["measure"] & records["ok"]]
-    return {int(c): float(t) for c, t in mine.groupby("level")["output_tokens"].sum().items()}
+    mine = records[(records["run"] == run_index) & records["measure"]]
+    ends = mine["start_time"] + mine["latency"].fillna(0.0)
+    out = {}
+    for index, level in mine.groupby("level_index"):
+        tokens = level.loc[level["ok"], "output_tokens"].sum()
+        wall = ends[level.index].max() - level["start_time"].min()
+        out[int(index)] = LevelRequests(float(tokens), float(wall))
+    return out

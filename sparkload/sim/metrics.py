@@ -12,11 +12,12 @@ Prometheus parser gives dcgm-exporter's too), labelled like dcgm-exporter's (``g
 ``UUID``, ``device``, ``modelName``, ``Hostname``). ``/metrics`` carries the head node's
 (node 1); ``/node/<i>/metrics`` node i's alone, one per node of the TP group, as a
 dcgm-exporter on each Spark would serve it. One GPU keeps one ``UUID`` wherever it is read,
-so a scraper that reads node 1 twice can tell.
+so a scraper that reads node 1 twice can tell; two simulators never share one.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from typing import Protocol
 
@@ -124,10 +125,10 @@ TOTAL_ENERGY = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"
 class _DcgmCollector(Collector):
     """One node's power and energy, named and labelled as dcgm-exporter's."""
 
-    def __init__(self, meter: PowerMeter, node: int) -> None:
+    def __init__(self, meter: PowerMeter, node: int, server_id: str) -> None:
         self._meter = meter
-        uuid = f"GPU-sparkload-sim-node-{node}"
-        self._labels = ["0", uuid, "nvidia0", "NVIDIA GB10 (simulated)", f"spark-{node}"]
+        gpu_uuid = f"GPU-sparkload-sim-{server_id}-node-{node}"
+        self._labels = ["0", gpu_uuid, "nvidia0", "NVIDIA GB10 (simulated)", f"spark-{node}"]
 
     def collect(self) -> Iterator[Metric]:
         power = GaugeMetricFamily(POWER_USAGE, "Power draw (in W).", labels=DCGM_LABELS)
@@ -232,11 +233,12 @@ class SimMetrics:
         self.registry.register(_BackendCollector(source, model_name, speculative))
         self._nodes: dict[int, CollectorRegistry] = {}
         meter = source.power
+        server_id = uuid.uuid4().hex[:12]  # every simulated GPU's UUID is its own, as a real one
         if meter is not None:
             for node in range(1, source.nodes + 1):
                 self._nodes[node] = CollectorRegistry()
-                self._nodes[node].register(_DcgmCollector(meter, node))
-            self.registry.register(_DcgmCollector(meter, 1))
+                self._nodes[node].register(_DcgmCollector(meter, node, server_id))
+            self.registry.register(_DcgmCollector(meter, 1, server_id))
 
         def histogram(name: str, doc: str, buckets: tuple[float, ...]) -> Histogram:
             h = Histogram(name, doc, LABELS, registry=self.registry, buckets=buckets)

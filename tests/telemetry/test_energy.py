@@ -73,6 +73,16 @@ def test_no_tokens_give_no_joules_per_token():
     assert np.isnan(j_per_token) and tokens_per_j == 0.0
 
 
+def test_idle_edges_come_off_at_the_idle_draw():
+    joules, seconds, method = telemetry.without_idle_edges(600.0, 10.0, 8.0, 25.0, "counter X")
+    assert (joules, seconds) == (550.0, 8.0)
+    assert method == "counter X, less 2.00 s of idle edges at 25.0 W"
+
+
+def test_a_wall_time_longer_than_the_window_leaves_the_energy_as_measured():
+    assert telemetry.without_idle_edges(600.0, 10.0, 12.0, 25.0, "m") == (600.0, 10.0, "m")
+
+
 def test_cpu_busy_is_the_share_of_cpu_seconds_not_idle():
     start = {(("cpu", "0"), ("mode", "idle")): 100.0, (("cpu", "0"), ("mode", "user")): 10.0}
     end = {(("cpu", "0"), ("mode", "idle")): 106.0, (("cpu", "0"), ("mode", "user")): 14.0}
@@ -96,6 +106,43 @@ def test_an_energy_counter_in_mj_gives_joules_watts_and_joules_per_token(tmp_pat
     assert row["output_tokens"] == 2 * 10 * 128
     assert row["j_per_output_token"] == pytest.approx(600.0 / 2560)
     assert row["energy_method"] == "counter DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"
+
+
+def test_the_idle_edges_around_the_requests_come_off_the_levels_energy(tmp_path):
+    run = run_dir(
+        tmp_path,
+        [
+            snap("measure", T0 - 1, [sample(ENERGY, 0.0), sample(POWER, 26.0)]),
+            snap("end", T0 + 9, [sample(ENERGY, 600_000.0), sample(POWER, 25.0)]),
+        ],
+        per_user=1,  # each user one request of 6.4 s, both sent at T0: 3.6 s of idle edges
+    )
+    row = nodes_of(run)["api"]
+    assert row["seconds"] == pytest.approx(6.4)
+    assert row["joules"] == pytest.approx(600.0 - 25.0 * 3.6)
+    assert row["mean_w"] == pytest.approx((600.0 - 25.0 * 3.6) / 6.4)
+    assert row["energy_method"].endswith("less 3.60 s of idle edges at 25.0 W")
+
+
+def test_levels_that_share_a_concurrency_divide_by_their_own_tokens(tmp_path):
+    records = [
+        *closed_loop_level(1, 0, T0, ttft=0.2, itl=0.05, tps=20, latency=6.4, per_user=2),
+        *closed_loop_level(1, 1, T0 + 20, ttft=0.2, itl=0.05, tps=20, latency=6.4, per_user=2),
+    ]
+    run = write_run(tmp_path / "results", "x", records)
+    lines = [
+        {
+            **snap(when, T0 + 20 * index + dt, [sample(ENERGY, e)]),
+            "level_index": index,
+            "concurrency": 1,
+        }
+        for index in (0, 1)
+        for when, dt, e in (("measure", 0, 0.0), ("end", 12.8, 256_000.0))
+    ]
+    (run / "server_metrics.jsonl").write_text("".join(json.dumps(s) + "\n" for s in lines))
+    row = nodes_of(run)["api"]
+    assert row["output_tokens"] == 2 * 2 * 128  # two levels of two requests, not counted twice
+    assert row["j_per_output_token"] == pytest.approx(512.0 / 512)
 
 
 def test_a_simulator_runs_windows_are_in_simulated_seconds(tmp_path):
