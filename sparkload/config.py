@@ -670,7 +670,6 @@ OPTIONS: tuple[Option, ...] = (
         "answer before the load; it never gets the API key",
         SERVER_METRICS,
         scrape_targets,
-        per_target=True,
         argparse_extra={"action": "append"},
     ),
     # the built-in simulator: its own options (sparkload/sim/options.py), prefixed --sim-

@@ -13,6 +13,7 @@ import pytest
 
 from sparkload import config
 from sparkload.errors import ConfigError
+from sparkload.matrix import spec
 from sparkload.scrape import GAUGES, MetricsScraper, Source, check_nodes, parse_samples, sources
 from tests.conftest import free_port
 
@@ -109,6 +110,23 @@ def test_one_environment_value_may_hold_several_scrape_targets():
 def test_a_bad_scrape_target_is_one_line_naming_the_problem(value, message):
     with pytest.raises(ConfigError, match=re.escape(message)):
         config.scrape_targets("--scrape", value)
+
+
+def test_a_matrix_target_scrapes_its_own_nodes():
+    matrix = spec.parse(
+        {
+            "targets": [
+                {
+                    "endpoints": ["http://spark-1:8000"],
+                    "variant": "fp8",
+                    "scrape": {"spark-2": "http://spark-2:9400"},
+                }
+            ]
+        },
+        "m.yaml",
+    )
+    args = matrix.run_args(matrix.targets[0])
+    assert args == ["--scrape", "spark-2=http://spark-2:9400/metrics"]
 
 
 class _Recorder(BaseHTTPRequestHandler):
