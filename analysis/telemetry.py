@@ -4,7 +4,9 @@ temperature, CPU and memory (the families of ``sparkload.records.TELEMETRY``).
 A node is one scraped endpoint (``node`` in a snapshot): the target's own ``/metrics``
 (``api``) or a ``--scrape`` node; its GPUs (label sets of one family) add up. A level's window
 runs from the snapshot taken when its warm-up came back ("measure"; else its "start") to its
-"end", in simulated time (``Run.time_scale``).
+"end", in simulated time (``Run.time_scale``) for the simulator's own nodes (its /metrics and
+/node/<i>/metrics), in real time for a node elsewhere (a real exporter beside a simulated run;
+the cluster's sum then mixes the two).
 
 Energy, per node and level, by the first method the node's series allow:
   counter    Δ of an energy counter over the window (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION in
@@ -33,6 +35,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 import pandas as pd
@@ -307,14 +310,16 @@ def run_rows(run: Run, requests: dict[int, LevelRequests]) -> list[dict]:
             shown = gpus(window)
             if shown and shown <= taken:
                 continue  # the same GPUs as a node before it (the head's, read twice)
-            joules, method, used = energy(window, run.time_scale, taken)
+            scale = node_time_scale(run, node)
+            joules, method, used = energy(window, scale, taken)
             idle_w = idle_watts(window, taken)
             taken |= used
-            seconds = (window[-1].time - window[0].time) * run.time_scale
+            seconds = (window[-1].time - window[0].time) * scale
             level = requests.get(index)
             if method and level is not None and idle_w is not None:
+                wall_s = level.wall_s * scale / run.time_scale
                 joules, seconds, method = without_idle_edges(
-                    joules, seconds, level.wall_s, idle_w, method
+                    joules, seconds, wall_s, idle_w, method
                 )
             row = {
                 "label": run.label,
@@ -330,6 +335,16 @@ def run_rows(run: Run, requests: dict[int, LevelRequests]) -> list[dict]:
             if method or any(_has_value(v) for k, v in row.items() if k in GAUGE_KEYS):
                 rows.append(row)
     return rows
+
+
+def node_time_scale(run: Run, node: str) -> float:
+    """The time base of a node's figures: the simulator's own nodes (on the server of a
+    simulated endpoint) count in its simulated time, every other node in real time."""
+    url = run.manifest.scrape.get(node)
+    if url is None or run.time_scale == 1:
+        return run.time_scale
+    servers = {urlsplit(endpoint).netloc for endpoint in run.manifest.endpoints}
+    return run.time_scale if urlsplit(url).netloc in servers else 1.0
 
 
 def idle_watts(window: list[Reading], taken: set[str]) -> float | None:

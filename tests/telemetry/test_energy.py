@@ -154,6 +154,24 @@ def test_a_simulator_runs_windows_are_in_simulated_seconds(tmp_path):
     assert (row["seconds"], row["mean_w"]) == pytest.approx((10.0, 60.0))
 
 
+def test_a_node_on_another_server_than_the_simulator_counts_in_real_time(tmp_path):
+    snapshots = [
+        snap(when, T0 + dt, [sample(ENERGY, e)], node=node)
+        for node in ("api", "spark-9")
+        for when, dt, e in (("measure", 0, 0.0), ("end", 1, 600_000.0))
+    ]
+    run = run_dir(tmp_path, snapshots, time_scale=10.0)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["scrape"] = {
+        "api": "http://127.0.0.1:8000/metrics",
+        "spark-9": "http://spark-9:9401/metrics",
+    }
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    nodes = nodes_of(run)
+    assert (nodes["api"]["seconds"], nodes["api"]["mean_w"]) == pytest.approx((10.0, 60.0))
+    assert (nodes["spark-9"]["seconds"], nodes["spark-9"]["mean_w"]) == pytest.approx((1.0, 600.0))
+
+
 def test_without_a_counter_the_power_samples_are_integrated(tmp_path):
     run = run_dir(
         tmp_path,

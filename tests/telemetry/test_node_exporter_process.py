@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import subprocess
@@ -14,7 +15,10 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-pytestmark = pytest.mark.e2e  # starts the exporter
+from analysis.cli import main as analysis_main
+from tests.conftest import run_locust
+
+pytestmark = pytest.mark.e2e  # starts the exporter (and Locust)
 
 SPARKLOAD = str(Path(sys.executable).with_name("sparkload"))
 READY = "sparkload node-exporter listening on "
@@ -89,3 +93,28 @@ def test_a_bad_option_value_is_one_line_and_exit_code_2():
     )
     assert done.returncode == 2
     assert done.stderr == "sparkload node-exporter: error: --port 70000: give 0..65535\n"
+
+
+def test_a_scraped_exporter_gives_its_nodes_energy_and_flags_its_slow_clock(tmp_path):
+    """The stand-in's 123.45 W throughout: joules / seconds give it back; its SM clock, 2405 of
+    3003 MHz (80 %) at 87 % utilization, is throttling."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nvidia-smi").write_text(STAND_IN)
+    (bin_dir / "nvidia-smi").chmod(0o755)
+    path = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+    with exporter(tmp_path, path, "--interval", "0.2") as (url, _):
+        run = run_locust(
+            ["--headless", "--ladder", "1", "--requests-per-user", "2", "--metrics-interval", "0.5"]
+            + ["--scrape", f"spark-2={url}"],
+            tmp_path / "results",
+        )
+    assert run.returncode == 0, run.output
+    out = tmp_path / "report"
+    assert analysis_main([str(run.run_dir), "--out", str(out), "--no-charts", "--quiet"]) == 0
+    nodes = {n["node"]: n for n in json.loads((out / "summary.json").read_text())["nodes"]}
+    spark_2 = nodes["spark-2"]
+    assert spark_2["energy_method"].startswith("counter sparkload_gpu_energy_joules")
+    assert spark_2["mean_w"] == pytest.approx(123.45, rel=0.02)
+    assert spark_2["throttle"].startswith("SM clock down to 2405 MHz of 3003 (80%) while busy")
+    assert "THROTTLED: awq-mtp-tp1 C=1, node spark-2" in (out / "report.md").read_text()
