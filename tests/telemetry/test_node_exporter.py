@@ -16,6 +16,7 @@ from sparkload.node_exporter import (
     nvidia_smi_command,
     parse_query,
 )
+from sparkload.records import telemetry_family
 
 LINE = "123.45, 2405, 3003, 61, 87"
 HOST = HostReading(cpu_busy_pct=12.5, memory_used_bytes=40e9, memory_total_bytes=128e9)
@@ -139,3 +140,10 @@ def test_without_an_answer_from_nvidia_smi_no_gpu_series_is_served():
     assert not [name for name in served if name.startswith("sparkload_gpu_")]
     assert served["sparkload_nvidia_smi_up"] == 0.0
     assert served["sparkload_host_cpu_busy_percent"] == 12.5
+
+
+def test_every_series_the_exporter_serves_is_one_the_scraper_keeps_and_the_analysis_reads():
+    gpus = sampler(printing(LINE), [])
+    gpus.sample()
+    served = set(exposition(gpus)) - {"sparkload_nvidia_smi_up"}
+    assert [name for name in served if telemetry_family(name) is None] == []
