@@ -98,6 +98,14 @@ def sources(endpoints: Iterable[str], nodes: dict[str, str]) -> list[Source]:
     return found + [Source(name, url) for name, url in nodes.items()]
 
 
+def simulator_nodes(url: str, tp: int) -> dict[str, str]:
+    """The built-in simulator's nodes, ``spark-1`` .. ``spark-N`` at ``/node/<i>/metrics``,
+    when it simulates a TP cluster (one node is its /metrics already)."""
+    if tp < 2:
+        return {}
+    return {f"spark-{i}": f"{url.rstrip('/')}/node/{i}/metrics" for i in range(1, tp + 1)}
+
+
 def _metric_name(line: str) -> str:
     body = line[7:] if line.startswith(("# TYPE ", "# HELP ")) else line
     return _NAME_END.split(body, 1)[0]

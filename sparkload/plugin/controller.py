@@ -41,7 +41,7 @@ from sparkload.records import (
 from sparkload.redact import redacted_command
 from sparkload.report_process import check_levels, check_options
 from sparkload.results import ResultsWriter, check_writable, utc_now
-from sparkload.scrape import MetricsScraper, Source, check_nodes, sources
+from sparkload.scrape import MetricsScraper, Source, check_nodes, simulator_nodes, sources
 from sparkload.shapes import Shape, Tick
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
@@ -129,19 +129,14 @@ class RunController:
         return context
 
     def metrics_sources(self, context: RunContext) -> list[Source]:
-        """The Prometheus endpoints of the run: the target's /metrics (unless
-        --no-server-metrics), each node of a simulated TP cluster started here, --scrape's."""
+        """The Prometheus endpoints of the run: the target's /metrics and, for a simulated TP
+        cluster started here, each node's (unless --no-server-metrics), then --scrape's."""
         opts = context.options
-        endpoints = [e.url for e in context.endpoints] if opts.server_metrics else []
-        nodes = dict(opts.scrape)
-        if self._on_simulator() and opts.server_metrics and opts.tp > 1:
-            assert self.simulator is not None
-            simulated = {
-                f"spark-{i}": f"{self.simulator.url}/node/{i}/metrics"
-                for i in range(1, opts.tp + 1)
-            }
-            nodes = {**simulated, **nodes}
-        return sources(endpoints, nodes)
+        if not opts.server_metrics:
+            return sources([], opts.scrape)
+        simulator = self.simulator if self._on_simulator() else None
+        simulated = simulator_nodes(simulator.url, opts.tp) if simulator and simulator.url else {}
+        return sources([e.url for e in context.endpoints], {**simulated, **opts.scrape})
 
     def _on_simulator(self) -> bool:
         return self.simulator is not None and self.simulator.url == self.environment.host

@@ -14,7 +14,15 @@ import pytest
 from sparkload import config
 from sparkload.errors import ConfigError
 from sparkload.matrix import spec
-from sparkload.scrape import GAUGES, MetricsScraper, Source, check_nodes, parse_samples, sources
+from sparkload.scrape import (
+    GAUGES,
+    MetricsScraper,
+    Source,
+    check_nodes,
+    parse_samples,
+    simulator_nodes,
+    sources,
+)
 from tests.conftest import free_port
 
 DCGM = """\
@@ -80,6 +88,14 @@ def test_several_endpoints_are_numbered_and_scrape_nodes_follow_them():
         ("api-2", "http://b:8000"),
         ("dcgm-a", None),
     ]
+
+
+def test_a_simulated_tp2_cluster_has_one_node_endpoint_per_spark():
+    assert simulator_nodes("http://127.0.0.1:5000", 2) == {
+        "spark-1": "http://127.0.0.1:5000/node/1/metrics",
+        "spark-2": "http://127.0.0.1:5000/node/2/metrics",
+    }
+    assert simulator_nodes("http://127.0.0.1:5000", 1) == {}  # its /metrics is the one node
 
 
 def test_a_scrape_node_named_like_the_targets_own_metrics_is_refused():
