@@ -5,16 +5,17 @@ Once a second it runs ``nvidia-smi --query-gpu=power.draw,clocks.sm,clocks.max.s
 temperature.gpu,utilization.gpu --format=csv,noheader,nounits`` (a bounded timeout) and reads
 the host with psutil; ``/metrics`` serves the latest readings (names in
 ``sparkload.records.TELEMETRY``, label ``gpu``: nvidia-smi's line index) and an energy counter
-per GPU, the trapezoid integral of its power over the samples, so a level's energy is as fine
-as one-second samples whatever the load generator's scrape interval. GPU memory is left out: on
-GB10's unified memory nvidia-smi's memory fields mean nothing; the host's memory is the one.
+per GPU: each sample's power held until the next one, and carried on to the moment of the
+scrape, so the counter is continuous and never goes down, and a level's energy is as fine as
+one-second samples whatever the load generator's scrape interval (a counter that moved only at
+sample times would be off by up to a sample's worth at each end of a level). GPU memory is left
+out: on GB10's unified memory nvidia-smi's memory fields mean nothing; the host's is the one.
 
 A missing nvidia-smi, or one that fails, times out or prints something else, is one line on
 stderr (and one more when it recovers), never a crash: the exporter keeps serving the host's
 CPU and memory, with ``sparkload_nvidia_smi_up 0`` and no GPU series (stale readings would
 lie), because a Spark whose GPU cannot be read is still worth watching from the CPU side and a
-scrape that answers beats one refused. Across a failed sample the energy counter is integrated
-linearly from the last good one, as the analysis integrates a power gauge.
+scrape that answers beats one refused. Across failed samples the last good power is held.
 """
 
 from __future__ import annotations
@@ -118,10 +119,17 @@ def read_host() -> HostReading:
 class State:
     """What ``/metrics`` serves: the latest readings and each GPU's energy so far."""
 
-    gpus: list[GpuReading] = field(default_factory=list)
-    energy_j: list[float] = field(default_factory=list)
+    gpus: list[GpuReading] = field(default_factory=list)  # the latest sample's (none: failed)
+    held: list[GpuReading] = field(default_factory=list)  # the last good sample's readings
+    energy_j: list[float] = field(default_factory=list)  # at ``sampled_at``
+    sampled_at: float = 0.0  # the clock of the last good sample
     host: HostReading | None = None
     nvidia_smi_up: bool = False
+
+    def energy_at(self, now: float) -> list[float]:
+        """Each GPU's energy at ``now``: the last good power held since it was read."""
+        held = [(g.power_w or 0.0) * max(0.0, now - self.sampled_at) for g in self.held]
+        return [e + h for e, h in zip(self.energy_j, held, strict=True)]
 
 
 class Sampler:
@@ -142,7 +150,6 @@ class Sampler:
         self._say = say
         self._clock = clock
         self._host = host
-        self._last: tuple[float, list[float | None]] | None = None  # time and watts of a good one
         self._problem = ""  # what the last failed run said ("" once it works)
         self.gpu_missing = False  # no nvidia-smi at all: not tried again
 
@@ -186,15 +193,16 @@ class Sampler:
         self._problem = problem
 
     def _integrate(self, gpus: list[GpuReading]) -> None:
-        now, watts = self._clock(), [g.power_w for g in gpus]
-        if len(self.state.energy_j) != len(gpus):
-            self.state.energy_j = [0.0] * len(gpus)  # first sample, or the GPUs changed
-        elif self._last is not None:
-            then, before = self._last
-            for i, (a, b) in enumerate(zip(before, watts, strict=True)):
-                if a is not None and b is not None:
-                    self.state.energy_j[i] += (a + b) / 2 * (now - then)
-        self._last = (now, watts)
+        now, state = self._clock(), self.state
+        if len(state.held) != len(gpus):
+            state.energy_j = [0.0] * len(gpus)  # first sample, or the GPUs changed
+        else:
+            state.energy_j = state.energy_at(now)
+        state.held, state.sampled_at = gpus, now
+
+    def energy_now(self) -> list[float]:
+        with self.lock:
+            return self.state.energy_at(self._clock())
 
 
 class StateCollector(Collector):
@@ -204,10 +212,10 @@ class StateCollector(Collector):
         self._sampler = sampler
 
     def collect(self) -> Iterator[Metric]:
+        energy = self._sampler.energy_now()
         with self._sampler.lock:
             state = self._sampler.state
-            gpus, energy, host = list(state.gpus), list(state.energy_j), state.host
-            up = state.nvidia_smi_up
+            gpus, host, up = list(state.gpus), state.host, state.nvidia_smi_up
         yield GaugeMetricFamily(
             "sparkload_nvidia_smi_up", "1 when the last nvidia-smi query answered.", value=int(up)
         )

@@ -76,6 +76,30 @@ def test_energy_is_power_integrated_over_the_samples():
     assert said == []
 
 
+def test_the_served_energy_carries_the_last_power_on_to_the_moment_of_the_scrape():
+    clock = Clock()
+    gpus = sampler(printing(LINE), [], clock)
+    gpus.sample()
+    clock.now = 0.5
+    assert gpus.energy_now() == [pytest.approx(0.5 * 123.45)]
+
+
+def test_the_served_energy_never_goes_down_when_the_power_drops(tmp_path):
+    reading = tmp_path / "reading"
+    clock = Clock()
+    gpus = sampler([sys.executable, "-c", f"print(open({str(reading)!r}).read())"], [], clock)
+    served = []
+    for now, watts in ((0.0, 100.0), (1.0, 0.0), (2.0, 50.0)):
+        reading.write_text(f"{watts}, 2405, 3003, 61, 87")
+        clock.now = now
+        gpus.sample()
+        served.append(gpus.energy_now()[0])
+        clock.now = now + 0.9
+        served.append(gpus.energy_now()[0])
+    assert served == sorted(served)
+    assert served[-1] == pytest.approx(100.0 + 0.0 + 50.0 * 0.9)
+
+
 def test_a_missing_nvidia_smi_is_one_line_and_the_host_is_still_read():
     said: list[str] = []
     gpus = sampler(["/nonexistent/nvidia-smi"], said)
