@@ -47,6 +47,8 @@ class Report:
     sections: list[Section]
     charts: list[Chart]
     method: dict[str, Any] = field(default_factory=dict)  # how the figures were computed
+    # frames summary.json carries beside the levels, by key (e.g. energy per level and node)
+    json_tables: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def tables(self) -> list[Table]:

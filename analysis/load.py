@@ -372,7 +372,7 @@ def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
     run.skipped_lines = bad
     if bad:
         run.notes.append(f"{bad} unparsable line(s) in {REQUESTS_FILE} skipped")
-    columns["offered_rps"] = _offered_rps(run, columns.pop("level_index"))
+    columns["offered_rps"] = _offered_rps(run, columns["level_index"])
     no_level = ~np.isfinite(columns["level"])
     if no_level.any():
         run.notes.append(f"{int(no_level.sum())} record(s) without a level skipped")

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from analysis import server_metrics, slo, tables
+from analysis import server_metrics, slo, tables, telemetry
 from analysis.charts import comparison_charts, label_charts, open_loop_chart
 from analysis.document import Report, Section
 from analysis.load import Dataset
@@ -123,6 +123,7 @@ def build(
 ) -> Report:
     summary = summarize(dataset, settings)
     closed, open_levels = loop_levels(summary, CLOSED), loop_levels(summary, OPEN)
+    nodes = telemetry.per_node(dataset)
     context = Context(
         dataset,
         settings,
@@ -132,6 +133,7 @@ def build(
         think_time_s,
         section_numbers(),
         open_levels,
+        nodes,
     )
     scales = sorted({r.time_scale for r in dataset.runs if r.time_scale != 1})
     simulated = (
@@ -155,7 +157,14 @@ def build(
         and (section := module.build(context)) is not None
     ]
     title = "sparkload report: " + ", ".join(tables.labels_of(summary))
-    return Report(title, summary, sections, charts, method(dataset, settings, bounds, think_time_s))
+    return Report(
+        title,
+        summary,
+        sections,
+        charts,
+        method(dataset, settings, bounds, think_time_s),
+        {"energy": telemetry.per_level(nodes), "nodes": nodes},
+    )
 
 
 def write(

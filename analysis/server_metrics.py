@@ -13,7 +13,9 @@ the measured requests, not the spawn and the warm-up. Derived:
   prefix-cache hit rate  hits / queries
   generation tok/s       Δ generation tokens / (end.time − start.time), in simulated time
   server TTFT / ITL      Δ histogram sum / Δ histogram count (ms)
-Several runs of one label add their deltas before the ratios are taken.
+Several runs of one label add their deltas before the ratios are taken. Only the target's own
+endpoints count here; ``--scrape`` nodes (snapshots with a ``node`` but no ``endpoint``) are
+read by ``analysis/telemetry.py``.
 """
 
 from __future__ import annotations
@@ -75,7 +77,8 @@ def _totals(samples: list[dict]) -> dict[str, float]:
     return totals
 
 
-def _read_snapshots(run: Run) -> list[dict]:
+def read_snapshots(run: Run) -> list[dict]:
+    """Every whole snapshot of the run's server_metrics.jsonl, in file order."""
     out: list[dict] = []
     path = run.server_metrics_path
     for line in path.read_bytes().splitlines() if path is not None else ():
@@ -99,7 +102,9 @@ def _level_deltas(run: Run) -> list[dict]:
         dict
     )  # (level, when) → endpoint → snap
     during: dict[int, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
-    for snap in _read_snapshots(run):
+    for snap in read_snapshots(run):
+        if "node" in snap and "endpoint" not in snap:
+            continue  # a --scrape node: its vLLM series, if any, are an endpoint's seen again
         index, when, endpoint = (
             int(snap["level_index"]),
             str(snap["when"]),
@@ -205,7 +210,7 @@ def kv_capacity_tokens(run: Run) -> int | None:
     vLLM reports its cache configuration as the labels of ``vllm:cache_config_info`` (value 1);
     the first snapshot that carries it answers. None when the server does not report it.
     """
-    for snap in _read_snapshots(run):
+    for snap in read_snapshots(run):
         for sample in snap.get("samples") or []:
             if sample.get("name") != _CACHE_CONFIG:
                 continue

@@ -23,6 +23,9 @@ commands:
   report      turn results directories into tables, charts and report.md
   matrix      run the ladder against every target of a matrix file, then one combined report
   demo        run the quantization report's variants on the simulator and write the full report
+  node-exporter
+              serve this machine's GPU power, clocks and temperature (nvidia-smi) and its
+              CPU and memory as Prometheus text, for run --scrape (machines without DCGM)
   locustfile  print the path of sparkload's locustfile (for locust -f)
 
 sparkload --version · sparkload COMMAND --help
@@ -52,6 +55,12 @@ def _run(argv: list[str]) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     return 0
+
+
+def _node_exporter(argv: list[str]) -> int:
+    from sparkload.node_exporter import main
+
+    return main(argv)
 
 
 def _locustfile(argv: list[str]) -> int:
@@ -94,6 +103,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "report": _report,
     "matrix": _matrix,
     "demo": _demo,
+    "node-exporter": _node_exporter,
     "locustfile": _locustfile,
 }
 

@@ -14,10 +14,12 @@ import argparse
 import json
 import math
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from sparkload import workloads
 from sparkload.errors import ConfigError
@@ -173,6 +175,36 @@ def key_values(flag: str, value: Any) -> dict[str, str]:
         if not equals or not key.strip():
             raise ConfigError(f"{flag}: {pair!r} is not KEY=VALUE")
         out[key.strip()] = item.strip()
+    return out
+
+
+_NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def scrape_targets(flag: str, value: Any) -> dict[str, str]:
+    """``NAME=URL`` per node (repeatable, or comma-separated in one value; a mapping from a
+    matrix file): a Prometheus endpoint to read beside the target's. A URL without a path gets
+    ``/metrics``; credentials in a URL are refused, as the manifest keeps the URLs."""
+    if isinstance(value, dict):
+        items = list(value.items())
+    else:
+        pairs = [part for pair in _pairs(value) for part in pair.split(",") if part.strip()]
+        if any("=" not in pair for pair in pairs):
+            raise ConfigError(f"{flag}: give NAME=URL, e.g. spark-2=http://spark-2:9400/metrics")
+        items = [(pair.partition("=")[0], pair.partition("=")[2]) for pair in pairs]
+    out: dict[str, str] = {}
+    for raw_name, raw_url in items:
+        name, url = str(raw_name).strip(), str(raw_url).strip()
+        if not _NODE_NAME.fullmatch(name):
+            raise ConfigError(f"{flag}: node name {name!r}: letters, digits, '.', '_' or '-'")
+        if name in out:
+            raise ConfigError(f"{flag}: node {name} given twice")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"{flag}: {name}: {url!r} is not an http(s) URL")
+        if parts.username or parts.password:
+            raise ConfigError(f"{flag}: {name}: no credentials in the URL (it is kept in results)")
+        out[name] = url if parts.path not in ("", "/") else url.rstrip("/") + "/metrics"
     return out
 
 
@@ -630,6 +662,17 @@ OPTIONS: tuple[Option, ...] = (
         SERVER_METRICS,
         boolean,
     ),
+    Option(
+        "--scrape",
+        [],
+        "Another node's Prometheus endpoint, NAME=URL (repeatable): each Spark's vLLM /metrics, a "
+        "dcgm-exporter, a node_exporter or sparkload node-exporter; read with the target's at "
+        "every level, for per-node power, energy per token, clocks and temperature. Each must "
+        "answer before the load; it never gets the API key",
+        SERVER_METRICS,
+        scrape_targets,
+        argparse_extra={"action": "append"},
+    ),
     # the built-in simulator: its own options (sparkload/sim/options.py), prefixed --sim-
     *(_simulator_option(option) for option in sim_options.SHARED),
 )
@@ -734,6 +777,7 @@ class RunOptions:
     metadata: dict[str, str]
     metrics_interval: float
     no_server_metrics: bool
+    scrape: dict[str, str]  # node name -> its Prometheus URL
     sim_profile: str
     sim_spec: str | None
     sim_max_num_batched_tokens: int | None

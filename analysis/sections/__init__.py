@@ -33,6 +33,7 @@ class Context:
     think_time_s: float = 10.0
     numbers: dict[str, int] = field(default_factory=dict)  # section module name → its number
     open_loop: pd.DataFrame = field(default_factory=pd.DataFrame)
+    telemetry: pd.DataFrame = field(default_factory=pd.DataFrame)  # per level and node
 
     def ref(self, name: str) -> str:
         """A cross-reference to another section of this report, e.g. "§5"."""

@@ -1,11 +1,12 @@
-"""Server-side metrics: vLLM /metrics per level, speculative decoding, client vs server."""
+"""Server-side metrics: vLLM /metrics per level, speculative decoding, client vs server; energy
+and node telemetry as its subsection (``energy.py``)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from analysis.document import Block, Section
-from analysis.sections import Context
+from analysis.sections import Context, energy
 from analysis.tables import Table
 
 TITLE = "Server-side metrics"
@@ -77,8 +78,14 @@ def _client_vs_server(summary: pd.DataFrame, frame: pd.DataFrame) -> Table:
 
 def build(context: Context) -> Section:
     frame = context.server
-    if frame.empty:
+    nodes = energy.build(context)
+    subsections = [nodes] if nodes is not None else []
+    if frame.empty and nodes is None:
         return Section(TITLE, ["No server metrics (no server_metrics.jsonl)."])
+    if frame.empty:
+        return Section(
+            TITLE, ["No vLLM figures (no vllm: series); node telemetry below."], subsections
+        )
     formats = {c: "{:.2f}" for c in frame.columns if c not in ("label", "concurrency")}
     formats.update(
         {c: "{:.1%}" for c in frame.columns if c.endswith("_rate") or c.startswith("accept_")}
@@ -98,4 +105,4 @@ def build(context: Context) -> Section:
     if (spec := _speculative(frame)) is not None:
         blocks.append(spec)
     blocks.append(_client_vs_server(context.summary, frame))
-    return Section(TITLE, blocks)
+    return Section(TITLE, blocks, subsections)

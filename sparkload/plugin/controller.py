@@ -41,7 +41,7 @@ from sparkload.records import (
 from sparkload.redact import redacted_command
 from sparkload.report_process import check_levels, check_options
 from sparkload.results import ResultsWriter, check_writable, utc_now
-from sparkload.scrape import MetricsScraper
+from sparkload.scrape import MetricsScraper, Source, check_nodes, simulator_nodes, sources
 from sparkload.shapes import SerialTicks, Shape, Tick
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
@@ -112,7 +112,7 @@ class RunController:
             e.url: describe_server(e.url, _lookup_headers(context), opts.model, not opts.insecure)
             for e in context.endpoints
         }
-        on_simulator = self.simulator is not None and self.simulator.url == self.environment.host
+        on_simulator = self._on_simulator()
         context = dataclasses.replace(
             context,
             model=self.servers[context.endpoints[0].url].model,
@@ -121,11 +121,26 @@ class RunController:
         synthetic = self._synthesize(context) if opts.input_tokens is not None else None
         if synthetic is not None:
             context = dataclasses.replace(context, workload=workloads.load(opts, synthetic))
+        nodes = [source for source in self.metrics_sources(context) if source.endpoint is None]
+        check_nodes(nodes, verify_tls=not opts.insecure)
         self.parsed.model = context.model
         self.parsed.sparkload_time_scale = context.time_scale
         self.parsed.sparkload_synthetic = synthetic.to_message() if synthetic else None
         self.context = context
         return context
+
+    def metrics_sources(self, context: RunContext) -> list[Source]:
+        """The Prometheus endpoints of the run: the target's /metrics and, for a simulated TP
+        cluster started here, each node's (unless --no-server-metrics), then --scrape's."""
+        opts = context.options
+        if not opts.server_metrics:
+            return sources([], opts.scrape)
+        simulator = self.simulator if self._on_simulator() else None
+        simulated = simulator_nodes(simulator.url, opts.tp) if simulator and simulator.url else {}
+        return sources([e.url for e in context.endpoints], {**simulated, **opts.scrape})
+
+    def _on_simulator(self) -> bool:
+        return self.simulator is not None and self.simulator.url == self.environment.host
 
     def _synthesize(self, context: RunContext) -> Synthetic:
         """--input-tokens: fit the prompt pool once, here, where the target and model are known
@@ -177,11 +192,10 @@ class RunController:
         context = self.context if settled else self.resolve_target()
         assert context is not None
         opts = context.options
+        metrics_sources = self.metrics_sources(context)
         scraper = (
-            MetricsScraper(
-                [e.url for e in context.endpoints], opts.api_key, verify_tls=not opts.insecure
-            )
-            if opts.server_metrics
+            MetricsScraper(metrics_sources, opts.api_key, verify_tls=not opts.insecure)
+            if metrics_sources
             else None
         )
 
@@ -272,7 +286,7 @@ class RunController:
 
     def _manifest(self, context: RunContext, run: int = 0) -> Manifest:
         opts = context.options
-        on_simulator = self.simulator is not None and self.simulator.url == self.environment.host
+        on_simulator = self._on_simulator()
         variant = opts.variant or (_simulated_variant(opts) if on_simulator else "")
         ladder_mode = opts.mode == "ladder"
         return Manifest(
@@ -306,6 +320,7 @@ class RunController:
                 "cache_bust": context.workload.cache_bust,
             },
             servers={url: info.manifest_entry() for url, info in self.servers.items()},
+            scrape={source.node: source.url for source in self.metrics_sources(context)},
             metadata=opts.metadata,
             repeat={"run": run + 1, "of": opts.repeat} if opts.repeat > 1 else None,
             seed=opts.seed,

@@ -19,6 +19,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
 from sparkload.sim.engine import Counters, Emission, Engine, frontend_seconds
+from sparkload.sim.power import PowerMeter, PowerModel
 from sparkload.sim.profiles import Profile
 
 
@@ -68,6 +69,8 @@ class EngineBackend:
         self.counters: Counters = self.engine.counters
         self.hidden_first_tokens = profile.hidden_first_tokens
         self.block_tokens = profile.block_size
+        self.nodes = profile.tp
+        self.power = PowerMeter(PowerModel(), time_scale)
         self._profile = profile
         self._scale = time_scale
         self._frontend_rng = random.Random(seed + 1)
@@ -132,8 +135,10 @@ class EngineBackend:
                 await self._wake.wait()
                 step_end = loop.time()
             step = self.engine.step()
+            self.power.begin_step(step.cost)
             step_end = max(step_end, loop.time() - 0.05) + step.duration_s / self._scale
             await self._pacer.sleep_until(step_end)
+            self.power.end_step(step.duration_s)
             for emission in step.emissions:
                 queue = self._queues.get(emission.request_id)
                 if queue is not None:
@@ -146,6 +151,8 @@ class FixedBackend:
     hidden_first_tokens = 0
     block_tokens = 16
     num_waiting = 0
+    nodes = 1
+    power: PowerMeter | None = None  # no engine steps, so no power model
 
     def __init__(self, timing: FixedTiming, time_scale: float) -> None:
         self.counters = Counters()

@@ -75,8 +75,36 @@ class BatchShape:
         return self.decode_seqs + self.prefill_seqs
 
 
-def step_seconds(profile: Profile, batch: BatchShape) -> float:
-    """Noise-free duration of one forward pass over ``batch`` (formula in the module doc)."""
+@dataclass(frozen=True)
+class StepCost:
+    """One forward pass's time on each node of the TP group, by part (noise-free seconds)."""
+
+    memory: float  # weights, KV cache and recurrent state streamed
+    compute: float  # linear layers and attention on the tensor cores
+    overlap_loss: float
+    overhead: float  # t_fix: scheduling, sampling, graph launch
+    draft: float
+    comm: float  # all-reduces over the node link
+    verify: float
+
+    @property
+    def seconds(self) -> float:
+        overlap = roofline(self.memory, self.compute, self.overlap_loss)
+        return self.overhead + overlap + self.draft + self.comm + self.verify
+
+    @property
+    def memory_share(self) -> float:
+        """The share of the step spent streaming memory (with ``compute_share``: its power)."""
+        return self.memory / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def compute_share(self) -> float:
+        """The share of the step the tensor cores compute (may overlap ``memory_share``)."""
+        return self.compute / self.seconds if self.seconds > 0 else 0.0
+
+
+def step_cost(profile: Profile, batch: BatchShape) -> StepCost:
+    """The parts of one forward pass over ``batch`` (formula in the module doc)."""
     shape, cluster = profile.shape, profile.cluster
     n = cluster.tp
     k = profile.spec.num_draft_tokens if profile.spec else 0
@@ -95,9 +123,21 @@ def step_seconds(profile: Profile, batch: BatchShape) -> float:
     comm = (2 * shape.layers + 2) * cluster.allreduce_s(tokens) + 3 * k * cluster.allreduce_s(
         batch.seqs
     )
-    overlap = roofline(weights + kv + state, compute, profile.overlap_loss)
     verify = batch.decode_seqs * (1 + k) * profile.verify_token_s / n
-    return profile.step_overhead_s + overlap + draft + comm + verify
+    return StepCost(
+        weights + kv + state,
+        compute,
+        profile.overlap_loss,
+        profile.step_overhead_s,
+        draft,
+        comm,
+        verify,
+    )
+
+
+def step_seconds(profile: Profile, batch: BatchShape) -> float:
+    """Noise-free duration of one forward pass over ``batch``."""
+    return step_cost(profile, batch).seconds
 
 
 def roofline(memory: float, compute: float, loss: float) -> float:
@@ -163,6 +203,7 @@ class Step:
     duration_s: float
     emissions: tuple[Emission, ...]
     batch: BatchShape
+    cost: StepCost  # what the step did, by part: its power (``power.py``)
 
 
 @dataclass
@@ -275,14 +316,15 @@ class Engine:
         budget -= len(decodes) * (1 + self._draft_tokens)
         chunks = self._schedule_prefills(budget)
         batch = self._batch_shape(decodes, chunks)
-        duration = step_seconds(self.profile, batch) * self._jitter()
+        cost = step_cost(self.profile, batch)
+        duration = cost.seconds * self._jitter()
         emissions = [self._advance_decode(s) for s in decodes]
         emissions += [e for s, n in chunks if (e := self._advance_prefill(s, n))]
         self._running = [s for s in self._running if not s.finished]
         if lagging:
             self._waiting.extend(self._arrived)
             self._arrived = []
-        return Step(duration, tuple(emissions), batch)
+        return Step(duration, tuple(emissions), batch, cost)
 
     def _schedule_prefills(self, budget: int) -> list[tuple[Sequence, int]]:
         """Partial prefills first, then waiting requests in order, within the token budget."""

@@ -4,10 +4,20 @@ Gauges and counters are read from the backend when scraped (the engine keeps the
 the latency histograms are observed by the server as tokens go out, in simulated seconds, so
 a time-scaled run reports the same values as a real-time one. Every series carries vLLM's
 labels ``model_name`` and ``engine="0"``.
+
+Beside them, each node's power model (``power.py``) as dcgm-exporter's default counters name
+it: ``DCGM_FI_DEV_POWER_USAGE`` (W) and ``DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION`` (mJ since the
+server started; a counter, so prometheus_client writes it with ``_total``, the name a
+Prometheus parser gives dcgm-exporter's too), labelled like dcgm-exporter's (``gpu``,
+``UUID``, ``device``, ``modelName``, ``Hostname``). ``/metrics`` carries the head node's
+(node 1); ``/node/<i>/metrics`` node i's alone, one per node of the TP group, as a
+dcgm-exporter on each Spark would serve it. One GPU keeps one ``UUID`` wherever it is read,
+so a scraper that reads node 1 twice can tell; two simulators never share one.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from typing import Protocol
 
@@ -16,6 +26,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from sparkload.sim.engine import Counters
+from sparkload.sim.power import PowerMeter
 
 # vLLM's default buckets (vllm/v1/metrics/loggers.py), seconds.
 TTFT_BUCKETS = (
@@ -100,6 +111,34 @@ class StatsSource(Protocol):
     def num_waiting(self) -> int: ...
     def kv_usage(self) -> float: ...
     def kv_cache_blocks(self) -> tuple[int, int] | None: ...
+    @property
+    def nodes(self) -> int: ...
+    @property
+    def power(self) -> PowerMeter | None: ...
+
+
+DCGM_LABELS = ("gpu", "UUID", "device", "modelName", "Hostname")
+POWER_USAGE = "DCGM_FI_DEV_POWER_USAGE"
+TOTAL_ENERGY = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"
+
+
+class _DcgmCollector(Collector):
+    """One node's power and energy, named and labelled as dcgm-exporter's."""
+
+    def __init__(self, meter: PowerMeter, node: int, server_id: str) -> None:
+        self._meter = meter
+        gpu_uuid = f"GPU-sparkload-sim-{server_id}-node-{node}"
+        self._labels = ["0", gpu_uuid, "nvidia0", "NVIDIA GB10 (simulated)", f"spark-{node}"]
+
+    def collect(self) -> Iterator[Metric]:
+        power = GaugeMetricFamily(POWER_USAGE, "Power draw (in W).", labels=DCGM_LABELS)
+        power.add_metric(self._labels, self._meter.watts())
+        yield power
+        energy = CounterMetricFamily(
+            TOTAL_ENERGY, "Total energy consumption since boot (in mJ).", labels=DCGM_LABELS
+        )
+        energy.add_metric(self._labels, self._meter.energy_j() * 1e3)
+        yield energy
 
 
 class _BackendCollector(Collector):
@@ -187,11 +226,19 @@ class _BackendCollector(Collector):
 
 
 class SimMetrics:
-    """The registry one server exposes at ``/metrics``."""
+    """The registry one server exposes at ``/metrics``, and one per node (``node_exposition``)."""
 
     def __init__(self, source: StatsSource, model_name: str, speculative: bool) -> None:
         self.registry = CollectorRegistry()
         self.registry.register(_BackendCollector(source, model_name, speculative))
+        self._nodes: dict[int, CollectorRegistry] = {}
+        meter = source.power
+        server_id = uuid.uuid4().hex[:12]  # every simulated GPU's UUID is its own, as a real one
+        if meter is not None:
+            for node in range(1, source.nodes + 1):
+                self._nodes[node] = CollectorRegistry()
+                self._nodes[node].register(_DcgmCollector(meter, node, server_id))
+            self.registry.register(_DcgmCollector(meter, 1, server_id))
 
         def histogram(name: str, doc: str, buckets: tuple[float, ...]) -> Histogram:
             h = Histogram(name, doc, LABELS, registry=self.registry, buckets=buckets)
@@ -215,3 +262,8 @@ class SimMetrics:
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
+
+    def node_exposition(self, node: int) -> bytes | None:
+        """Node ``node``'s (1..N) power and energy, or None: no such node, or no power model."""
+        registry = self._nodes.get(node)
+        return None if registry is None else generate_latest(registry)

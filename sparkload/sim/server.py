@@ -2,8 +2,10 @@
 
 Routes: ``POST /v1/chat/completions`` and ``POST /v1/completions`` (streaming and not; the
 latter takes a ``prompt`` string and streams ``choices[0].text``), ``GET /v1/models``,
-``GET /health``, ``GET /metrics``. Each stream is an HTTP/1.1 chunked response written one
-event at a time as the backend yields tokens, so a client sees every event when it is due.
+``GET /health``, ``GET /metrics`` (vLLM's series and the head node's power) and
+``GET /node/<i>/metrics`` (node i's power alone, i = 1..TP: one exporter per Spark). Each
+stream is an HTTP/1.1 chunked response written one event at a time as the backend yields
+tokens, so a client sees every event when it is due.
 
 Why aiohttp: it gives direct control of the transport (a ``disconnect`` fault resets the TCP
 connection mid-stream; a ``stall`` can notice the client leaving) and clean per-event chunked
@@ -36,6 +38,7 @@ from sparkload.sim import faults as f
 from sparkload.sim.backends import Generation
 from sparkload.sim.engine import Counters
 from sparkload.sim.metrics import SimMetrics
+from sparkload.sim.power import PowerMeter
 from sparkload.sim.sse import (
     DONE,
     ChunkWriter,
@@ -63,6 +66,10 @@ class Backend(Protocol):
     def num_waiting(self) -> int: ...
     def kv_usage(self) -> float: ...
     def kv_cache_blocks(self) -> tuple[int, int] | None: ...
+    @property
+    def nodes(self) -> int: ...
+    @property
+    def power(self) -> PowerMeter | None: ...
     def cached_tokens(self, request_id: str) -> int: ...
     def start(self) -> None: ...
     async def stop(self) -> None: ...
@@ -298,6 +305,7 @@ class SimServer:
         app.router.add_get("/v1/models", self.models)
         app.router.add_get("/health", self.health)
         app.router.add_get("/metrics", self.prometheus)
+        app.router.add_get("/node/{node}/metrics", self.node_prometheus)
         app.router.add_post("/tokenize", self.tokenize)
         app.on_startup.append(self._on_startup)
         app.on_cleanup.append(self._on_cleanup)
@@ -336,6 +344,15 @@ class SimServer:
 
     async def prometheus(self, _: web.Request) -> web.Response:
         response = web.Response(body=self.metrics.exposition())
+        response.headers["Content-Type"] = CONTENT_TYPE_LATEST
+        return response
+
+    async def node_prometheus(self, request: web.Request) -> web.Response:
+        node = request.match_info["node"]
+        body = self.metrics.node_exposition(int(node)) if node.isdigit() else None
+        if body is None:
+            return web.Response(status=404, text=f"no node {node} (nodes 1..{self.backend.nodes})")
+        response = web.Response(body=body)
         response.headers["Content-Type"] = CONTENT_TYPE_LATEST
         return response
 

@@ -8,7 +8,15 @@ import pytest
 
 from analysis import server_metrics
 from analysis.load import load
-from sparkload.scrape import GAUGES, NoMetrics, fetch_samples, metrics_url, parse_samples, snapshot
+from sparkload.scrape import (
+    GAUGES,
+    NoMetrics,
+    Source,
+    fetch_samples,
+    metrics_url,
+    parse_samples,
+    snapshot,
+)
 
 EXPOSITION = """\
 # HELP python_gc_objects_collected_total Objects collected during gc
@@ -36,6 +44,9 @@ vllm:inter_token_latency_seconds_count{engine="0",model_name="m"} 1.0
 vllm:inter_token_latency_seconds_sum{engine="0",model_name="m"} 0.06
 vllm:inter_token_latency_seconds_created{engine="0",model_name="m"} 1.7960004465e+09
 """
+
+
+API = Source("api", "http://a/metrics", "http://a")
 
 
 def names(samples):
@@ -84,9 +95,13 @@ def test_a_gauge_filter_keeps_only_the_named_gauges():
     assert sum(s["value"] for s in samples) == 4.0
 
 
-def test_text_that_is_not_prometheus_raises_value_error():
+def test_a_page_that_is_not_prometheus_text_has_no_samples():
+    assert parse_samples("<html><body>Not here</body></html>\n") == []
+
+
+def test_a_broken_line_of_a_kept_family_raises_value_error():
     with pytest.raises(ValueError):
-        parse_samples("<html><body>Not here</body></html>\n")
+        parse_samples('vllm:num_requests_running{engine="0" 3.0\n')
 
 
 def test_metrics_sit_at_the_server_root_whatever_the_api_path():
@@ -129,8 +144,8 @@ def test_analysis_sums_counters_over_engines_between_two_snapshots(tmp_path):
         + "\n"
     )
     lines = [
-        snapshot("http://a", 0, 2, "start", start, now=100.0),
-        snapshot("http://a", 0, 2, "end", end, now=110.0),
+        snapshot(API, 0, 2, "start", start, now=100.0),
+        snapshot(API, 0, 2, "end", end, now=110.0),
     ]
     (run / "server_metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     row = server_metrics.per_level(load([run]).runs).iloc[0]

@@ -9,7 +9,7 @@ from collections import defaultdict
 import pytest
 
 from analysis.cli import main as analysis_main
-from sparkload.records import SERVER_METRICS_FILE
+from sparkload.records import SERVER_METRICS_FILE, telemetry_family
 from sparkload.sim.profiles import get_profile
 from tests.conftest import run_locust
 
@@ -104,12 +104,14 @@ def test_the_measured_span_holds_exactly_the_measured_requests_tokens(mtp_run):
         assert delta["vllm:generation_tokens_total"] == received
 
 
-def test_snapshots_hold_only_vllm_samples_with_an_endpoint_and_a_time(mtp_run):
+def test_snapshots_hold_vllm_and_node_telemetry_samples_with_a_node_and_a_time(mtp_run):
     run, _ = mtp_run
     for snap in snapshots(run.run_dir):
         assert snap["endpoint"].startswith("http://127.0.0.1:") and snap["time"] > 0
+        assert snap["node"] == "api"
         assert all(
-            s["name"].startswith("vllm:") and not s["name"].endswith("_created")
+            (s["name"].startswith("vllm:") or telemetry_family(s["name"]))
+            and not s["name"].endswith("_created")
             for s in snap["samples"]
         )
 
