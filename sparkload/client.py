@@ -44,7 +44,7 @@ from sparkload.sse import (
     read_events,
     receive,
 )
-from sparkload.stream import API_CHAT, API_COMPLETIONS, ChatStream, StreamError
+from sparkload.stream import API_CHAT, API_COMPLETIONS, ChatStream, ReplyStream, StreamError
 
 MAX_ERROR_BODY = 2048
 ERROR_SNIPPET = 120  # characters of a non-JSON error body kept in the record's message
@@ -301,15 +301,22 @@ _HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
 
 
-def measure(connection: Connection, request: StreamRequest, record: RequestRecord) -> RequestRecord:
-    """Run ``request`` and fill ``record`` with what was measured (ok or a failure class).
+def measure(
+    connection: Connection,
+    request: StreamRequest,
+    record: RequestRecord,
+    reply: list[str] | None = None,
+) -> RequestRecord:
+    """Run ``request`` and fill ``record`` with what was measured (ok or a failure class);
+    ``reply``, when given, gets the reply's text, piece by piece (``stream.ReplyStream``).
 
     One clock for the whole request: ``time.time_ns()``, the clock of the kernel's receive
     stamps (``sparkload.sse``), so every duration is measured from the same send instant.
     """
     t0 = time.time_ns()
     record.start_time = t0 / 1e9
-    stream = ChatStream(request.api)  # fed seconds since the send
+    # fed seconds since the send
+    stream = ChatStream(request.api) if reply is None else ReplyStream(request.api, reply)
 
     def on_event(data: bytes, arrival_ns: int) -> bool:
         return stream.feed(data, (arrival_ns - t0) / 1e9)
