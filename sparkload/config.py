@@ -1,11 +1,12 @@
 """Every sparkload option, defined once: flag, default, help, group, environment name, parser.
 
 ``OPTIONS`` is the single source. From it come Locust's command-line, ``locust.conf``,
-environment (``SPARKLOAD_<OPTION>``) and web-UI options (``register``), the validated
-``RunOptions`` of a run (``from_namespace``), the keys a matrix file may set (``by_key``), the
-simulator command's options (``sparkload sim``) and the environment docker-compose passes
-through (``environment_names``; a test holds the compose file to it). Values from the web UI
-arrive as strings, so each option's ``parse`` validates whatever the source.
+environment (``SPARKLOAD_<OPTION>``) and web-UI options (``sparkload.plugin.options``), the
+validated ``RunOptions`` of a run (``from_namespace``), the keys a matrix file may set
+(``matrix/spec.py``), the locustfile's ``--sim-*`` options (from the simulator's own table,
+``sim/options.py``) and the environment docker-compose passes through (``environment_names``; a
+test holds the compose file to it). Values from the web UI arrive as strings, so each option's
+``parse`` validates whatever the source.
 """
 
 from __future__ import annotations
@@ -645,46 +646,6 @@ def default(dest: str) -> Any:
 
 def environment_names() -> list[str]:
     return [option.env_var for option in OPTIONS]
-
-
-def register(parser: argparse.ArgumentParser) -> None:
-    """Add every option to Locust's parser (an ``init_command_line_parser`` listener)."""
-    groups = {name: parser.add_argument_group(f"sparkload: {name}") for name in GROUP_ORDER}
-    for option in OPTIONS:
-        kwargs: dict[str, Any] = {
-            "default": None if isinstance(option.default, list) else option.default,
-            "help": _help_with_default(option),
-            "env_var": option.env_var,
-            **option.argparse_extra,
-        }
-        if option.is_flag:
-            kwargs["action"] = "store_true"
-        if option.choices:
-            kwargs["choices"] = option.choices
-        action = groups[option.group].add_argument(option.flag, **kwargs)
-        # What LocustArgumentParser.add_argument sets (its argument groups do not): the web
-        # UI's "Custom parameters" list every option but a secret.
-        action.include_in_web_ui = not option.secret  # type: ignore[attr-defined]
-        action.is_secret = action.is_required = action.is_multiple = False  # type: ignore[attr-defined]
-    # A load generator's own UI should not listen on every interface by default; sparkload's
-    # progress line replaces Locust's periodic stats table in headless runs.
-    parser.set_defaults(web_host="127.0.0.1", only_summary=True)
-    # No abbreviations: "--api completions" must never be taken for "--api-key completions".
-    parser.allow_abbrev = False
-
-
-def _help_with_default(option: Option) -> str:
-    """The help text as argparse prints it (``%`` escaped), with the default when it says more
-    than "off" or "not given"."""
-    text = option.help.replace("%", "%%")
-    if (
-        option.secret
-        or option.default is None
-        or option.default is False
-        or option.default in ("", [])
-    ):
-        return text
-    return f"{text} (default: {option.default})"
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from locust.argument_parser import LocustArgumentParser
 
 from sparkload import config
 from sparkload.matrix import runner, spec
+from sparkload.plugin.options import register
 from tests.conftest import ROOT
 
 
@@ -25,7 +26,7 @@ def ladder_default_3_5(monkeypatch):
 
 def locust_options(*args: str) -> config.RunOptions:
     parser = LocustArgumentParser()
-    config.register(parser)
+    register(parser)
     return config.from_namespace(parser.parse_args(list(args)))
 
 
@@ -59,7 +60,7 @@ def test_every_option_has_help_a_group_and_an_environment_name():
 
 def test_abbreviated_options_are_refused_not_guessed(capsys):
     parser = LocustArgumentParser()
-    config.register(parser)
+    register(parser)
     with pytest.raises(SystemExit):
         parser.parse_args(["--api-k", "completions"])
     assert "unrecognized arguments: --api-k" in capsys.readouterr().err

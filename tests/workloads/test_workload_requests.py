@@ -8,12 +8,13 @@ from locust.argument_parser import LocustArgumentParser
 from sparkload import config as options
 from sparkload import workloads
 from sparkload.errors import ConfigError
+from sparkload.plugin.options import register
 from sparkload.sim.textlength import CHARS_PER_TOKEN
 
 
 def opts(*args: str) -> options.RunOptions:
     parser = LocustArgumentParser()
-    options.register(parser)
+    register(parser)
     return options.from_namespace(parser.parse_args(list(args)))
 
 
