@@ -13,14 +13,13 @@ import json
 import re
 import ssl
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 import gevent
 import gevent.monkey
-import orjson
 from geventhttpclient import HTTPClient
 from geventhttpclient.response import HTTPConnectionClosed, HTTPParseError, HTTPSocketPoolResponse
 
@@ -44,7 +43,7 @@ from sparkload.sse import (
     read_events,
     receive,
 )
-from sparkload.stream import API_CHAT, API_COMPLETIONS, ChatStream, ReplyStream, StreamError
+from sparkload.stream import API_CHAT, ChatStream, ReplyStream, StreamError
 
 MAX_ERROR_BODY = 2048
 ERROR_SNIPPET = 120  # characters of a non-JSON error body kept in the record's message
@@ -244,35 +243,6 @@ def _unverified_tls_context(**kwargs) -> ssl.SSLContext:
 
 class _Deadline(Exception):
     """Raised by gevent.Timeout when the whole request exceeded its time budget."""
-
-
-def build_body(
-    model: str,
-    prompt: str,
-    max_tokens: int,
-    sampling: dict | None = None,
-    api: str = API_CHAT,
-    extra_body: dict | None = None,
-    messages: Sequence[dict] | None = None,
-) -> bytes:
-    """One request's JSON body, encoded once per request.
-
-    The chat API sends ``messages`` (a dataset's, system prompt and all) when given, else
-    ``prompt`` as one user message; the completions API sends ``prompt``. ``sampling`` (the
-    workload's) and then ``extra_body`` (the user's: temperature, top_p, seed,
-    ``chat_template_kwargs``, vendor extras) are merged over the defaults; what the measurement
-    needs stays: a stream that ends with a usage chunk.
-    """
-    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
-    if api == API_COMPLETIONS:
-        body["prompt"] = prompt
-    else:
-        body["messages"] = list(messages) if messages else [{"role": "user", "content": prompt}]
-    body.update(sampling or {})
-    body.update(extra_body or {})
-    body["stream"] = True
-    body["stream_options"] = {**(body.get("stream_options") or {}), "include_usage": True}
-    return orjson.dumps(body)
 
 
 def build_headers(

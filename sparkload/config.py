@@ -6,7 +6,8 @@ validated ``RunOptions`` of a run (``from_namespace``), the keys a matrix file m
 (``matrix/spec.py``), the locustfile's ``--sim-*`` options (from the simulator's own table,
 ``sim/options.py``) and the environment docker-compose passes through (``environment_names``; a
 test holds the compose file to it). Values from the web UI arrive as strings, so each option's
-``parse`` validates whatever the source.
+``parse`` validates whatever the source. What a workload makes of the options (prefill's own
+ladder, the output length) is the workload's: ``sparkload.workloads.registry.settle``.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sparkload import workloads
 from sparkload.errors import ConfigError
 from sparkload.paths import DEFAULT_PROMPTS
 from sparkload.sim import options as sim_options
 from sparkload.sim.speculation import parse_spec
 from sparkload.stream import API_CHAT, API_COMPLETIONS
+from sparkload.workloads.names import CHAT, NAMES, OUTPUT_TOKENS
 
 SIM_PROFILES = sim_options.PROFILE_NAMES
 IGNORE_EOS_CHOICES = ("auto", "yes", "no")
@@ -481,13 +482,13 @@ OPTIONS: tuple[Option, ...] = (
     # workload
     Option(
         "--workload",
-        workloads.CHAT,
+        CHAT,
         "What each request asks: chat (--prompts), fresh (write a module from a one-line spec, "
         "400 tokens), edit (~2,000-token file + 'add a method to every class', 3,000 tokens), "
         "prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1)",
         WORKLOAD,
-        one_of(workloads.NAMES),
-        choices=workloads.NAMES,
+        one_of(NAMES),
+        choices=NAMES,
     ),
     Option(
         "--prompts",
@@ -535,7 +536,7 @@ OPTIONS: tuple[Option, ...] = (
         "--max-tokens",
         None,
         "max_tokens of every request (default: the workload's own length: "
-        + ", ".join(f"{k} {{v}}" for k, v in workloads.OUTPUT_TOKENS.items())
+        + ", ".join(f"{k} {{v}}" for k, v in OUTPUT_TOKENS.items())
         + ")",
         WORKLOAD,
         optional_whole,
@@ -678,7 +679,7 @@ class RunOptions:
     accept_encoding: str
     workload: str
     prompts: Path
-    max_tokens: int  # resolved: the workload's own length when --max-tokens is not given
+    max_tokens: int | None  # as given (None: the workload's own length)
     identical_prompts: bool
     cache_bust: bool
     ignore_eos: str  # auto | yes | no
@@ -721,47 +722,10 @@ class RunOptions:
                 args += [option.flag, f"{value:g}" if isinstance(value, float) else str(value)]
         return args
 
-    def body_extras(self, workload_sampling: dict[str, Any]) -> dict[str, Any]:
-        """What every request body gets beside model, prompt and max_tokens: the workload's
-        sampling, then the shortcuts, then --extra-body (a key set to null there is dropped)."""
-        extras: dict[str, Any] = dict(workload_sampling)
-        if self.temperature is not None:
-            extras["temperature"] = self.temperature
-        if self.top_p is not None:
-            extras["top_p"] = self.top_p
-        if self.no_thinking:
-            kwargs = dict(extras.get("chat_template_kwargs") or {})
-            extras["chat_template_kwargs"] = {**kwargs, "enable_thinking": False}
-        extras.update(self.extra_body)
-        return {key: value for key, value in extras.items() if value is not None}
-
 
 def from_namespace(ns: argparse.Namespace) -> RunOptions:
-    """Validate Locust's parsed options (CLI, conf file, env or web form) into RunOptions."""
-    values = {option.dest: option.value(getattr(ns, option.dest, None)) for option in OPTIONS}
-    name = values["workload"]
-    if name == workloads.PREFILL:
-        if values["step_duration"] or values["arrival_rate"]:
-            raise ConfigError(
-                "--workload prefill runs its own C=1 ladder: drop --step-duration/--arrival-rate"
-            )
-        if values["output_tokens"] is not None:
-            raise ConfigError("--workload prefill asks for 1 output token: drop --output-tokens")
-        values["ladder"] = (1,) * len(values["prefill_sizes"])
-        values["requests_per_user"] = values["prefill_runs"]
-        values["max_tokens"] = workloads.OUTPUT_TOKENS[name]
-    elif values["output_tokens"] is not None:
-        if values["max_tokens"] not in (None, values["output_tokens"]):
-            raise ConfigError("--max-tokens and --output-tokens disagree: give one of them")
-        values["max_tokens"] = values["output_tokens"]
-    elif values["max_tokens"] is None:
-        values["max_tokens"] = workloads.OUTPUT_TOKENS[name]
-    if values["input_tokens"] is not None:
-        if name != workloads.CHAT:
-            raise ConfigError(f"--input-tokens makes chat prompts; --workload {name} has its own")
-        if values["cache_bust"]:
-            raise ConfigError(
-                "--input-tokens and --cache-bust: a nonce would change the token count; the "
-                "synthetic prompts are distinct texts already"
-            )
-    return RunOptions(**values)
+    """Validate Locust's parsed options (CLI, conf file, env or web form) into RunOptions, each
+    by its own parser (the chosen workload settles them further: ``workloads.registry.settle``)."""
+    return RunOptions(
+        **{option.dest: option.value(getattr(ns, option.dest, None)) for option in OPTIONS}
+    )

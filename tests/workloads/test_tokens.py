@@ -10,7 +10,8 @@ from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from sparkload.errors import ConfigError
 from sparkload.tokens import METHOD_ESTIMATE, Estimate, FileTokenizer, fit, synthesize
-from sparkload.workloads import SYNTHETIC_POOL, filler_text
+from sparkload.workloads.chat import SYNTHETIC_POOL
+from sparkload.workloads.filler import filler_text
 
 
 def train_bpe(path: Path) -> Path:
