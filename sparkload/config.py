@@ -536,7 +536,7 @@ OPTIONS: tuple[Option, ...] = (
         "--max-tokens",
         None,
         "max_tokens of every request (default: the workload's own length: "
-        + ", ".join(f"{k} {{v}}" for k, v in OUTPUT_TOKENS.items())
+        + ", ".join(f"{k} {v}" for k, v in OUTPUT_TOKENS.items())
         + ")",
         WORKLOAD,
         optional_whole,
