@@ -1,7 +1,7 @@
 """Does the simulator reproduce the Qwen3.8-27B single-Spark notes? Their workloads, virtually.
 
 Drives the engine directly (no server, no network; ``sparkload/sim/virtual.py``), with the notes'
-workload shapes as the sparkload workloads send them (``sparkload/workloads.py``):
+workload shapes as the sparkload workloads send them (``sparkload/workloads/``):
 
 * fresh: a ~100-token prompt (instruction + one-line spec), 400 output tokens;
 * edit: a ~1,900-token prompt (a source file + "output the complete file"), 3,000 output tokens

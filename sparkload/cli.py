@@ -35,13 +35,13 @@ sparkload --version · sparkload COMMAND --help
 def _run(argv: list[str]) -> int:
     from locust import events  # gevent's patches first, as in every Locust process
 
-    from sparkload import config
     from sparkload.paths import LOCUSTFILE
+    from sparkload.plugin.options import register
 
     if {"-h", "--help"} & set(argv):
         from locust.argument_parser import get_parser
 
-        events.init_command_line_parser.add_listener(config.register)
+        events.init_command_line_parser.add_listener(register)
         parser = get_parser()
         parser.prog = "sparkload run"
         parser.usage = "sparkload run [options]   (= locust -f <sparkload's locustfile> [options])"

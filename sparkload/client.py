@@ -13,14 +13,12 @@ import json
 import re
 import ssl
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 import gevent
 import gevent.monkey
-import orjson
 from geventhttpclient import HTTPClient
 from geventhttpclient.response import HTTPConnectionClosed, HTTPParseError, HTTPSocketPoolResponse
 
@@ -45,7 +43,7 @@ from sparkload.sse import (
     read_events,
     receive,
 )
-from sparkload.stream import API_CHAT, API_COMPLETIONS, ChatStream, StreamError
+from sparkload.stream import API_CHAT, ChatStream, ReplyStream, StreamError
 
 MAX_ERROR_BODY = 2048
 ERROR_SNIPPET = 120  # characters of a non-JSON error body kept in the record's message
@@ -245,35 +243,6 @@ class _Deadline(Exception):
     """Raised by gevent.Timeout when the whole request exceeded its time budget."""
 
 
-def build_body(
-    model: str,
-    prompt: str,
-    max_tokens: int,
-    sampling: dict | None = None,
-    api: str = API_CHAT,
-    extra_body: dict | None = None,
-    messages: Sequence[dict] | None = None,
-) -> bytes:
-    """One request's JSON body, encoded once per request.
-
-    The chat API sends ``messages`` (a dataset's, system prompt and all) when given, else
-    ``prompt`` as one user message; the completions API sends ``prompt``. ``sampling`` (the
-    workload's) and then ``extra_body`` (the user's: temperature, top_p, seed,
-    ``chat_template_kwargs``, vendor extras) are merged over the defaults; what the measurement
-    needs stays: a stream that ends with a usage chunk.
-    """
-    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
-    if api == API_COMPLETIONS:
-        body["prompt"] = prompt
-    else:
-        body["messages"] = list(messages) if messages else [{"role": "user", "content": prompt}]
-    body.update(sampling or {})
-    body.update(extra_body or {})
-    body["stream"] = True
-    body["stream_options"] = {**(body.get("stream_options") or {}), "include_usage": True}
-    return orjson.dumps(body)
-
-
 def build_headers(
     api_key: str | None,
     accept_encoding: str = "identity",
@@ -300,15 +269,22 @@ _HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
 
 
-def measure(connection: Connection, request: StreamRequest, record: RequestRecord) -> RequestRecord:
-    """Run ``request`` and fill ``record`` with what was measured (ok or a failure class).
+def measure(
+    connection: Connection,
+    request: StreamRequest,
+    record: RequestRecord,
+    reply: list[str] | None = None,
+) -> RequestRecord:
+    """Run ``request`` and fill ``record`` with what was measured (ok or a failure class);
+    ``reply``, when given, gets the reply's text, piece by piece (``stream.ReplyStream``).
 
     One clock for the whole request: ``time.time_ns()``, the clock of the kernel's receive
     stamps (``sparkload.sse``), so every duration is measured from the same send instant.
     """
     t0 = time.time_ns()
     record.start_time = t0 / 1e9
-    stream = ChatStream(request.api)  # fed seconds since the send
+    # fed seconds since the send
+    stream = ChatStream(request.api) if reply is None else ReplyStream(request.api, reply)
 
     def on_event(data: bytes, arrival_ns: int) -> bool:
         return stream.feed(data, (arrival_ns - t0) / 1e9)

@@ -1,11 +1,13 @@
 """Every sparkload option, defined once: flag, default, help, group, environment name, parser.
 
 ``OPTIONS`` is the single source. From it come Locust's command-line, ``locust.conf``,
-environment (``SPARKLOAD_<OPTION>``) and web-UI options (``register``), the validated
-``RunOptions`` of a run (``from_namespace``), the keys a matrix file may set (``by_key``), the
-simulator command's options (``sparkload sim``) and the environment docker-compose passes
-through (``environment_names``; a test holds the compose file to it). Values from the web UI
-arrive as strings, so each option's ``parse`` validates whatever the source.
+environment (``SPARKLOAD_<OPTION>``) and web-UI options (``sparkload.plugin.options``), the
+validated ``RunOptions`` of a run (``from_namespace``), the keys a matrix file may set
+(``matrix/spec.py``), the locustfile's ``--sim-*`` options (from the simulator's own table,
+``sim/options.py``) and the environment docker-compose passes through (``environment_names``; a
+test holds the compose file to it). Values from the web UI arrive as strings, so each option's
+``parse`` validates whatever the source. What a workload makes of the options (prefill's own
+ladder, the output length) is the workload's: ``sparkload.workloads.registry.settle``.
 """
 
 from __future__ import annotations
@@ -21,12 +23,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sparkload import workloads
 from sparkload.errors import ConfigError
 from sparkload.paths import DEFAULT_PROMPTS
 from sparkload.sim import options as sim_options
 from sparkload.sim.speculation import parse_spec
 from sparkload.stream import API_CHAT, API_COMPLETIONS
+from sparkload.workloads.names import CHAT, NAMES, OUTPUT_TOKENS
 
 SIM_PROFILES = sim_options.PROFILE_NAMES
 IGNORE_EOS_CHOICES = ("auto", "yes", "no")
@@ -512,13 +514,13 @@ OPTIONS: tuple[Option, ...] = (
     # workload
     Option(
         "--workload",
-        workloads.CHAT,
+        CHAT,
         "What each request asks: chat (--prompts), fresh (write a module from a one-line spec, "
         "400 tokens), edit (~2,000-token file + 'add a method to every class', 3,000 tokens), "
         "prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1)",
         WORKLOAD,
-        one_of(workloads.NAMES),
-        choices=workloads.NAMES,
+        one_of(NAMES),
+        choices=NAMES,
     ),
     Option(
         "--prompts",
@@ -566,7 +568,7 @@ OPTIONS: tuple[Option, ...] = (
         "--max-tokens",
         None,
         "max_tokens of every request (default: the workload's own length: "
-        + ", ".join(f"{k} {{v}}" for k, v in workloads.OUTPUT_TOKENS.items())
+        + ", ".join(f"{k} {v}" for k, v in OUTPUT_TOKENS.items())
         + ")",
         WORKLOAD,
         optional_whole,
@@ -691,46 +693,6 @@ def environment_names() -> list[str]:
     return [option.env_var for option in OPTIONS]
 
 
-def register(parser: argparse.ArgumentParser) -> None:
-    """Add every option to Locust's parser (an ``init_command_line_parser`` listener)."""
-    groups = {name: parser.add_argument_group(f"sparkload: {name}") for name in GROUP_ORDER}
-    for option in OPTIONS:
-        kwargs: dict[str, Any] = {
-            "default": None if isinstance(option.default, list) else option.default,
-            "help": _help_with_default(option),
-            "env_var": option.env_var,
-            **option.argparse_extra,
-        }
-        if option.is_flag:
-            kwargs["action"] = "store_true"
-        if option.choices:
-            kwargs["choices"] = option.choices
-        action = groups[option.group].add_argument(option.flag, **kwargs)
-        # What LocustArgumentParser.add_argument sets (its argument groups do not): the web
-        # UI's "Custom parameters" list every option but a secret.
-        action.include_in_web_ui = not option.secret  # type: ignore[attr-defined]
-        action.is_secret = action.is_required = action.is_multiple = False  # type: ignore[attr-defined]
-    # A load generator's own UI should not listen on every interface by default; sparkload's
-    # progress line replaces Locust's periodic stats table in headless runs.
-    parser.set_defaults(web_host="127.0.0.1", only_summary=True)
-    # No abbreviations: "--api completions" must never be taken for "--api-key completions".
-    parser.allow_abbrev = False
-
-
-def _help_with_default(option: Option) -> str:
-    """The help text as argparse prints it (``%`` escaped), with the default when it says more
-    than "off" or "not given"."""
-    text = option.help.replace("%", "%%")
-    if (
-        option.secret
-        or option.default is None
-        or option.default is False
-        or option.default in ("", [])
-    ):
-        return text
-    return f"{text} (default: {option.default})"
-
-
 @dataclass(frozen=True)
 class RunOptions:
     """One run's validated options (``from_namespace``); every process builds the same."""
@@ -761,7 +723,7 @@ class RunOptions:
     accept_encoding: str
     workload: str
     prompts: Path
-    max_tokens: int  # resolved: the workload's own length when --max-tokens is not given
+    max_tokens: int | None  # as given (None: the workload's own length)
     identical_prompts: bool
     cache_bust: bool
     ignore_eos: str  # auto | yes | no
@@ -805,47 +767,10 @@ class RunOptions:
                 args += [option.flag, f"{value:g}" if isinstance(value, float) else str(value)]
         return args
 
-    def body_extras(self, workload_sampling: dict[str, Any]) -> dict[str, Any]:
-        """What every request body gets beside model, prompt and max_tokens: the workload's
-        sampling, then the shortcuts, then --extra-body (a key set to null there is dropped)."""
-        extras: dict[str, Any] = dict(workload_sampling)
-        if self.temperature is not None:
-            extras["temperature"] = self.temperature
-        if self.top_p is not None:
-            extras["top_p"] = self.top_p
-        if self.no_thinking:
-            kwargs = dict(extras.get("chat_template_kwargs") or {})
-            extras["chat_template_kwargs"] = {**kwargs, "enable_thinking": False}
-        extras.update(self.extra_body)
-        return {key: value for key, value in extras.items() if value is not None}
-
 
 def from_namespace(ns: argparse.Namespace) -> RunOptions:
-    """Validate Locust's parsed options (CLI, conf file, env or web form) into RunOptions."""
-    values = {option.dest: option.value(getattr(ns, option.dest, None)) for option in OPTIONS}
-    name = values["workload"]
-    if name == workloads.PREFILL:
-        if values["step_duration"] or values["arrival_rate"]:
-            raise ConfigError(
-                "--workload prefill runs its own C=1 ladder: drop --step-duration/--arrival-rate"
-            )
-        if values["output_tokens"] is not None:
-            raise ConfigError("--workload prefill asks for 1 output token: drop --output-tokens")
-        values["ladder"] = (1,) * len(values["prefill_sizes"])
-        values["requests_per_user"] = values["prefill_runs"]
-        values["max_tokens"] = workloads.OUTPUT_TOKENS[name]
-    elif values["output_tokens"] is not None:
-        if values["max_tokens"] not in (None, values["output_tokens"]):
-            raise ConfigError("--max-tokens and --output-tokens disagree: give one of them")
-        values["max_tokens"] = values["output_tokens"]
-    elif values["max_tokens"] is None:
-        values["max_tokens"] = workloads.OUTPUT_TOKENS[name]
-    if values["input_tokens"] is not None:
-        if name != workloads.CHAT:
-            raise ConfigError(f"--input-tokens makes chat prompts; --workload {name} has its own")
-        if values["cache_bust"]:
-            raise ConfigError(
-                "--input-tokens and --cache-bust: a nonce would change the token count; the "
-                "synthetic prompts are distinct texts already"
-            )
-    return RunOptions(**values)
+    """Validate Locust's parsed options (CLI, conf file, env or web form) into RunOptions, each
+    by its own parser (the chosen workload settles them further: ``workloads.registry.settle``)."""
+    return RunOptions(
+        **{option.dest: option.value(getattr(ns, option.dest, None)) for option in OPTIONS}
+    )

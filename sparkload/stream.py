@@ -87,22 +87,24 @@ class ChatStream:
             return False
         choice = choices[0]
         if self.text_api:
-            if choice.get("text"):
-                self._note_token(now, True)
+            if text := choice.get("text"):
+                self._note_token(now, text)
         elif delta := choice.get("delta"):
             content = delta.get("content")
             if content or any(delta.get(key) for key in _TOKEN_CHANNELS):
-                self._note_token(now, bool(content))
+                self._note_token(now, content)
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
         return False
 
-    def _note_token(self, t: float, is_content: bool) -> None:
+    def _note_token(self, t: float, text: str | None) -> None:
+        """A token-carrying chunk at ``t``; ``text``: its reply text (None or empty for a
+        reasoning or tool-call chunk)."""
         if self.t_last_token is None:
             self.ttft = t
         else:
             self.gaps.append(t - self.t_last_token)
-        if is_content and self.ttfc is None:
+        if text and self.ttfc is None:
             self.ttfc = t
         self.t_last_token = t
         self.chunks += 1
@@ -122,6 +124,23 @@ class ChatStream:
     def cached_tokens(self) -> int | None:
         details = self.usage.get("prompt_tokens_details") if self.usage else None
         return details.get("cached_tokens") if isinstance(details, dict) else None
+
+
+class ReplyStream(ChatStream):
+    """A ``ChatStream`` that also keeps the reply's text (chat content, completions text; not
+    reasoning or tool calls), for a workload that asked for it (``PlannedRequest.wants_reply``).
+    Its own class, so that a stream nobody asked the text of pays nothing for it."""
+
+    __slots__ = ("reply",)
+
+    def __init__(self, api: str = API_CHAT, reply: list[str] | None = None) -> None:
+        super().__init__(api)
+        self.reply: list[str] = [] if reply is None else reply  # the text, piece by piece
+
+    def _note_token(self, t: float, text: str | None) -> None:
+        if isinstance(text, str):  # a misbehaving server's non-text content is not the reply's
+            self.reply.append(text)
+        ChatStream._note_token(self, t, text)
 
 
 def _error_message(chunk: dict) -> str:

@@ -12,7 +12,7 @@ How tokens are counted, in this order (the manifest's ``prompts.token_count`` sa
    (``add_special``: the BOS it adds to a prompt).
 3. Otherwise ``ceil(characters / 4)``: an estimate, flagged with a warning and in the manifest.
 
-Fitting: each prompt is a prefix of seeded filler text (``workloads.filler_text``, which is
+Fitting: each prompt is a prefix of seeded filler text (``workloads.filler``, which is
 prefix-stable). A first guess (the tokenizer's offset of token N, else 4 characters a token) is
 refined by interpolation and bisection on the prefix length, a few counts per prompt (the server
 route costs one HTTP request each), until the count is N. The master fits the pool once, before
@@ -31,7 +31,9 @@ from sparkload.errors import ConfigError
 from sparkload.sim.textlength import CHARS_PER_TOKEN, estimate_tokens
 from sparkload.stream import API_COMPLETIONS
 from sparkload.target import models_url
-from sparkload.workloads import SYNTHETIC_POOL, Synthetic, filler_text
+from sparkload.workloads.chat import SYNTHETIC_POOL
+from sparkload.workloads.contract import Synthetic
+from sparkload.workloads.filler import GENERATOR, filler_text
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -173,7 +175,7 @@ def counter_for(opts: RunOptions, host: str, model: str, headers: dict[str, str]
 
 
 def _messages(text: str) -> list[dict[str, str]]:
-    """What the chat API sends for a synthetic prompt (``client.build_body``)."""
+    """What the chat API sends for a synthetic prompt (``sparkload.body``)."""
     return [{"role": "user", "content": text}]
 
 
@@ -213,7 +215,7 @@ def synthesize(counter: Counter, tokens: int, seed: int, pool: int = SYNTHETIC_P
     fitted = [fit(counter, tokens, seed * pool + i) for i in range(pool)]
     counted = [count for _, count in fitted]
     source = {
-        "generator": "sparkload.workloads.filler_text",
+        "generator": GENERATOR,
         "seed": seed,
         "count": pool,
         "input_tokens": tokens,

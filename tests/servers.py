@@ -15,11 +15,18 @@ import brotli
 import gevent
 from gevent.server import StreamServer
 
-from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
+from sparkload.body import BodyTemplate
+from sparkload.client import Connection, StreamRequest, build_headers, measure
 from sparkload.records import RequestRecord
 from sparkload.simproc import READY_PREFIX, ServerProcess
+from sparkload.workloads.contract import PlannedRequest
 
-__all__ = ["READY_PREFIX", "Script", "ScriptedServer", "running_sim", "scripted"]
+__all__ = ["READY_PREFIX", "Script", "ScriptedServer", "plain_body", "running_sim", "scripted"]
+
+
+def plain_body(prompt: str = "hi", max_tokens: int = 8, api: str = "chat") -> bytes:
+    """A request body with nothing but model "m", the prompt and max_tokens (and the stream)."""
+    return BodyTemplate("m", max_tokens, api).encode(PlannedRequest(prompt, max_tokens))
 
 
 @contextmanager
@@ -259,7 +266,7 @@ def measure_on(
         connection = Connection(server.url, timeout=5)
         request = StreamRequest(
             "/v1/chat/completions",
-            build_body("m", "hi", max_tokens),
+            plain_body("hi", max_tokens),
             build_headers(None, accept_encoding=accept_encoding),
             timeout=5,
             keep_chunk_gaps=keep_chunk_gaps,

@@ -17,11 +17,11 @@ from locust import events
 from locust.env import Environment
 from locust.runners import Runner, WorkerRunner
 
-from sparkload import config
 from sparkload.errors import EXIT_BAD_INPUT, ConfigError
 from sparkload.plugin import weblogin, webui
 from sparkload.plugin.controller import RunController
 from sparkload.plugin.node import Node
+from sparkload.plugin.options import register
 
 logger = logging.getLogger("sparkload")
 
@@ -60,7 +60,7 @@ def setup(environment: Environment) -> tuple[Node, RunController | None]:
 
 def install() -> None:
     """Register the options and the init hook on Locust's global events (for locustfiles)."""
-    events.init_command_line_parser.add_listener(config.register)
+    events.init_command_line_parser.add_listener(register)
     events.init.add_listener(_on_init)
 
 

@@ -24,7 +24,7 @@ from locust.env import Environment
 from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner
 
 import sparkload
-from sparkload import tokens, workloads
+from sparkload import tokens
 from sparkload.config import RunOptions
 from sparkload.errors import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, ConfigError
 from sparkload.livetable import LevelTally
@@ -49,7 +49,8 @@ from sparkload.shapes.steps import StepsShape
 from sparkload.simproc import SimulatorProcess
 from sparkload.stages import MSG_RECORDS, MSG_STAGE, Stage
 from sparkload.target import ServerInfo, describe_server
-from sparkload.workloads import Synthetic
+from sparkload.workloads import registry
+from sparkload.workloads.contract import Synthetic
 
 logger = logging.getLogger("sparkload")
 PROGRESS_INTERVAL = 5.0  # seconds between progress lines
@@ -120,7 +121,7 @@ class RunController:
         )
         synthetic = self._synthesize(context) if opts.input_tokens is not None else None
         if synthetic is not None:
-            context = dataclasses.replace(context, workload=workloads.load(opts, synthetic))
+            context = dataclasses.replace(context, workload=registry.load(opts, synthetic))
         nodes = [source for source in self.metrics_sources(context) if source.endpoint is None]
         check_nodes(nodes, verify_tls=not opts.insecure)
         self.parsed.model = context.model
@@ -311,7 +312,7 @@ class RunController:
             else None,
             workload=context.workload.manifest(),
             prompts=context.workload.describe(),
-            sampling={"max_tokens": opts.max_tokens, **context.body_extras},
+            sampling=context.body.sampling_entry(),
             request={
                 "api": opts.api,
                 "extra_body": opts.extra_body,

@@ -10,13 +10,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sparkload.client import Connection, StreamRequest, build_body, measure
+from sparkload.client import Connection, StreamRequest, measure
 from sparkload.plugin.context import RunContext
 from sparkload.plugin.shipper import RecordShipper
 from sparkload.prompts import PromptOrder
 from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, RequestRecord
 from sparkload.stages import ARRIVAL, MEASURE, RUN, WARMUP, Arrival, LevelSignal, Stage
 from sparkload.target import Endpoint
+from sparkload.workloads.contract import Slot, UserState
 
 IDLE_WAIT = 1.0  # seconds a user sleeps on the signal before looking again
 
@@ -39,6 +40,7 @@ class UserSession:
     shipper: RecordShipper
     next_request_id: Callable[[], str]
     connection: Connection = field(init=False)
+    state: UserState = field(init=False)  # this user's place in the workload
     sent_in_level: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -46,6 +48,7 @@ class UserSession:
         self.connection = Connection(
             self.endpoint.base, opts.request_timeout, verify_tls=not opts.insecure
         )
+        self.state = self.context.workload.new_user(self.ordinal, self.prompt_order.next)
 
     def open(self) -> None:
         self.connection.warm(self.endpoint.models_path, self.context.headers)
@@ -72,12 +75,13 @@ class UserSession:
         return None
 
     def send(self, assignment: Assignment) -> RequestRecord:
-        """Build, send and measure one request; its record is shipped to the master."""
+        """Plan, send and measure one request; its record is shipped to the master."""
         ctx = self.context
         opts = ctx.options
-        prompt = ctx.workload.request(
-            self.prompt_order.next(), self.ordinal, assignment.stage.index
+        planned = ctx.workload.next_request(
+            self.state, Slot(assignment.stage.index, assignment.arrival)
         )
+        self.state.planned += 1
         record = RequestRecord(
             request_id=self.next_request_id(),
             level=assignment.stage.concurrency,
@@ -87,34 +91,27 @@ class UserSession:
             user=self.ordinal,
             endpoint=self.endpoint.url,
             model=ctx.model,
-            prompt_index=prompt.index,
-            max_tokens=prompt.max_tokens or opts.max_tokens,
+            prompt_index=planned.prompt_index,
+            max_tokens=planned.max_tokens,
             start_time=0.0,
-            extra=prompt.extra,
+            extra=planned.extra,
         )
         if assignment.arrival is None:
             self.shipper.issue()
         else:
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
-        body = build_body(
-            ctx.model,
-            prompt.text,
-            record.max_tokens,
-            api=opts.api,
-            extra_body=ctx.extras_for(prompt.max_tokens),
-            messages=prompt.messages,
-        )
         request = StreamRequest(
             self.endpoint.path_for(opts.api),
-            body,
+            ctx.body.encode(planned),
             ctx.headers,
             opts.request_timeout,
             opts.keep_chunk_gaps,
             opts.api,
         )
-        measure(self.connection, request, record)
+        reply: list[str] | None = [] if planned.wants_reply else None
+        measure(self.connection, request, record, reply)
         self.shipper.note_identity(self.endpoint.url, self.connection.identity())
-        ctx.workload.after(record)
+        ctx.workload.after(self.state, planned, record, None if reply is None else "".join(reply))
         self.shipper.ship(record.to_dict())
         return record

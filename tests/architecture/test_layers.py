@@ -1,4 +1,5 @@
-"""The layers of docs/architecture.md hold: no import cycles, and imports only point down."""
+"""The layers of docs/architecture.md hold: no import circle (so every import points down a
+layering), analysis reads only the results contract, the simulator stands alone."""
 
 from __future__ import annotations
 
@@ -22,6 +23,129 @@ def modules(package: str) -> list[str]:
             continue
         names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     return names
+
+
+def module_of(file: Path, root: Path) -> str:
+    parts = file.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Each module of ``package`` (under ``root``) -> the modules of ``package`` it imports.
+
+    Every import in the file counts: at the top, inside functions and under ``if
+    TYPE_CHECKING:`` (a circle closed only for the type checker is still a circle in the
+    design). Relative imports are resolved; ``from a import b`` names module ``a.b`` when there
+    is one. Importing ``a.b.c`` runs ``a/b/__init__.py`` too, so it counts as an import of the
+    package ``a.b`` as well, unless the importer lives inside ``a.b``.
+    """
+    files = {module_of(file, root): file for file in sorted((root / package).rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, file in files.items():
+        home = name if file.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = home.split(".")[: len(home.split(".")) - node.level + 1]
+                    base = ".".join([*up, base] if base else up)
+                targets = [
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in files else base
+                    for alias in node.names
+                ]
+            else:
+                continue
+            for target in targets:
+                parts = target.split(".")
+                for size in range(1, len(parts) + 1):
+                    module = ".".join(parts[:size])
+                    if module in files and not (name + ".").startswith(module + "."):
+                        found.add(module)
+        graph[name] = found
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: its strongly connected components of more than one
+    module (Tarjan's algorithm), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported_module in sorted(graph[module]):
+            if imported_module not in index:
+                visit(imported_module)
+                low[module] = min(low[module], low[imported_module])
+            elif imported_module in stack:
+                low[module] = min(low[module], index[imported_module])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_circle_counting_type_checking_and_function_imports(package):
+    assert circles(import_graph(ROOT, package)) == []
+
+
+def write_package(root: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+
+
+def test_the_circle_check_sees_a_circle_closed_only_for_the_type_checker(tmp_path):
+    write_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/options.py": "from pkg.rules import check\n",
+            "pkg/rules.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n"
+                "    from .options import Options\n"
+                "def check(opts: 'Options') -> None: ...\n"
+            ),
+            "pkg/clean.py": "from pkg import rules\n",
+        },
+    )
+    assert circles(import_graph(tmp_path, "pkg")) == [["pkg.options", "pkg.rules"]]
+
+
+def test_the_circle_check_sees_a_circle_through_a_packages_init(tmp_path):
+    """``config`` imports ``workloads.names``, which runs ``workloads/__init__.py``: if that
+    imports a workload that imports ``config``, the three are a circle."""
+    write_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/config.py": "from pkg.workloads.names import CHAT\n",
+            "pkg/workloads/__init__.py": "from pkg.workloads import chat\n",
+            "pkg/workloads/names.py": "CHAT = 'chat'\n",
+            "pkg/workloads/chat.py": "from pkg.config import OPTIONS\nfrom . import names\n",
+        },
+    )
+    assert circles(import_graph(tmp_path, "pkg")) == [
+        ["pkg.config", "pkg.workloads", "pkg.workloads.chat"]
+    ]
 
 
 def imported(file: Path) -> set[str]:

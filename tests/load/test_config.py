@@ -10,7 +10,9 @@ from locust.argument_parser import LocustArgumentParser
 
 from sparkload import config
 from sparkload.matrix import runner, spec
+from sparkload.plugin.options import register
 from tests.conftest import ROOT
+from tests.options import parsed_options
 
 
 @pytest.fixture
@@ -23,14 +25,8 @@ def ladder_default_3_5(monkeypatch):
     monkeypatch.setitem(config.BY_DEST, "ladder", changed)
 
 
-def locust_options(*args: str) -> config.RunOptions:
-    parser = LocustArgumentParser()
-    config.register(parser)
-    return config.from_namespace(parser.parse_args(list(args)))
-
-
 def test_a_changed_default_reaches_the_locust_option(ladder_default_3_5):
-    assert locust_options().ladder == (3, 5)
+    assert parsed_options().ladder == (3, 5)
 
 
 def test_a_changed_default_reaches_the_matrix_default(ladder_default_3_5, tmp_path):
@@ -59,14 +55,14 @@ def test_every_option_has_help_a_group_and_an_environment_name():
 
 def test_abbreviated_options_are_refused_not_guessed(capsys):
     parser = LocustArgumentParser()
-    config.register(parser)
+    register(parser)
     with pytest.raises(SystemExit):
         parser.parse_args(["--api-k", "completions"])
     assert "unrecognized arguments: --api-k" in capsys.readouterr().err
 
 
 def test_api_and_api_key_are_told_apart():
-    opts = locust_options("--api", "completions")
+    opts = parsed_options("--api", "completions")
     assert (opts.api, opts.api_key) == ("completions", "")
 
 

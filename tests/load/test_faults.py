@@ -6,9 +6,10 @@ from collections import Counter
 
 import pytest
 
-from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
+from sparkload.client import Connection, StreamRequest, build_headers, measure
 from sparkload.records import RequestRecord
 from tests.conftest import free_port, run_locust
+from tests.servers import plain_body
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
@@ -78,7 +79,7 @@ def record() -> RequestRecord:
 def test_connection_refused_is_a_connect_failure():
     connection = Connection(f"http://127.0.0.1:{free_port()}", timeout=5)
     request = StreamRequest(
-        "/v1/chat/completions", build_body("m", "hi", 16), build_headers(None), timeout=5
+        "/v1/chat/completions", plain_body("hi", 16), build_headers(None), timeout=5
     )
     result = measure(connection, request, record())
     assert (result.status, result.error_kind) == ("error", "connect")

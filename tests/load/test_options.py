@@ -6,6 +6,7 @@ import pytest
 
 from sparkload import config as options
 from sparkload.errors import ConfigError
+from sparkload.workloads import registry
 
 
 def namespace(**overrides) -> argparse.Namespace:
@@ -19,10 +20,10 @@ def namespace(**overrides) -> argparse.Namespace:
 
 
 def test_defaults_are_the_reports_method():
-    opts = options.from_namespace(namespace())
+    opts = registry.settle(options.from_namespace(namespace()))
     assert opts.ladder == (1, 2, 4, 8, 16)
     assert opts.requests_per_user == 10
-    assert opts.max_tokens == 128
+    assert registry.load(opts).max_tokens == 128
     assert opts.mode == "ladder"
 
 

@@ -1,4 +1,5 @@
-"""What goes out: the body for each API, the user's extras, and the request headers."""
+"""What goes out: the body for each API, the user's extras over the workload's sampling, and
+the request headers."""
 
 from __future__ import annotations
 
@@ -6,31 +7,86 @@ import json
 
 import pytest
 
-from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
+from sparkload.body import BodyTemplate
+from sparkload.client import Connection, StreamRequest, build_headers, measure
+from sparkload.errors import ConfigError
 from sparkload.records import RequestRecord
-from tests.servers import Script, scripted
+from sparkload.workloads.contract import PlannedRequest, Sampling
+from tests.options import run_options
+from tests.servers import Script, plain_body, scripted
+
+NOTHING = Sampling()
+PINNED = Sampling(pinned=True)
+HI = PlannedRequest("hi", 16)
+
+
+def body(*args: str, sampling: Sampling = NOTHING, request: PlannedRequest = HI) -> dict:
+    """The body of ``request`` in a run of ``locust ... ARGS`` whose workload asks ``sampling``
+    (run length 16)."""
+    template = BodyTemplate.for_run(run_options(*args), sampling, 16, "m")
+    return json.loads(template.encode(request))
 
 
 def test_a_completions_body_carries_a_prompt_string_and_asks_for_usage():
-    body = json.loads(build_body("m", "Once upon", 16, api="completions"))
-    assert body["prompt"] == "Once upon" and "messages" not in body
-    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    sent = json.loads(plain_body("Once upon", 16, api="completions"))
+    assert sent["prompt"] == "Once upon" and "messages" not in sent
+    assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
+
+
+def test_a_chat_body_sends_the_planned_messages_else_the_text_as_one_user_message():
+    messages = ({"role": "system", "content": "Be brief."}, {"role": "user", "content": "Q"})
+    assert body(request=PlannedRequest("Q", 16, messages=messages))["messages"] == list(messages)
+    assert body()["messages"] == [{"role": "user", "content": "hi"}]
 
 
 def test_extra_body_is_merged_over_the_workloads_sampling():
-    extra = {"temperature": 0.0, "seed": 7, "chat_template_kwargs": {"enable_thinking": False}}
-    body = json.loads(
-        build_body("m", "hi", 16, {"temperature": 0.7, "top_p": 0.9}, extra_body=extra)
-    )
-    assert (body["temperature"], body["top_p"], body["seed"]) == (0.0, 0.9, 7)
-    assert body["chat_template_kwargs"] == {"enable_thinking": False}
+    extra = '{"temperature": 0.0, "seed": 7, "chat_template_kwargs": {"enable_thinking": false}}'
+    sent = body("--extra-body", extra, sampling=Sampling({"temperature": 0.7, "top_p": 0.9}))
+    assert (sent["temperature"], sent["top_p"], sent["seed"]) == (0.0, 0.9, 7)
+    assert sent["chat_template_kwargs"] == {"enable_thinking": False}
+
+
+def test_a_null_in_extra_body_removes_the_key_the_workload_set():
+    sent = body("--extra-body", '{"top_p": null}', sampling=Sampling({"top_p": 0.9}))
+    assert "top_p" not in sent
+
+
+def test_no_thinking_is_merged_into_the_chat_template_kwargs_the_workload_set():
+    sampling = Sampling({"chat_template_kwargs": {"reasoning_effort": "low"}})
+    sent = body("--no-thinking", sampling=sampling)
+    assert sent["chat_template_kwargs"] == {"reasoning_effort": "low", "enable_thinking": False}
+
+
+def test_a_pinned_length_asks_each_requests_own_max_tokens_as_min_tokens():
+    sent = body(sampling=PINNED, request=PlannedRequest("hi", 9))
+    assert (sent["max_tokens"], sent["min_tokens"], sent["ignore_eos"]) == (9, 9, True)
+
+
+def test_a_min_tokens_in_extra_body_wins_over_the_pinned_length():
+    sent = body("--extra-body", '{"min_tokens": 2}', sampling=PINNED)
+    assert (sent["max_tokens"], sent["min_tokens"]) == (16, 2)
 
 
 def test_extras_cannot_switch_off_the_stream_or_its_usage_chunk():
-    extra = {"stream": False, "stream_options": {"continuous_usage_stats": True}}
-    body = json.loads(build_body("m", "hi", 16, extra_body=extra))
-    assert body["stream"] is True
-    assert body["stream_options"] == {"continuous_usage_stats": True, "include_usage": True}
+    extra = '{"stream": false, "stream_options": {"continuous_usage_stats": true}}'
+    sent = body("--extra-body", extra)
+    assert sent["stream"] is True
+    assert sent["stream_options"] == {"continuous_usage_stats": True, "include_usage": True}
+
+
+def test_a_stream_options_that_is_not_an_object_is_one_config_error_line():
+    with pytest.raises(ConfigError, match="^--extra-body: stream_options must be a JSON object$"):
+        body("--extra-body", '{"stream_options": "usage"}')
+
+
+def test_the_manifests_sampling_entry_is_a_run_length_body_without_its_prompt():
+    template = BodyTemplate.for_run(run_options("--temperature", "0.2"), PINNED, 16, "m")
+    assert template.sampling_entry() == {
+        "max_tokens": 16,
+        "ignore_eos": True,
+        "min_tokens": 16,
+        "temperature": 0.2,
+    }
 
 
 def test_extra_headers_are_sent_and_a_header_with_a_line_break_is_refused():
@@ -45,7 +101,7 @@ def test_a_completions_stream_is_timed_and_counted_like_a_chat_stream():
         connection = Connection(server.url, timeout=5)
         request = StreamRequest(
             "/v1/completions",
-            build_body("m", "Once upon", 8, api="completions"),
+            plain_body("Once upon", 8, api="completions"),
             build_headers(None, extra_headers={"X-Team": "perf"}),
             timeout=5,
             api="completions",
@@ -54,9 +110,9 @@ def test_a_completions_stream_is_timed_and_counted_like_a_chat_stream():
             connection, request, RequestRecord("r", 1, 0, "measure", "l", 0, "h", "m", 0, 8, 0.0)
         )
         connection.close()
-        head, body = server.requests[0]
+        head, sent = server.requests[0]
     assert head.startswith("POST /v1/completions HTTP/1.1") and "X-Team: perf" in head
-    assert json.loads(body)["prompt"] == "Once upon"
+    assert json.loads(sent)["prompt"] == "Once upon"
     assert (record.status, record.chunks, record.output_tokens, record.tokens_counted_by) == (
         "ok",
         8,

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from sparkload.stream import ChatStream, StreamError
+from sparkload.stream import API_COMPLETIONS, ChatStream, ReplyStream, StreamError
 
 
 def chunk(delta=None, finish_reason=None, usage=None, choices=True) -> str:
@@ -17,8 +17,8 @@ def chunk(delta=None, finish_reason=None, usage=None, choices=True) -> str:
     return json.dumps(body)
 
 
-def feed_all(events: list[tuple[float, str]]) -> ChatStream:
-    stream = ChatStream()
+def feed_all(events: list[tuple[float, str]], stream: ChatStream | None = None) -> ChatStream:
+    stream = stream or ChatStream()
     for at, data in events:
         if stream.feed(data.encode(), at):
             break
@@ -168,3 +168,31 @@ def test_a_chat_delta_means_nothing_to_a_completions_stream():
     stream = ChatStream("completions")
     stream.feed(chunk({"content": "Hi"}).encode(), 0.1)
     assert stream.chunks == 0
+
+
+def test_a_reply_stream_keeps_the_replys_text_without_reasoning_or_tool_calls():
+    stream = feed_all(
+        [
+            (0.1, chunk({"reasoning_content": "let me think"})),
+            (0.2, chunk({"role": "assistant", "content": "Hel"})),
+            (0.3, chunk({"tool_calls": [{"index": 0, "function": {"name": "f"}}]})),
+            (0.4, chunk({"content": "lo"})),
+            (0.5, "[DONE]"),
+        ],
+        ReplyStream(),
+    )
+    assert isinstance(stream, ReplyStream) and "".join(stream.reply) == "Hello"
+    assert (stream.chunks, stream.ttft, stream.ttfc) == (4, 0.1, 0.2)
+
+
+def test_a_reply_stream_keeps_a_completions_text():
+    events = [json.dumps({"choices": [{"index": 0, "text": piece}]}) for piece in ("Once", " upon")]
+    stream = ReplyStream(API_COMPLETIONS)
+    for at, data in enumerate(events):
+        stream.feed(data.encode(), at)
+    assert "".join(stream.reply) == "Once upon"
+
+
+def test_a_plain_chat_stream_keeps_no_text():
+    stream = feed_all([(0.1, chunk({"content": "Hi"}))])
+    assert not hasattr(stream, "reply")

@@ -140,14 +140,16 @@ def test_fault_rates_with_a_seed_fail_the_same_requests():
 LOAD_SIDE_SCRIPT = textwrap.dedent("""
     from gevent import monkey; monkey.patch_all()
     import json, sys
-    from sparkload.client import StreamRequest, Connection, build_body, build_headers, measure
+    from sparkload.body import BodyTemplate
+    from sparkload.client import StreamRequest, Connection, build_headers, measure
     from sparkload.records import RequestRecord
+    from sparkload.workloads.contract import PlannedRequest
     url, kinds = sys.argv[1], sys.argv[2:]
     out = {}
     for kind in kinds:
         headers = {**build_headers(None), "X-Sparkload-Fault": kind}
-        request = StreamRequest("/v1/chat/completions", build_body(None, "hi", 8), headers,
-                              timeout=2.0)
+        body = BodyTemplate(None, 8).encode(PlannedRequest("hi", 8))
+        request = StreamRequest("/v1/chat/completions", body, headers, timeout=2.0)
         record = RequestRecord(kind, 1, 0, "measure", "local", 0, url, "m", 0, 8, 0.0)
         out[kind] = measure(Connection(url, timeout=2.0), request, record).error_kind
     print(json.dumps(out))

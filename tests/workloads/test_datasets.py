@@ -10,11 +10,12 @@ import orjson
 import pytest
 
 from sparkload import config
-from sparkload.client import build_body
+from sparkload.body import BodyTemplate
 from sparkload.errors import ConfigError
 from sparkload.paths import PROMPTS_DIR
 from sparkload.prompts import load_prompts
-from sparkload.workloads import load
+from sparkload.workloads.contract import PlannedRequest, Slot, UserState, Workload
+from sparkload.workloads.registry import load, settle
 
 SYSTEM = {"role": "system", "content": "Answer in one sentence."}
 
@@ -26,7 +27,12 @@ def jsonl(path: Path, *rows: dict) -> Path:
 
 def options(**values) -> config.RunOptions:
     defaults = {option.dest: option.value(None) for option in config.OPTIONS}
-    return config.from_namespace(type("NS", (), {**defaults, **values})())
+    return settle(config.from_namespace(type("NS", (), {**defaults, **values})()))
+
+
+def first_request(workload: Workload) -> PlannedRequest:
+    """The first request of a user to whom the seeded order deals prompt 0."""
+    return workload.next_request(UserState(0, lambda: 0), Slot(0))
 
 
 def test_a_jsonl_line_keeps_its_messages_and_its_own_max_tokens(tmp_path):
@@ -104,17 +110,20 @@ def test_a_request_carries_the_messages_and_the_lines_max_tokens(tmp_path):
         tmp_path / "d.jsonl",
         {"messages": [SYSTEM, {"role": "user", "content": "Q"}], "max_tokens": 9},
     )
-    workload = load(options(prompts=str(path)))
-    request = workload.request(0, user=0, level_index=0)
+    opts = options(prompts=str(path))
+    workload = load(opts)
+    request = first_request(workload)
     assert request.messages == (SYSTEM, {"role": "user", "content": "Q"})
     assert request.max_tokens == 9
-    body = orjson.loads(build_body("m", request.text, 9, messages=request.messages))
+    template = BodyTemplate.for_run(opts, workload.sampling, workload.max_tokens, "m")
+    body = orjson.loads(template.encode(request))
     assert body["messages"] == [SYSTEM, {"role": "user", "content": "Q"}]
+    assert body["max_tokens"] == 9
 
 
 def test_cache_bust_puts_the_nonce_first_in_the_first_message(tmp_path):
     path = jsonl(tmp_path / "d.jsonl", {"messages": [SYSTEM, {"role": "user", "content": "Q"}]})
-    request = load(options(prompts=str(path), cache_bust=True)).request(0, 0, 0)
+    request = first_request(load(options(prompts=str(path), cache_bust=True)))
     assert request.messages is not None
     assert request.messages[0]["content"].startswith("[request ")
     assert request.messages[0]["content"].endswith(SYSTEM["content"])
@@ -123,9 +132,13 @@ def test_cache_bust_puts_the_nonce_first_in_the_first_message(tmp_path):
 
 def test_output_tokens_overrides_a_lines_own_max_tokens_and_pins_it(tmp_path):
     path = jsonl(tmp_path / "d.jsonl", {"prompt": "Q", "max_tokens": 9})
-    workload = load(options(prompts=str(path), output_tokens="32"))
-    assert workload.request(0, 0, 0).max_tokens is None and workload.max_tokens == 32
-    assert workload.sampling == {"ignore_eos": True, "min_tokens": 32}
+    opts = options(prompts=str(path), output_tokens="32")
+    workload = load(opts)
+    request = first_request(workload)
+    assert request.max_tokens == workload.max_tokens == 32
+    template = BodyTemplate.for_run(opts, workload.sampling, workload.max_tokens, "m")
+    body = orjson.loads(template.encode(request))
+    assert (body["max_tokens"], body["ignore_eos"], body["min_tokens"]) == (32, True, 32)
 
 
 def test_completions_refuse_a_multi_message_dataset_in_one_line(tmp_path):
@@ -133,7 +146,7 @@ def test_completions_refuse_a_multi_message_dataset_in_one_line(tmp_path):
     with pytest.raises(ConfigError, match="prompt 1 of .* has several messages.*--api chat"):
         load(options(prompts=str(path), api="completions"))
     single = jsonl(tmp_path / "s.jsonl", {"prompt": "Q"})
-    assert load(options(prompts=str(single), api="completions")).request(0, 0, 0).text == "Q"
+    assert first_request(load(options(prompts=str(single), api="completions"))).text == "Q"
 
 
 def test_the_example_dataset_loads():

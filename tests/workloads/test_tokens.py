@@ -17,7 +17,8 @@ from sparkload.tokens import (
     fit,
     synthesize,
 )
-from sparkload.workloads import SYNTHETIC_POOL, filler_text
+from sparkload.workloads.chat import SYNTHETIC_POOL
+from sparkload.workloads.filler import filler_text
 from tests.servers import Script, scripted
 
 

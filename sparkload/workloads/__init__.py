@@ -1,0 +1,31 @@
+"""Workloads: what each request asks for, and what its record keeps.
+
+``--workload`` picks one; every process builds the same from the same options.
+
+=========  ==================================================  ============  ==================
+workload   prompt                                              max_tokens    length pinned
+=========  ==================================================  ============  ==================
+chat       a line of ``--prompts`` (the ladder's default)      --max-tokens  no (``--ignore-eos``)
+           or a dataset's messages (``sparkload.datasets``)    or the line's
+           or ``--input-tokens`` synthetic prompts             --output-tokens yes
+fresh      "write a module" + a one-line spec (prompts/fresh)  400           yes
+edit       a ~2,000-token source file (prompts/edit/*.py) +    3,000         yes
+           "add a method to every class, output the file"
+prefill    seeded filler text of ~8K / 32K / 100K tokens       1             -
+=========  ==================================================  ============  ==================
+
+The package, one module one job:
+
+- ``contract.py``: THE CONTRACT every workload implements (``Workload``) and the data it
+  trades with the load side (``PlannedRequest``, ``Slot``, ``UserState``, ``Sampling``);
+- ``names.py``: the workload names and their own output lengths (the option table reads them);
+- ``registry.py``: the workload of a run's options (``load``) and the workloads' rules on those
+  options (``settle``);
+- ``promptset.py``: what today's workloads share (a fixed set of prompt texts, the cache-busting
+  nonce, the record's workload fields);
+- ``chat.py``, ``fresh.py``, ``edit.py``, ``prefill.py``: one module per workload;
+- ``filler.py``: the seeded filler text of the prefill probe and the synthetic prompts.
+
+This file imports nothing, so that ``config.py`` can read ``names.py`` while the workloads read
+``config.RunOptions`` without an import circle.
+"""

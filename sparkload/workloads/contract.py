@@ -1,0 +1,204 @@
+"""The workload contract: what a workload must do for the load side to send its requests.
+
+A workload decides what each request asks (its prompt, its output length, whether its reply is
+wanted back) and what its record keeps beside the measurement. Everything else is the load
+side's: the body's common fields (``sparkload.body``), the send and the measurement
+(``sparkload.client``), the record's timing fields, and when a request goes (the load shape).
+
+How the load side drives a workload (``sparkload.plugin``):
+
+1. Every process validates the options (``config.from_namespace``), lets the workload settle
+   them (``registry.settle`` → ``Workload.settle``) and builds the workload
+   (``registry.load`` → ``Workload.from_options``); all processes build the same.
+2. Each Locust user gets its state once, ``new_user(ordinal, draw)``, kept by its session.
+3. For every request: ``next_request(user, slot)`` → the session encodes the body
+   (``BodyTemplate.encode``), sends and measures it into a ``RequestRecord`` → ``after(user,
+   planned, record, reply)`` → the record is shipped.
+
+``next_request`` and ``after`` run on the user's greenlet, just outside the measured span: they
+must not block, sleep or do I/O (anything slow belongs in ``from_options``, or on the master
+before the load, as the ``--input-tokens`` prompts are fitted), and they never raise for a
+failed request (a failure is in the record, ``record.status``).
+
+What the contract admits beside today's workloads:
+
+- per-user state (a conversation's history, its session id and turn): ``new_user`` returns the
+  workload's own ``UserState`` subclass (``Workload[MyUser]``), handed back on every call;
+- the reply: a request planned with ``wants_reply=True`` comes back to ``after`` with the
+  assistant's streamed text (content only; ``None`` when not asked, so the client keeps no text
+  unless a workload needs it: ``stream.ReplyStream``);
+- per-request output length and messages: ``PlannedRequest.max_tokens`` and
+  ``PlannedRequest.messages`` (a shared system prefix, then the request's own part);
+- the record's own fields: ``PlannedRequest.extra`` is ``RequestRecord.extra``, for details one
+  workload's report tables read (prefill's size and time). A field the analysis groups every
+  workload's records by (a conversation's ``session_id`` and ``turn``) is a typed field of
+  ``RequestRecord`` instead, the results contract's own, copied from a typed field of
+  ``PlannedRequest`` by the session: typed, it is documented, checked, and readable by the
+  analysis, which may import only ``sparkload.records``;
+- timing: when a request goes is the load shape's business. A trace replay's shape takes its
+  due times from the trace, and its ``Arrival`` names the trace line: ``Slot.arrival`` hands it
+  to the workload, which supplies the content of that line.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from sparkload.datasets import Messages
+from sparkload.errors import ConfigError
+from sparkload.records import RequestRecord
+from sparkload.stages import Arrival
+from sparkload.workloads.names import CHAT, OUTPUT_TOKENS
+
+if TYPE_CHECKING:
+    from sparkload.config import RunOptions
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """Where the next request falls in the run: what a workload may plan it by."""
+
+    level_index: int  # the stage's level (counts on over the runs of --repeat)
+    arrival: Arrival | None = None  # open loop: the arrival this request answers
+
+
+@dataclass(slots=True)
+class UserState:
+    """One user's place in the workload, kept by the user's session from its first request to
+    its last. A workload with more to keep per user (a conversation) subclasses it."""
+
+    ordinal: int  # the user's number in its process
+    draw: Callable[[], int]  # the next index of the process's seeded prompt order (shared)
+    planned: int = 0  # requests planned for this user before this one (the session counts)
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedRequest:
+    """One request as its workload planned it: what to send, and what its record keeps."""
+
+    text: str  # the prompt: the completions API's, and the chat API's when no messages
+    max_tokens: int  # this request's output length (the record's ``max_tokens``)
+    prompt_index: int = 0  # which prompt (the record's ``prompt_index``)
+    messages: Messages | None = None  # chat API: sent as they are (else text as one message)
+    extra: dict[str, Any] = field(default_factory=dict)  # the record's ``extra``
+    wants_reply: bool = False  # ``after`` gets the streamed reply text
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """What a workload asks of every body beside its prompt and output length; the user's
+    options override it (``sparkload.body``)."""
+
+    fields: Mapping[str, Any] = field(default_factory=dict)  # e.g. the notes' temperature 0
+    pinned: bool = False  # exactly max_tokens out: ignore_eos, min_tokens = the request's length
+
+
+@dataclass(frozen=True)
+class Synthetic:
+    """Prompts the master fitted before the load (``--input-tokens``: ``sparkload.tokens``), as
+    they travel to the workers in the options of the test's start (plain data)."""
+
+    texts: tuple[str, ...]
+    source: dict  # the manifest's ``prompts`` entry: generator, seed, how tokens were counted
+
+    def to_message(self) -> dict:
+        return {"texts": list(self.texts), "source": self.source}
+
+    @classmethod
+    def from_message(cls, data: dict) -> Synthetic:
+        return cls(tuple(data["texts"]), dict(data["source"]))
+
+
+UserT = TypeVar("UserT", bound=UserState)
+
+
+class Workload(ABC, Generic[UserT]):
+    """What every request of a run asks, and what its record keeps (see the module's steps).
+
+    An implementation has a ``name`` (one of ``names.NAMES``, its key in ``registry.WORKLOADS``)
+    and these attributes, fixed once built:
+
+        max_tokens   -- the run's output length: the manifest's, and a request's unless it
+                        plans its own
+        sampling     -- ``Sampling``: its own body fields and whether the length is pinned
+        cache_bust   -- every prompt starts unique, so no prefix cache serves it (manifest)
+        prompt_count -- how many indices the process's seeded prompt order deals
+                        (``UserState.draw``); unused by a workload that never draws
+
+    and the methods below; ``settle`` and ``after`` have defaults.
+    """
+
+    name: ClassVar[str]
+    max_tokens: int
+    sampling: Sampling
+    cache_bust: bool
+
+    @property
+    @abstractmethod
+    def prompt_count(self) -> int: ...
+
+    @classmethod
+    def settle(cls, opts: RunOptions) -> RunOptions:
+        """The workload's rules on the run's options: the options to run with (a workload may
+        set the load plan, as prefill does), or a ConfigError of one line naming the conflict.
+
+        The default: ``--max-tokens`` and ``--output-tokens`` must agree, and ``--input-tokens``
+        (the chat workload's synthetic prompts) is refused.
+        """
+        check_lengths_agree(opts)
+        refuse_input_tokens(cls.name, opts)
+        return opts
+
+    @classmethod
+    @abstractmethod
+    def from_options(cls, opts: RunOptions, synthetic: Synthetic | None = None) -> Workload:
+        """The workload of the settled ``opts``; any unreadable prompt file is a ConfigError of
+        one line. ``synthetic``: the prompts the master fitted, once it has (until then, while
+        the options are checked before the target is known, None)."""
+
+    @abstractmethod
+    def describe(self) -> dict:
+        """The manifest's ``prompts`` entry: what the prompts came from (paths, sha256, count,
+        generator and seed), plain JSON data."""
+
+    @abstractmethod
+    def manifest(self) -> dict:
+        """The manifest's ``workload`` entry: the name and every parameter that shapes the
+        requests, plain JSON data."""
+
+    @abstractmethod
+    def new_user(self, ordinal: int, draw: Callable[[], int]) -> UserT:
+        """The state of a new user (called once per user, by its session)."""
+
+    @abstractmethod
+    def next_request(self, user: UserT, slot: Slot) -> PlannedRequest:
+        """The next request of ``user``, due at ``slot``: a new ``PlannedRequest`` every call
+        (its ``extra`` becomes the record's, which ``after`` may still add to)."""
+
+    def after(
+        self, user: UserT, planned: PlannedRequest, record: RequestRecord, reply: str | None
+    ) -> None:
+        """``planned`` was sent and measured into ``record`` (not yet shipped: the workload may
+        still add to ``record.extra`` or reclassify it); ``reply`` is the streamed reply's text
+        when ``planned.wants_reply``, else None. The default does nothing."""
+
+
+def run_max_tokens(name: str, opts: RunOptions) -> int:
+    """The run's output length: ``--output-tokens``, else ``--max-tokens``, else the
+    workload's own."""
+    if opts.output_tokens is not None:
+        return opts.output_tokens
+    return opts.max_tokens if opts.max_tokens is not None else OUTPUT_TOKENS[name]
+
+
+def check_lengths_agree(opts: RunOptions) -> None:
+    if opts.output_tokens is not None and opts.max_tokens not in (None, opts.output_tokens):
+        raise ConfigError("--max-tokens and --output-tokens disagree: give one of them")
+
+
+def refuse_input_tokens(name: str, opts: RunOptions) -> None:
+    if opts.input_tokens is not None and name != CHAT:
+        raise ConfigError(f"--input-tokens makes chat prompts; --workload {name} has its own")

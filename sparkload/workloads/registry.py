@@ -1,0 +1,35 @@
+"""The run's workload, by name: its rules on the options (``settle``) and building it (``load``).
+
+A new workload is a module with one ``Workload`` class (``contract.py``), its name in
+``names.py`` and its class in ``WORKLOADS``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sparkload.workloads.chat import ChatWorkload
+from sparkload.workloads.contract import Synthetic, Workload
+from sparkload.workloads.edit import EditWorkload
+from sparkload.workloads.fresh import FreshWorkload
+from sparkload.workloads.prefill import PrefillWorkload
+
+if TYPE_CHECKING:
+    from sparkload.config import RunOptions
+
+WORKLOADS: dict[str, type[Workload[Any]]] = {
+    workload.name: workload
+    for workload in (ChatWorkload, FreshWorkload, EditWorkload, PrefillWorkload)
+}
+
+
+def settle(opts: RunOptions) -> RunOptions:
+    """The options to run with, by the chosen workload's rules (a ConfigError of one line on a
+    conflict, e.g. ``--workload prefill`` with ``--step-duration``)."""
+    return WORKLOADS[opts.workload].settle(opts)
+
+
+def load(opts: RunOptions, synthetic: Synthetic | None = None) -> Workload[Any]:
+    """The run's workload from its settled options (``synthetic``: the prompts the master
+    fitted for ``--input-tokens``, once it has)."""
+    return WORKLOADS[opts.workload].from_options(opts, synthetic)
