@@ -76,4 +76,5 @@ def test_levels_run_beside_a_cpu_hog_are_flagged_and_the_quiet_level_is_not(simu
         if line.startswith(("| 16 |", "| 32 |"))
     ]
     assert "FLAGGED:" in means[1] and "client starved of CPU" in means[1]
-    assert means[0].endswith("| ok |") == (quiet["client_flags"] == [])  # the report says the same
+    # the report says what the manifest says of the quiet level, whichever it was
+    assert ("client starved of CPU" in means[0]) == (quiet["client_flags"] != [])
