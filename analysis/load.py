@@ -245,7 +245,8 @@ def _checked(manifest: Manifest, notes: list[str]) -> Manifest:
 
 
 def _level_notes(run: Run) -> list[str]:
-    """What the manifest says went wrong per level: missing records, client and stream flags."""
+    """What the manifest says went wrong per level: missing records, client and stream flags,
+    an over-saturated level ended early."""
     notes = []
     for level in run.manifest.levels:
         name = run.level_name(level)
@@ -253,6 +254,8 @@ def _level_notes(run: Run) -> list[str]:
             notes.append(f"level {name}: {level.received} of {level.expected} records received")
         notes += [f"level {name}: client flag {flag}" for flag in level.client_flags]
         notes += [f"level {name}: stream flag {flag}" for flag in level.stream_flags]
+        if level.saturation:
+            notes.append(f"level {name}: over-saturated, ended early: {level.saturation}")
     return notes
 
 
