@@ -14,6 +14,7 @@ import pandas as pd
 
 from analysis.charts import Chart
 from analysis.tables import Table
+from analysis.timeline import Timeline
 
 
 @dataclass
@@ -47,6 +48,8 @@ class Report:
     sections: list[Section]
     charts: list[Chart]
     method: dict[str, Any] = field(default_factory=dict)  # how the figures were computed
+    timelines: list[Timeline] = field(default_factory=list)  # interactive pages only
+    figures: dict[str, Any] = field(default_factory=dict)  # summary.json's further entries
 
     @property
     def tables(self) -> list[Table]:

@@ -7,10 +7,11 @@ column lists took 7.7 s and 660 MB peak; pyarrow's JSON reader took 2.1 s and 76
 builds every field of every record. orjson per line wins on robustness (a killed run's partial
 last line is skipped and counted, never fatal) at a speed well inside the budget.
 
-Only the fields the metrics and the workload tables need are kept, as float/bool arrays (the
-workload fields of ``RequestRecord.extra`` as ``extra_<name>`` columns); durations are converted
-to simulated time here, once, so that nothing downstream has to know about time scales. This is
-the only reader of requests.jsonl and manifest.json in the analysis.
+Only the fields the metrics, the workload tables, the time slices and the request timelines need
+are kept, as float/bool arrays (the workload fields of ``RequestRecord.extra`` as
+``extra_<name>`` columns); durations are converted to simulated time here, once, so that nothing
+downstream has to know about time scales. This is the only reader of requests.jsonl and
+manifest.json in the analysis.
 
 An open-loop run (``mode == "arrival"``) keeps all its levels at one pool size C, which says
 nothing about the load: its levels differ by offered rate. Each record gets its level's offered
@@ -51,6 +52,7 @@ NUMERIC_FIELDS = (
     "level_index",
     "start_time",
     "ttft",
+    "t_last_token",
     "itl",
     "tps",
     "latency",
@@ -375,7 +377,7 @@ def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
     run.skipped_lines = bad
     if bad:
         run.notes.append(f"{bad} unparsable line(s) in {REQUESTS_FILE} skipped")
-    columns["offered_rps"] = _offered_rps(run, columns.pop("level_index"))
+    columns["offered_rps"] = _offered_rps(run, columns["level_index"])
     no_level = ~np.isfinite(columns["level"])
     if no_level.any():
         run.notes.append(f"{int(no_level.sum())} record(s) without a level skipped")

@@ -9,21 +9,39 @@ number, so a table's file name never depends on what else the input holds. ``bui
 
 Every section but those in ``ANY_LOOP`` is about closed-loop levels (by concurrency) and reads
 only them; open-loop labels have their own section, so a report of open-loop runs alone leaves
-the closed-loop sections out.
+the closed-loop sections out. The time slices, operating points and request timelines are
+computed here once, for their sections, their charts and summary.json alike.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from analysis import server_metrics, slo, tables
-from analysis.charts import comparison_charts, label_charts, open_loop_chart
+import pandas as pd
+
+from analysis import operating_points, server_metrics, slices, slo, tables, timeline
+from analysis.charts import (
+    comparison_charts,
+    label_charts,
+    open_loop_chart,
+    slice_charts,
+    throughput_latency_charts,
+)
 from analysis.document import Report, Section
 from analysis.load import Dataset
 from analysis.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
-from analysis.outputs import charts_html, charts_png, csv, index_html, markdown, summary_json
+from analysis.outputs import (
+    charts_html,
+    charts_png,
+    csv,
+    index_html,
+    markdown,
+    summary_json,
+    timeline_html,
+)
 from analysis.sections import (
     Context,
     agreement,
@@ -42,6 +60,9 @@ from analysis.sections import (
     service_levels,
     tail,
     throughput,
+    throughput_latency,
+    time_slices,
+    timelines,
     tp,
 )
 from analysis.tables import Table
@@ -63,9 +84,13 @@ SECTIONS = (
     contrast,
     endpoints,
     open_loop,
+    throughput_latency,
+    time_slices,
+    timelines,
     notes,
 )
-ANY_LOOP = (runs, open_loop)  # the sections with something to say of open-loop runs
+# the sections with something to say of open-loop runs
+ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines)
 
 
 def section_numbers() -> dict[str, int]:
@@ -115,14 +140,43 @@ def method(
     }
 
 
+def _points(
+    dataset: Dataset,
+    summary: pd.DataFrame,
+    settings: Settings,
+    bounds: list[slo.Bound] | None,
+    capacities: list[operating_points.CapacityFinding],
+) -> pd.DataFrame:
+    """Every level's operating point, with its SLO verdict when an SLO is given."""
+    verdicts = (
+        slo.evaluate(dataset.records, summary, bounds, settings)
+        if bounds and not dataset.records.empty
+        else pd.DataFrame()
+    )
+    return operating_points.points(summary, verdicts, capacities)
+
+
 def build(
     dataset: Dataset,
     settings: Settings,
     bounds: list[slo.Bound] | None = None,
     think_time_s: float = 10.0,
+    slicing: slices.Slicing | None = None,
 ) -> Report:
     summary = summarize(dataset, settings)
     closed, open_levels = loop_levels(summary, CLOSED), loop_levels(summary, OPEN)
+    scales = sorted({r.time_scale for r in dataset.runs if r.time_scale != 1})
+    simulated = (
+        " · simulated time (time scale " + ", ".join(f"{s:g}" for s in scales) + ")"
+        if scales
+        else ""
+    )
+    slicing = slicing or slices.Slicing()
+    sliced = slices.slice_runs(dataset, settings, slicing)
+    capacities = [
+        found for run in dataset.runs if (found := operating_points.capacity_finding(run))
+    ]
+    points = _points(dataset, summary, settings, bounds, capacities)
     context = Context(
         dataset,
         settings,
@@ -132,12 +186,10 @@ def build(
         think_time_s,
         section_numbers(),
         open_levels,
-    )
-    scales = sorted({r.time_scale for r in dataset.runs if r.time_scale != 1})
-    simulated = (
-        " · simulated time (time scale " + ", ".join(f"{s:g}" for s in scales) + ")"
-        if scales
-        else ""
+        sliced,
+        points,
+        capacities,
+        timeline.timelines(dataset, simulated),
     )
     charts = [
         c
@@ -148,6 +200,8 @@ def build(
     charts += [
         open_loop_chart(open_levels, label, simulated) for label in tables.labels_of(open_levels)
     ]
+    charts += slice_charts(sliced, simulated)
+    charts += throughput_latency_charts(points, simulated) if not points.empty else []
     sections = [
         numbered(section, [number])
         for number, module in enumerate(SECTIONS, start=1)
@@ -155,7 +209,29 @@ def build(
         and (section := module.build(context)) is not None
     ]
     title = "sparkload report: " + ", ".join(tables.labels_of(summary))
-    return Report(title, summary, sections, charts, method(dataset, settings, bounds, think_time_s))
+    figures: dict[str, Any] = {
+        "operating_points": _records(points),
+        "capacity_searches": [asdict(finding) for finding in capacities],
+    }
+    if sliced:
+        figures["slices"] = {
+            "drift_threshold_pct": slicing.drift_threshold_pct,
+            "levels": [level.to_dict() for level in sliced],
+        }
+    return Report(
+        title,
+        summary,
+        sections,
+        charts,
+        method(dataset, settings, bounds, think_time_s),
+        context.timelines,
+        figures,
+    )
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A frame's rows as JSON-ready objects (NaN as null)."""
+    return json.loads(frame.to_json(orient="records", double_precision=15))
 
 
 def write(
@@ -174,6 +250,10 @@ def write(
             charts_png.render(chart, folder / f"{chart.key}.png")
             charts_html.render(chart, folder / f"{chart.key}.html", out_dir)
         progress(f"wrote {len(report.charts)} charts (PNG + HTML)")
+        for page in report.timelines:
+            (out_dir / page.folder).mkdir(exist_ok=True)
+            timeline_html.render(page, out_dir / page.folder / f"{page.key}.html", out_dir)
+        progress(f"wrote {len(report.timelines)} request timelines (HTML)")
     markdown.write(report, out_dir / "report.md", charts)
     index_html.write(report, out_dir, charts)
     progress(f"wrote report.md and index.html to {out_dir}")

@@ -26,6 +26,7 @@ class Table:
     frame: pd.DataFrame
     formats: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    csv_only: bool = False  # too long for report.md, which names its CSV file instead
 
 
 def slug(text: str) -> str:
