@@ -30,6 +30,7 @@ apart, so its last steady windows may run with fewer streams: endurance runs use
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 
@@ -43,7 +44,7 @@ from analysis.metrics import Settings
 
 DEFAULT_DRIFT_THRESHOLD_PCT = 10.0
 MIN_STEADY_WINDOWS = 4  # fewer steady windows say nothing about a trend
-MAX_WINDOWS_PER_LEVEL = 10_000  # beyond this a window is too short to mean anything
+MAX_WINDOWS_PER_LEVEL = 100_000  # beyond this a window is too short to mean anything
 WINDOW_COLUMNS = [
     "window",
     "start_s",
@@ -169,7 +170,7 @@ class LevelSlices:
 
     def to_dict(self) -> dict:
         """The level as summary.json gives it."""
-        windows = self.windows.astype(object).where(self.windows.notna(), None)
+        windows = json.loads(self.windows.to_json(orient="records", double_precision=15))
         return {
             "label": self.label,
             "run": self.run,
@@ -178,7 +179,7 @@ class LevelSlices:
             "concurrency": self.concurrency,
             "offered_rps": self.offered_rps,
             "slice_duration_s": self.duration_s,
-            "windows": windows.to_dict(orient="records"),
+            "windows": windows,
             "drift": self.drift.to_dict(),
         }
 

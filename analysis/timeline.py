@@ -3,9 +3,11 @@ so that a long prefill stalling every decoding stream can be seen.
 
 Rows are the level's measured requests in send order (row 0 sent first), times in seconds since
 the level's first send, in the target's time like every figure. A level of more than
-``MAX_BARS`` requests is sampled evenly over its send order (every k-th request, the first and
-the last kept), and the chart says how many it shows: a page of thousands of bars would show
-nothing and weigh megabytes. A failed request is one bar from its send to its end.
+``MAX_BARS`` requests shows ``MAX_BARS`` consecutive ones from the middle of its send order, and
+the chart says which span: a stall is seen only with every stream that ran beside it, which a
+thinned-out sample (every k-th request) would hide, and the time-slice charts already give the
+whole level's course. A page of thousands of bars would show nothing and weigh megabytes. A
+failed request is one bar from its send to its end.
 """
 
 from __future__ import annotations
@@ -48,10 +50,10 @@ class Timeline:
 
 
 def sample(count: int, most: int = MAX_BARS) -> np.ndarray:
-    """Indices of at most ``most`` of ``count`` rows, evenly spaced, first and last included."""
-    if count <= most:
-        return np.arange(count)
-    return np.unique(np.linspace(0, count - 1, most).round().astype(np.int64))
+    """Indices of at most ``most`` of ``count`` rows: all of them, or ``most`` consecutive ones
+    from the middle."""
+    first = max(0, (count - most) // 2)
+    return np.arange(first, min(count, first + most))
 
 
 def level_timeline(
@@ -68,7 +70,8 @@ def level_timeline(
     end = sent + np.nan_to_num(chosen["latency"].to_numpy(float))
     shown, total = len(chosen), len(frame)
     counted = (
-        f"{shown:,} of {total:,} requests shown, evenly spaced in send order"
+        f"{shown:,} of {total:,} requests shown: those sent from {sent[0]:.1f} s to "
+        f"{sent[-1]:.1f} s, the middle of the level"
         if shown < total
         else f"all {total:,} requests"
     )

@@ -12,8 +12,9 @@ INTRO = (
     "the first token (queue and prefill) and on to the last token (decoding); a failed request "
     "is one red bar to its end. Times are seconds since the level's first send, in the "
     "target's time. A long prefill that stalls every decoding stream shows as a column of "
-    f"stretched decode bars. A level of more than {MAX_BARS} requests shows {MAX_BARS} of them, "
-    "evenly spaced in send order, and its page says so."
+    f"stretched decode bars. A level of more than {MAX_BARS} requests shows {MAX_BARS} "
+    "consecutive ones from the middle of its send order (a stall is seen only beside every "
+    "stream that ran with it), and its page says which."
 )
 
 

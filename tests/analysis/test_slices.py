@@ -235,13 +235,13 @@ def test_an_open_loop_level_is_sliced_and_named_by_its_offered_rate(tmp_path):
 
 def test_a_slice_duration_that_makes_too_many_windows_is_bad_input(tmp_path):
     dataset = load([run_with_slices(tmp_path)])
-    with pytest.raises(InputError, match="--slice-duration 0.001 s cuts x C=2 .* into more than"):
-        slice_runs(dataset, Settings(), Slicing(0.001))
+    with pytest.raises(InputError, match="--slice-duration 0.0001 s cuts x C=2 .* into more than"):
+        slice_runs(dataset, Settings(), Slicing(0.0001))
 
 
 def test_the_report_exits_2_with_one_line_for_too_short_a_slice(tmp_path, capsys):
     run = run_with_slices(tmp_path)
-    argv = [str(run), "--out", str(tmp_path / "out"), "--slice-duration", "0.001", "--quiet"]
+    argv = [str(run), "--out", str(tmp_path / "out"), "--slice-duration", "0.0001", "--quiet"]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "give a longer --slice-duration" in err
