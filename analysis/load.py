@@ -241,6 +241,11 @@ def _checked(manifest: Manifest, notes: list[str]) -> Manifest:
         manifest.time_scale = 1.0
         notes.append("time_scale unreadable: 1.0 assumed")
     manifest.tp, manifest.nodes = _optional_int(manifest.tp), _optional_int(manifest.nodes)
+    width = _optional_float(manifest.slice_duration)
+    if manifest.slice_duration is not None and (width is None or not 0 <= width < np.inf):
+        notes.append(f"slice_duration {manifest.slice_duration!r} unreadable: no time slices")
+        width = None
+    manifest.slice_duration = width
     if manifest.schema != SCHEMA_VERSION:
         notes.append(f"manifest schema {manifest.schema} (this analysis reads {SCHEMA_VERSION})")
     return manifest

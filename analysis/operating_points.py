@@ -75,12 +75,15 @@ def capacity_finding(run: Run) -> CapacityFinding | None:
         return None
     over = "rate" if entry.get("over") == "rate" else "concurrency"
     value = _number(entry.get("capacity"))
-    probes = [p for p in entry.get("probes") or [] if isinstance(p, dict)]
+    probes = entry.get("probes")
     index = next(
         (
-            p.get("level_index")
-            for p in probes
-            if value is not None and _number(p.get("value")) == value
+            p["level_index"]
+            for p in (probes if isinstance(probes, list) else [])
+            if isinstance(p, dict)
+            and isinstance(p.get("level_index"), int)
+            and value is not None
+            and _number(p.get("value")) == value
         ),
         None,
     )

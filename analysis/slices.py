@@ -73,7 +73,7 @@ class Slicing:
         """S for one run (0: not sliced)."""
         if self.duration_s is not None:
             return self.duration_s
-        return float(run.manifest.slice_duration or 0.0)
+        return run.manifest.slice_duration or 0.0
 
 
 @dataclass(frozen=True)
@@ -299,13 +299,19 @@ def drift(windows: pd.DataFrame, threshold_pct: float = DEFAULT_DRIFT_THRESHOLD_
     )
 
 
+def timed(records: pd.DataFrame) -> pd.DataFrame:
+    """The measured records with a send time: what a level's time line is made of."""
+    keep = records["measure"].to_numpy() & np.isfinite(records["start_time"].to_numpy())
+    return records[keep]
+
+
 def slice_runs(dataset: Dataset, settings: Settings, slicing: Slicing) -> list[LevelSlices]:
     """Every level of every sliced run, in run and level order; InputError when S would cut a
     level into more than ``MAX_WINDOWS_PER_LEVEL`` windows."""
     records = dataset.records
     if records.empty or "level_index" not in records:
         return []
-    measured = records[records["measure"].to_numpy()]
+    measured = timed(records)
     out = []
     for run_index, run in enumerate(dataset.runs):
         duration = slicing.duration_of(run)

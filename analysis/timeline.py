@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.load import Dataset, describe_level
+from analysis.slices import timed
 from analysis.tables import slug
 
 FOLDER = "timelines"
@@ -99,7 +100,7 @@ def timelines(dataset: Dataset, note: str = "") -> list[Timeline]:
     records = dataset.records
     if records.empty or "level_index" not in records:
         return []
-    measured = records[records["measure"].to_numpy()]
+    measured = timed(records)
     runs_per_label = pd.Series([run.label for run in dataset.runs]).value_counts()
     out = []
     for run_index, run in enumerate(dataset.runs):

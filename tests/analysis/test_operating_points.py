@@ -98,9 +98,16 @@ def test_a_search_that_found_no_capacity_marks_nothing_and_says_so(tmp_path):
     assert "no probed level met the bounds" in finding.describe()
 
 
-def test_a_malformed_capacity_entry_marks_nothing(tmp_path):
-    run = ladder_run(tmp_path, capacity={"capacity": "lots", "probes": "none", "limit": 3})
-    assert not points_of([run])["capacity"].any()
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"capacity": "lots", "probes": "none", "limit": 3},
+        {"capacity": 4, "over": "rate", "probes": 7},
+        {"capacity": 4, "over": "rate", "probes": [{"level_index": [2], "value": 4}]},
+    ],
+)
+def test_a_malformed_capacity_entry_marks_nothing(tmp_path, entry):
+    assert not points_of([ladder_run(tmp_path, capacity=entry)])["capacity"].any()
 
 
 def test_an_open_loop_capacity_marks_the_offered_rate_of_its_probe(tmp_path):

@@ -185,6 +185,13 @@ def test_the_reports_slice_duration_overrides_the_manifests_and_zero_turns_slici
     assert slice_runs(dataset, Settings(), Slicing(0.0)) == []
 
 
+@pytest.mark.parametrize("width", ["two", -2, [2]])
+def test_an_unreadable_slice_duration_in_a_manifest_is_noted_and_slices_nothing(tmp_path, width):
+    dataset = load([run_with_slices(tmp_path, slice_duration=width)])
+    assert f"slice_duration {width!r} unreadable: no time slices" in dataset.runs[0].notes
+    assert slice_runs(dataset, Settings(), Slicing()) == []
+
+
 def test_a_run_without_a_slice_duration_is_not_sliced(tmp_path):
     assert slice_runs(load([run_with_slices(tmp_path)]), Settings(), Slicing()) == []
 
@@ -291,3 +298,11 @@ def test_a_throttled_step_is_flagged_in_the_report(tmp_path):
     (level,) = json.loads((out / "summary.json").read_text())["slices"]["levels"]
     assert level["drift"]["flagged"] and level["drift"]["change_pct"] == pytest.approx(-50, abs=3)
     assert "**DRIFT** hot C=2" in (out / "report.md").read_text()
+
+
+def test_a_record_without_a_send_time_is_left_out_of_the_windows(tmp_path):
+    records = closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.02, tps=40, latency=3.0)
+    records[3]["start_time"] = None
+    dataset = load([write_run(tmp_path / "r", "x", records, manifest_fields={"slice_duration": 3})])
+    (level,) = slice_runs(dataset, Settings(), Slicing())
+    assert level.windows["completed"].sum() == 9
