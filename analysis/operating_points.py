@@ -13,13 +13,16 @@ capacity search settled on (``Manifest.capacity``: the probe of its ``capacity``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analysis.load import Run
-from analysis.metrics import level_keys, level_name
+from analysis import slo
+from analysis.load import Dataset, Run
+from analysis.metrics import Settings, level_keys, level_name
 
 POINT_LEVEL = "level"  # the level's name ("C=4", "offered 2 req/s")
 MEETS_SLO = "meets_slo"  # True / False, None without --slo
@@ -137,6 +140,28 @@ def points(
     ]
     frame = frame.sort_values(["label", "key"], key=_label_order(frame), kind="stable")
     return frame[POINT_COLUMNS].reset_index(drop=True)
+
+
+def of_dataset(
+    dataset: Dataset, summary: pd.DataFrame, settings: Settings, bounds: list[slo.Bound] | None
+) -> tuple[pd.DataFrame, list[CapacityFinding]]:
+    """Every level's operating point (with its SLO verdict when an SLO is given) and the runs'
+    capacity searches."""
+    findings = [found for run in dataset.runs if (found := capacity_finding(run))]
+    verdicts = (
+        slo.evaluate(dataset.records, summary, bounds, settings)
+        if bounds and not dataset.records.empty
+        else pd.DataFrame()
+    )
+    return points(summary, verdicts, findings), findings
+
+
+def summary_entries(frame: pd.DataFrame, findings: list[CapacityFinding]) -> dict[str, Any]:
+    """summary.json's ``operating_points`` (one object per level) and ``capacity_searches``."""
+    return {
+        "operating_points": json.loads(frame.to_json(orient="records", double_precision=15)),
+        "capacity_searches": [asdict(finding) for finding in findings],
+    }
 
 
 def _label_order(frame: pd.DataFrame):

@@ -15,12 +15,9 @@ computed here once, for their sections, their charts and summary.json alike.
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
 
 from analysis import operating_points, server_metrics, slices, slo, tables, timeline
 from analysis.charts import (
@@ -140,22 +137,6 @@ def method(
     }
 
 
-def _points(
-    dataset: Dataset,
-    summary: pd.DataFrame,
-    settings: Settings,
-    bounds: list[slo.Bound] | None,
-    capacities: list[operating_points.CapacityFinding],
-) -> pd.DataFrame:
-    """Every level's operating point, with its SLO verdict when an SLO is given."""
-    verdicts = (
-        slo.evaluate(dataset.records, summary, bounds, settings)
-        if bounds and not dataset.records.empty
-        else pd.DataFrame()
-    )
-    return operating_points.points(summary, verdicts, capacities)
-
-
 def build(
     dataset: Dataset,
     settings: Settings,
@@ -173,10 +154,7 @@ def build(
     )
     slicing = slicing or slices.Slicing()
     sliced = slices.slice_runs(dataset, settings, slicing)
-    capacities = [
-        found for run in dataset.runs if (found := operating_points.capacity_finding(run))
-    ]
-    points = _points(dataset, summary, settings, bounds, capacities)
+    points, capacities = operating_points.of_dataset(dataset, summary, settings, bounds)
     context = Context(
         dataset,
         settings,
@@ -209,15 +187,10 @@ def build(
         and (section := module.build(context)) is not None
     ]
     title = "sparkload report: " + ", ".join(tables.labels_of(summary))
-    figures: dict[str, Any] = {
-        "operating_points": _records(points),
-        "capacity_searches": [asdict(finding) for finding in capacities],
+    figures = {
+        **operating_points.summary_entries(points, capacities),
+        **slices.summary_entries(sliced, slicing),
     }
-    if sliced:
-        figures["slices"] = {
-            "drift_threshold_pct": slicing.drift_threshold_pct,
-            "levels": [level.to_dict() for level in sliced],
-        }
     return Report(
         title,
         summary,
@@ -227,11 +200,6 @@ def build(
         context.timelines,
         figures,
     )
-
-
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """A frame's rows as JSON-ready objects (NaN as null)."""
-    return json.loads(frame.to_json(orient="records", double_precision=15))
 
 
 def write(

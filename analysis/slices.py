@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -321,6 +322,19 @@ def slice_runs(dataset: Dataset, settings: Settings, slicing: Slicing) -> list[L
         for level_index, frame in mine.groupby("level_index", sort=True):
             out.append(_level(run, int(level_index), frame, duration, settings, slicing))
     return out
+
+
+def summary_entries(levels: list[LevelSlices], slicing: Slicing) -> dict[str, Any]:
+    """summary.json's ``slices``: every window of every sliced level and its drift (nothing
+    when no run was sliced)."""
+    if not levels:
+        return {}
+    return {
+        "slices": {
+            "drift_threshold_pct": slicing.drift_threshold_pct,
+            "levels": [level.to_dict() for level in levels],
+        }
+    }
 
 
 def _level(

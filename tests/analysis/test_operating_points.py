@@ -11,7 +11,7 @@ from analysis.charts import throughput_latency_charts
 from analysis.cli import main
 from analysis.load import load
 from analysis.metrics import Settings, summarize
-from analysis.operating_points import capacity_finding, points
+from analysis.operating_points import capacity_finding, of_dataset
 from tests.analysis.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,
@@ -53,10 +53,8 @@ def ladder_run(root, label="x", capacity=None):
 
 def points_of(runs, bounds=None):
     dataset = load(runs)
-    summary = summarize(dataset, SETTINGS)
-    verdicts = slo.evaluate(dataset.records, summary, bounds, SETTINGS) if bounds else None
-    findings = [f for run in dataset.runs if (f := capacity_finding(run))]
-    return points(summary, verdicts if verdicts is not None else summary.iloc[0:0], findings)
+    found, _ = of_dataset(dataset, summarize(dataset, SETTINGS), SETTINGS, bounds)
+    return found
 
 
 def test_each_level_is_a_point_of_aggregate_against_per_stream_tokens_and_ttft(tmp_path):
