@@ -4,7 +4,10 @@ Per label, the report's five charts against concurrency: TTFT, ITL, TPS and late
 p50 and p90 (percentiles with their bootstrap 90 % CI as error bars), and throughput as
 per-stream, system-wide (C / mean latency) and measured RPS. Across labels: mean TTFT, mean TPS,
 total tokens/s and the saturation index. Per open-loop label, one chart against the offered rate:
-the achieved rate beside the line achieved = offered.
+the achieved rate beside the line achieved = offered. Per sliced run, output tokens/s and TTFT
+p90 per window over time, one line per level (``analysis.slices``). Across labels and levels,
+aggregate tokens/s against per-stream tokens/s and against TTFT p90, the levels meeting the SLO
+and the capacity point marked (``analysis.operating_points``).
 """
 
 from __future__ import annotations
@@ -15,10 +18,22 @@ import numpy as np
 import pandas as pd
 
 from analysis.metrics import METRICS
+from analysis.operating_points import MEETS_SLO, POINT_LEVEL, is_capacity
+from analysis.slices import LevelSlices
 from analysis.tables import labels_of, slug
 
 COMPARISON_FOLDER = "comparison"
 OPEN_LOOP_CHART = "achieved_vs_offered"
+LEVELS_AXIS = "levels"  # a log2 axis with a tick at every level (concurrency, offered rate)
+LINEAR_AXIS = "linear"
+SLICE_CHARTS = (  # (key, summary of the window, y label, window column)
+    ("slices_tps", "output tokens/s", "tok/s", "output_tps"),
+    ("slices_ttft", "TTFT p90", "TTFT p90 (ms)", "ttft_ms_p90"),
+)
+THROUGHPUT_LATENCY_CHARTS = (  # (key, x column, x label)
+    ("throughput_vs_tps", "per_stream_tps", "Per-stream tokens/s (mean TPS)"),
+    ("throughput_vs_ttft", "ttft_ms_p90", "TTFT p90 (ms)"),
+)
 
 
 @dataclass
@@ -28,7 +43,9 @@ class Series:
     y: np.ndarray
     low: np.ndarray | None = None  # confidence interval, absolute values
     high: np.ndarray | None = None
-    style: str = "solid"  # solid | dash | dot
+    style: str = "solid"  # solid | dash | dot | none (markers only)
+    marker: str = "circle"  # circle | ring | cross | star
+    texts: list[str] | None = None  # a label beside each point
 
 
 @dataclass
@@ -40,6 +57,7 @@ class Chart:
     series: list[Series]
     subtitle: str = ""
     x_label: str = "Concurrency (C)"
+    x_axis: str = LEVELS_AXIS
 
 
 def _series(
@@ -139,3 +157,90 @@ def open_loop_chart(levels: pd.DataFrame, label: str, note: str = "") -> Chart:
         f"open loop{note}",
         "Offered rate (requests/s)",
     )
+
+
+def slice_charts(levels: list[LevelSlices], note: str = "") -> list[Chart]:
+    """Per sliced run, each window's output tokens/s and TTFT p90 over time, one line per level
+    (x: seconds since the level's first send); a label with several sliced runs gets a chart
+    per run."""
+    runs: dict[tuple[str, str], list[LevelSlices]] = {}
+    for level in levels:
+        runs.setdefault((level.label, level.run), []).append(level)
+    per_label: dict[str, int] = {}
+    charts = []
+    for (label, run), sliced in runs.items():
+        per_label[label] = per_label.get(label, 0) + 1
+        several = sum(key[0] == label for key in runs) > 1
+        suffix = f"_run{per_label[label]}" if several else ""
+        width = sliced[0].duration_s
+        subtitle = f"{width:g} s windows, one line per level" + (f" · {run}" if several else "")
+        for key, what, y_label, column in SLICE_CHARTS:
+            series = [
+                Series(
+                    level.level,
+                    (level.windows["start_s"] + level.windows["length_s"] / 2).to_numpy(float),
+                    level.windows[column].to_numpy(float),
+                )
+                for level in sliced
+            ]
+            charts.append(
+                Chart(
+                    slug(label),
+                    key + suffix,
+                    f"{label}: {what} per window",
+                    y_label,
+                    series,
+                    subtitle + note,
+                    "Seconds since the level's first send (window middle)",
+                    LINEAR_AXIS,
+                )
+            )
+    return charts
+
+
+def throughput_latency_charts(points: pd.DataFrame, note: str = "") -> list[Chart]:
+    """Aggregate tokens/s against per-stream tokens/s and against TTFT p90: one line per label
+    through its levels, then the levels meeting and missing the SLO and the capacity points."""
+    charts = []
+    for key, x_column, x_label in THROUGHPUT_LATENCY_CHARTS:
+        series = []
+        for label in labels_of(points):
+            rows = points[points["label"] == label]
+            series.append(
+                Series(
+                    label,
+                    rows[x_column].to_numpy(float),
+                    rows["aggregate_tps"].to_numpy(float),
+                    texts=list(rows[POINT_LEVEL]),
+                )
+            )
+        verdicts = points[MEETS_SLO]
+        for name, chosen, marker in (
+            ("meets the SLO", verdicts.eq(True), "ring"),
+            ("misses the SLO", verdicts.eq(False), "cross"),
+            ("capacity (capacity search)", is_capacity(points), "star"),
+        ):
+            if chosen.any():
+                rows = points[chosen.to_numpy(bool)]
+                series.append(
+                    Series(
+                        name,
+                        rows[x_column].to_numpy(float),
+                        rows["aggregate_tps"].to_numpy(float),
+                        style="none",
+                        marker=marker,
+                    )
+                )
+        charts.append(
+            Chart(
+                COMPARISON_FOLDER,
+                key,
+                f"Aggregate tokens/s vs {x_label.split(' (')[0]} — all labels",
+                "Aggregate tokens/s (Σ output tokens / wall time)",
+                series,
+                f"one point per level{note}",
+                x_label,
+                LINEAR_AXIS,
+            )
+        )
+    return charts

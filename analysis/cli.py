@@ -19,7 +19,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from analysis import load, percentiles, report, slo
+from analysis import load, percentiles, report, slices, slo
 from analysis.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, InputError
 from analysis.metrics import Settings, summarize
 
@@ -97,6 +97,22 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
         help="think time Z between a user's requests for the Little's-law user count (default 10)",
     )
     parser.add_argument(
+        "--slice-duration",
+        type=_non_negative(float),
+        metavar="SECONDS",
+        help="cut every level into windows of this many seconds of the target's time "
+        "(simulated time for a simulator run) for the time-slice table, charts and drift flag; "
+        "0 = none (default: each run's own --slice-duration, from its manifest)",
+    )
+    parser.add_argument(
+        "--drift-threshold",
+        type=_non_negative(float),
+        default=slices.DEFAULT_DRIFT_THRESHOLD_PCT,
+        metavar="PERCENT",
+        help="flag a level whose steady windows' output tokens/s fall by more than this share "
+        "from the first to the last (default %(default)g)",
+    )
+    parser.add_argument(
         "--bootstrap",
         type=_non_negative(int),
         default=1000,
@@ -142,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     dataset = load.load(args.runs, progress)
     progress(f"loaded {len(dataset.records):,} records from {len(dataset.runs)} run(s)")
-    document = report.build(dataset, settings, bounds, args.think_time)
+    slicing = slices.Slicing(args.slice_duration, args.drift_threshold)
+    document = report.build(dataset, settings, bounds, args.think_time, slicing)
     progress(f"computed {len(document.summary)} levels and {len(document.tables)} tables")
     out = args.out or _default_out(dataset.runs)
     report.write(document, out, charts=not args.no_charts, progress=progress)

@@ -14,6 +14,7 @@ import pandas as pd
 
 from analysis.charts import Chart
 from analysis.tables import Table
+from analysis.timeline import Timeline
 
 
 @dataclass
@@ -49,6 +50,8 @@ class Report:
     method: dict[str, Any] = field(default_factory=dict)  # how the figures were computed
     # frames summary.json carries beside the levels, by key (e.g. energy per level and node)
     json_tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    timelines: list[Timeline] = field(default_factory=list)  # interactive pages only
+    figures: dict[str, Any] = field(default_factory=dict)  # summary.json's further entries
 
     @property
     def tables(self) -> list[Table]:

@@ -7,10 +7,11 @@ column lists took 7.7 s and 660 MB peak; pyarrow's JSON reader took 2.1 s and 76
 builds every field of every record. orjson per line wins on robustness (a killed run's partial
 last line is skipped and counted, never fatal) at a speed well inside the budget.
 
-Only the fields the metrics and the workload tables need are kept, as float/bool arrays (the
-workload fields of ``RequestRecord.extra`` as ``extra_<name>`` columns); durations are converted
-to simulated time here, once, so that nothing downstream has to know about time scales. This is
-the only reader of requests.jsonl and manifest.json in the analysis.
+Only the fields the metrics, the workload tables, the time slices and the request timelines need
+are kept, as float/bool arrays (the workload fields of ``RequestRecord.extra`` as
+``extra_<name>`` columns); durations are converted to simulated time here, once, so that nothing
+downstream has to know about time scales. This is the only reader of requests.jsonl and
+manifest.json in the analysis.
 
 An open-loop run (``mode == "arrival"``) keeps all its levels at one pool size C, which says
 nothing about the load: its levels differ by offered rate. Each record gets its level's offered
@@ -51,6 +52,7 @@ NUMERIC_FIELDS = (
     "level_index",
     "start_time",
     "ttft",
+    "t_last_token",
     "itl",
     "tps",
     "latency",
@@ -239,13 +241,19 @@ def _checked(manifest: Manifest, notes: list[str]) -> Manifest:
         manifest.time_scale = 1.0
         notes.append("time_scale unreadable: 1.0 assumed")
     manifest.tp, manifest.nodes = _optional_int(manifest.tp), _optional_int(manifest.nodes)
+    width = _optional_float(manifest.slice_duration)
+    if manifest.slice_duration is not None and (width is None or not 0 <= width < np.inf):
+        notes.append(f"slice_duration {manifest.slice_duration!r} unreadable: no time slices")
+        width = None
+    manifest.slice_duration = width
     if manifest.schema != SCHEMA_VERSION:
         notes.append(f"manifest schema {manifest.schema} (this analysis reads {SCHEMA_VERSION})")
     return manifest
 
 
 def _level_notes(run: Run) -> list[str]:
-    """What the manifest says went wrong per level: missing records, client and stream flags."""
+    """What the manifest says went wrong per level: missing records, client and stream flags,
+    an over-saturated level ended early."""
     notes = []
     for level in run.manifest.levels:
         name = run.level_name(level)
@@ -253,6 +261,8 @@ def _level_notes(run: Run) -> list[str]:
             notes.append(f"level {name}: {level.received} of {level.expected} records received")
         notes += [f"level {name}: client flag {flag}" for flag in level.client_flags]
         notes += [f"level {name}: stream flag {flag}" for flag in level.stream_flags]
+        if level.saturation:
+            notes.append(f"level {name}: over-saturated, ended early: {level.saturation}")
     return notes
 
 

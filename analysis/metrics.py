@@ -85,6 +85,7 @@ EXTRA_COLUMNS = [
     "client_flags",
     "stream_flags",
     "stream_flag_kinds",
+    "saturation",
     "percentile_method",
     "source",
     "p90_few_samples",
@@ -347,7 +348,9 @@ def add_rates(levels: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-FLAG_KINDS = ("client_flags", "stream_flags")  # LevelEntry lists, one summary column each
+# LevelEntry fields, one summary column each: the lists of flags, and the message of a level
+# judged over-saturated and ended early
+FLAG_KINDS = ("client_flags", "stream_flags", "saturation")
 # ... and ``stream_flag_kinds``: the STREAM_* names of a level's stream flags, space-separated
 WARM_CACHE_PCT = 50.0  # from this share of cached prompt tokens on, TTFT measures a warm cache
 
@@ -361,7 +364,9 @@ def level_flags(dataset: Dataset, kind: str) -> dict[tuple[str, float], list[str
         for level in run.manifest.levels:
             key = rates.get(level.index, np.nan) if run.open_loop else level.concurrency
             if found := getattr(level, kind):
-                flags.setdefault((run.label, key), []).extend(found)
+                flags.setdefault((run.label, key), []).extend(
+                    [found] if isinstance(found, str) else found
+                )
     return flags
 
 

@@ -9,7 +9,8 @@ number, so a table's file name never depends on what else the input holds. ``bui
 
 Every section but those in ``ANY_LOOP`` is about closed-loop levels (by concurrency) and reads
 only them; open-loop labels have their own section, so a report of open-loop runs alone leaves
-the closed-loop sections out.
+the closed-loop sections out. The time slices, operating points and request timelines are
+computed here once, for their sections, their charts and summary.json alike.
 """
 
 from __future__ import annotations
@@ -18,12 +19,26 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from analysis import server_metrics, slo, tables, telemetry
-from analysis.charts import comparison_charts, label_charts, open_loop_chart
+from analysis import operating_points, server_metrics, slices, slo, tables, telemetry, timeline
+from analysis.charts import (
+    comparison_charts,
+    label_charts,
+    open_loop_chart,
+    slice_charts,
+    throughput_latency_charts,
+)
 from analysis.document import Report, Section
 from analysis.load import Dataset
 from analysis.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
-from analysis.outputs import charts_html, charts_png, csv, index_html, markdown, summary_json
+from analysis.outputs import (
+    charts_html,
+    charts_png,
+    csv,
+    index_html,
+    markdown,
+    summary_json,
+    timeline_html,
+)
 from analysis.sections import (
     Context,
     agreement,
@@ -42,6 +57,9 @@ from analysis.sections import (
     service_levels,
     tail,
     throughput,
+    throughput_latency,
+    time_slices,
+    timelines,
     tp,
 )
 from analysis.tables import Table
@@ -63,9 +81,13 @@ SECTIONS = (
     contrast,
     endpoints,
     open_loop,
+    throughput_latency,
+    time_slices,
+    timelines,
     notes,
 )
-ANY_LOOP = (runs, open_loop)  # the sections with something to say of open-loop runs
+# the sections with something to say of open-loop runs
+ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines)
 
 
 def section_numbers() -> dict[str, int]:
@@ -120,10 +142,20 @@ def build(
     settings: Settings,
     bounds: list[slo.Bound] | None = None,
     think_time_s: float = 10.0,
+    slicing: slices.Slicing | None = None,
 ) -> Report:
     summary = summarize(dataset, settings)
     closed, open_levels = loop_levels(summary, CLOSED), loop_levels(summary, OPEN)
     nodes = telemetry.per_node(dataset)
+    scales = sorted({r.time_scale for r in dataset.runs if r.time_scale != 1})
+    simulated = (
+        " · simulated time (time scale " + ", ".join(f"{s:g}" for s in scales) + ")"
+        if scales
+        else ""
+    )
+    slicing = slicing or slices.Slicing()
+    sliced = slices.slice_runs(dataset, settings, slicing)
+    points, capacities = operating_points.of_dataset(dataset, summary, settings, bounds)
     context = Context(
         dataset,
         settings,
@@ -133,13 +165,11 @@ def build(
         think_time_s,
         section_numbers(),
         open_levels,
-        nodes,
-    )
-    scales = sorted({r.time_scale for r in dataset.runs if r.time_scale != 1})
-    simulated = (
-        " · simulated time (time scale " + ", ".join(f"{s:g}" for s in scales) + ")"
-        if scales
-        else ""
+        telemetry=nodes,
+        slices=sliced,
+        points=points,
+        capacities=capacities,
+        timelines=timeline.timelines(dataset, simulated),
     )
     charts = [
         c
@@ -150,6 +180,8 @@ def build(
     charts += [
         open_loop_chart(open_levels, label, simulated) for label in tables.labels_of(open_levels)
     ]
+    charts += slice_charts(sliced, simulated)
+    charts += throughput_latency_charts(points, simulated) if not points.empty else []
     sections = [
         numbered(section, [number])
         for number, module in enumerate(SECTIONS, start=1)
@@ -157,13 +189,19 @@ def build(
         and (section := module.build(context)) is not None
     ]
     title = "sparkload report: " + ", ".join(tables.labels_of(summary))
+    figures = {
+        **operating_points.summary_entries(points, capacities),
+        **slices.summary_entries(sliced, slicing),
+    }
     return Report(
         title,
         summary,
         sections,
         charts,
         method(dataset, settings, bounds, think_time_s),
-        {"energy": telemetry.per_level(nodes), "nodes": nodes},
+        json_tables={"energy": telemetry.per_level(nodes), "nodes": nodes},
+        timelines=context.timelines,
+        figures=figures,
     )
 
 
@@ -183,6 +221,10 @@ def write(
             charts_png.render(chart, folder / f"{chart.key}.png")
             charts_html.render(chart, folder / f"{chart.key}.html", out_dir)
         progress(f"wrote {len(report.charts)} charts (PNG + HTML)")
+        for page in report.timelines:
+            (out_dir / page.folder).mkdir(exist_ok=True)
+            timeline_html.render(page, out_dir / page.folder / f"{page.key}.html", out_dir)
+        progress(f"wrote {len(report.timelines)} request timelines (HTML)")
     markdown.write(report, out_dir / "report.md", charts)
     index_html.write(report, out_dir, charts)
     progress(f"wrote report.md and index.html to {out_dir}")

@@ -26,6 +26,7 @@ class Table:
     frame: pd.DataFrame
     formats: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    csv_only: bool = False  # too long for report.md, which names its CSV file instead
 
 
 def slug(text: str) -> str:
@@ -115,12 +116,22 @@ def label_means(summary: pd.DataFrame, label: str) -> Table:
     for column, heading in (("client_flags", "Client check"), ("stream_flags", "Stream check")):
         flags = rows[column].fillna("").to_numpy()
         frame[heading] = ["ok" if not flag else f"FLAGGED: {flag}" for flag in flags]
+    if (saturated := saturation_cells(rows)) is not None:
+        frame["Saturation"] = saturated
     return Table(
         f"{slug(label)}_means",
         f"{label}: performance (means)",
         frame,
         {heading: "{:.2f}" for _, heading in MEANS},
     )
+
+
+def saturation_cells(rows: pd.DataFrame) -> list[str] | None:
+    """Per level, "ENDED EARLY: <why>" for a level judged over-saturated (None: no level was)."""
+    messages = rows["saturation"].fillna("").astype(str).to_numpy()
+    if not any(messages):
+        return None
+    return [f"ENDED EARLY: {message}" if message else "ok" for message in messages]
 
 
 def label_percentiles(summary: pd.DataFrame, label: str) -> Table:

@@ -6,7 +6,7 @@ line, full-size records as the load side writes them), then runs ``python -m ana
 in a subprocess and prints its progress lines, wall time and peak memory (max RSS of the child).
 Targets (the issue): under 60 s and under 2 GB on 2 cores.
 
-    .venv/bin/python benchmarks/analysis_1m.py [--records 1000000] [--keep DIR]
+    .venv/bin/python benchmarks/analysis_1m.py [--records 1000000] [--keep DIR] [--slice-duration S]
 """
 
 from __future__ import annotations
@@ -174,6 +174,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--keep", type=Path, help="write the data and the report here; keep them")
+    parser.add_argument(
+        "--slice-duration", type=float, help="also cut every level into windows of S seconds"
+    )
     parser.add_argument("--generate-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate_only:
@@ -200,6 +203,8 @@ def main() -> int:
         "--out",
         str(root / "report"),
     ]
+    if args.slice_duration is not None:
+        command += ["--slice-duration", f"{args.slice_duration:g}"]
     code, wall, peak_mb, stderr = measure([*command, "--slo", slo])
     if code != 0:
         print(stderr, file=sys.stderr)

@@ -630,6 +630,15 @@ OPTIONS: tuple[Option, ...] = (
         boolean,
     ),
     Option(
+        "--slice-duration",
+        0.0,
+        "Seconds of the target's time per report window inside every level: requests "
+        "completed, TTFT/ITL p50/p90, output tokens/s and requests in flight per window, and a "
+        "throughput drift flag (0: no windows; sparkload report --slice-duration overrides it)",
+        RESULTS,
+        non_negative,
+    ),
+    Option(
         "--check",
         "",
         "Fail the run on a service level, checked per level at its end with the report's own "
@@ -735,6 +744,7 @@ class RunOptions:
     tokenizer: Path | None
     results_dir: Path
     keep_chunk_gaps: bool
+    slice_duration: float  # seconds of target time per report window (0: none)
     check: str
     metadata: dict[str, str]
     metrics_interval: float

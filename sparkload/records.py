@@ -308,6 +308,8 @@ class LevelEntry:
     stream_flags: list[str] = field(default_factory=list)  # what the stream shape says of the path
     stream_flag_kinds: list[str] = field(default_factory=list)  # STREAM_* of each, in order
     arrival_rate: float | None = None  # open loop: the offered rate of this level (requests/s)
+    # Why the level was judged over-saturated and ended early (None: it was not)
+    saturation: str | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LevelEntry:
@@ -336,6 +338,10 @@ class Manifest:
     warmup_requests_per_level: int = 0
     step_duration: float | None = None
     arrival: dict[str, Any] | None = None
+    slice_duration: float | None = None  # --slice-duration: report windows, target seconds
+    # The capacity search's answer: {"bounds", "over": "concurrency" | "rate", "capacity" (None:
+    # no probe met the bounds), "probes": [{"level_index", "value", "meets"}], "limit"}
+    capacity: dict[str, Any] | None = None
     workload: dict[str, Any] = field(default_factory=dict)
     prompts: dict[str, Any] = field(default_factory=dict)
     sampling: dict[str, Any] = field(default_factory=dict)

@@ -10,16 +10,23 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from analysis.charts import Chart
+from analysis.charts import LEVELS_AXIS, Chart
 
 PLOTLY_JS = "plotly.min.js"
-_DASH = {"solid": "solid", "dash": "dash", "dot": "dot"}
+_DASH = {"solid": "solid", "dash": "dash", "dot": "dot", "none": "solid"}
+_MARKER = {  # Series.marker -> plotly marker
+    "circle": {"symbol": "circle", "size": 6},
+    "ring": {"symbol": "circle-open", "size": 16, "line": {"width": 2}},
+    "cross": {"symbol": "x-thin-open", "size": 14, "line": {"width": 2}},
+    "star": {"symbol": "star", "size": 18},
+}
 
 
 def write_library(report_dir: Path) -> None:
@@ -45,30 +52,37 @@ def render(chart: Chart, path: Path, report_dir: Path) -> None:
                 array=_clean(np.clip(series.high - series.y, 0, None)),
                 arrayminus=_clean(np.clip(series.y - series.low, 0, None)),
             )
+        mode = "markers" if series.style == "none" else "lines+markers"
         figure.add_trace(
             go.Scatter(
-                x=series.x.tolist(),
+                x=_clean(series.x),
                 y=y,
                 name=series.name,
-                mode="lines+markers",
+                mode=mode + ("+text" if series.texts else ""),
+                text=series.texts,
+                textposition="top right",
                 line=dict(dash=_DASH[series.style]),
+                marker=_MARKER[series.marker],
                 error_y=error,
             )
         )
     ticks = sorted(levels)
+    on_levels = chart.x_axis == LEVELS_AXIS
+    xaxis: dict[str, Any] = dict(title=chart.x_label)
+    if on_levels:
+        xaxis.update(
+            type="log" if ticks and min(ticks) > 0 else "linear",
+            tickvals=ticks,
+            ticktext=[f"{t:g}" for t in ticks],
+        )
     figure.update_layout(
         title=dict(
             text=chart.title + (f"<br><sub>{chart.subtitle}</sub>" if chart.subtitle else "")
         ),
-        xaxis=dict(
-            title=chart.x_label,
-            type="log" if ticks and min(ticks) > 0 else "linear",
-            tickvals=ticks,
-            ticktext=[f"{t:g}" for t in ticks],
-        ),
+        xaxis=xaxis,
         yaxis=dict(title=chart.y_label, rangemode="tozero"),
         template="plotly_white",
-        hovermode="x unified",
+        hovermode="x unified" if on_levels else "closest",
     )
     script = os.path.relpath(report_dir / PLOTLY_JS, path.parent).replace(os.sep, "/")
     path.write_text(pio.to_html(figure, include_plotlyjs=script, full_html=True), encoding="utf-8")

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from analysis.charts import Chart
+from analysis.charts import LEVELS_AXIS, Chart
 
-_LINESTYLE = {"solid": "-", "dash": "--", "dot": ":"}
+_LINESTYLE = {"solid": "-", "dash": "--", "dot": ":", "none": ""}
+_MARKER: dict[str, dict[str, Any]] = {  # Series.marker -> matplotlib marker settings
+    "circle": {"marker": "o", "markersize": 4},
+    "ring": {"marker": "o", "markersize": 12, "markerfacecolor": "none", "markeredgewidth": 1.5},
+    "cross": {"marker": "x", "markersize": 10, "markeredgewidth": 1.5},
+    "star": {"marker": "*", "markersize": 16},
+}
 
 
 def render(chart: Chart, path: Path) -> None:
-    """Draw one chart: lines with markers against concurrency on a log2 axis, CI error bars."""
+    """Draw one chart: lines with markers (against the levels on a log2 axis, or a linear x),
+    CI error bars, point labels."""
     figure = Figure(figsize=(8, 4.8), dpi=100, layout="constrained")
     axes = figure.add_subplot()
     levels: set[float] = set()
@@ -35,12 +43,16 @@ def render(chart: Chart, path: Path) -> None:
             yerr=yerr,
             label=series.name,
             linestyle=_LINESTYLE[series.style],
-            marker="o",
-            markersize=4,
             capsize=3,
             linewidth=1.6,
+            **_MARKER[series.marker],
         )
-    if levels:
+        for text, at_x, at_y in zip(series.texts or [], series.x, series.y, strict=False):
+            if np.isfinite(at_x) and np.isfinite(at_y):
+                axes.annotate(
+                    text, (at_x, at_y), textcoords="offset points", xytext=(4, 4), fontsize=7
+                )
+    if levels and chart.x_axis == LEVELS_AXIS:
         ticks = sorted(levels)
         if min(ticks) > 0 and len(ticks) > 1:
             axes.set_xscale("log", base=2)

@@ -9,6 +9,7 @@ from analysis.charts import COMPARISON_FOLDER
 from analysis.document import Report
 from analysis.outputs.csv import TABLES_FOLDER
 from analysis.tables import labels_of, slug
+from analysis.timeline import FOLDER as TIMELINES_FOLDER
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}
 .grid{display:flex;flex-wrap:wrap;gap:12px}.grid figure{margin:0;width:320px}
@@ -42,6 +43,13 @@ def write(report: Report, out_dir: Path, with_charts: bool) -> None:
         )
         if with_charts:
             body.append(_chart_grid(report.charts, folder))
+    if with_charts and report.timelines:
+        pages = "".join(
+            f'<li><a href="{TIMELINES_FOLDER}/{html.escape(t.key)}.html">{html.escape(t.title)}'
+            "</a></li>"
+            for t in report.timelines
+        )
+        body.append(f"<h2>Request timelines</h2><ul>{pages}</ul>")
     links = "".join(
         f'<li><a href="{TABLES_FOLDER}/{t.key}.csv">{html.escape(t.title)}</a></li>'
         for t in report.tables

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.document import Image, Report
+from analysis.outputs.csv import TABLES_FOLDER
 from analysis.tables import Table
 
 MISSING = "—"
@@ -22,6 +23,8 @@ def cell(value, pattern: str | None) -> str:
 
 
 def table(t: Table) -> str:
+    if t.csv_only:
+        return f"**{t.title}**: {len(t.frame):,} rows in `{TABLES_FOLDER}/{t.key}.csv`."
     columns = list(t.frame.columns)
     lines = [
         f"**{t.title}**",

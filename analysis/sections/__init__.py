@@ -15,6 +15,9 @@ from analysis import slo
 from analysis.document import Image
 from analysis.load import Dataset
 from analysis.metrics import Settings
+from analysis.operating_points import CapacityFinding
+from analysis.slices import LevelSlices
+from analysis.timeline import Timeline
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,10 @@ class Context:
     numbers: dict[str, int] = field(default_factory=dict)  # section module name → its number
     open_loop: pd.DataFrame = field(default_factory=pd.DataFrame)
     telemetry: pd.DataFrame = field(default_factory=pd.DataFrame)  # per level and node
+    slices: list[LevelSlices] = field(default_factory=list)  # levels cut into time windows
+    points: pd.DataFrame = field(default_factory=pd.DataFrame)  # analysis.operating_points
+    capacities: list[CapacityFinding] = field(default_factory=list)  # the runs' capacity searches
+    timelines: list[Timeline] = field(default_factory=list)
 
     def ref(self, name: str) -> str:
         """A cross-reference to another section of this report, e.g. "§5"."""

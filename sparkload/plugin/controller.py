@@ -303,6 +303,7 @@ class RunController:
             requests_per_user=opts.requests_per_user if ladder_mode else None,
             warmup_requests_per_level=1 if ladder_mode else 0,
             step_duration=opts.step_duration if opts.mode == "steps" else None,
+            slice_duration=opts.slice_duration or None,
             arrival={
                 "rates": list(opts.arrival_rate),
                 "users": opts.arrival_users,

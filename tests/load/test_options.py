@@ -75,3 +75,13 @@ def test_web_form_strings_are_accepted():
 
 def test_step_duration_selects_time_based_steps():
     assert options.from_namespace(namespace(step_duration="30")).mode == "steps"
+
+
+def test_slice_duration_is_off_by_default_and_takes_seconds():
+    assert options.from_namespace(namespace()).slice_duration == 0.0
+    assert options.from_namespace(namespace(slice_duration="2.5")).slice_duration == 2.5
+
+
+def test_a_negative_slice_duration_is_one_clear_line():
+    with pytest.raises(ConfigError, match="--slice-duration: '-1' must be a finite number >= 0"):
+        options.from_namespace(namespace(slice_duration="-1"))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from sparkload.records import RequestRecord, scale_to_simulated_time, summarize_gaps
+from sparkload.records import Manifest, RequestRecord, scale_to_simulated_time, summarize_gaps
 
 
 def record(**fields) -> RequestRecord:
@@ -84,3 +84,17 @@ def test_a_stream_read_in_one_piece_is_one_burst_of_every_chunk():
 
 def test_evenly_spaced_chunks_are_bursts_of_one():
     assert summarize_gaps([0.01] * 9).burst == 1
+
+
+def test_a_manifest_from_before_slices_capacity_and_saturation_loads_with_none():
+    level = {"index": 0, "concurrency": 1, "expected": 10, "started_at": ""}
+    manifest = Manifest.from_dict({"label": "x", "levels": [level]})
+    assert (manifest.slice_duration, manifest.capacity) == (None, None)
+    assert manifest.levels[0].saturation is None
+
+
+def test_the_capacity_search_and_saturation_survive_a_round_trip():
+    capacity = {"bounds": "ttft_p90_ms<=800", "over": "concurrency", "capacity": 11}
+    level = {"index": 0, "concurrency": 12, "expected": None, "started_at": "", "saturation": "x"}
+    data = Manifest.from_dict({"label": "x", "capacity": capacity, "levels": [level]}).to_dict()
+    assert data["capacity"] == capacity and data["levels"][0]["saturation"] == "x"

@@ -1,0 +1,173 @@
+"""Operating points: every level as a point of aggregate against per-stream throughput and TTFT,
+with its SLO verdict and the capacity a capacity search recorded.
+
+Aggregate tokens/s = Σ output tokens / level wall time (``measured_total_tps``: what the server
+delivered to all streams together); per-stream tokens/s = the mean of the requests' output
+tokens / latency (``tps_mean``: what one user sees). Going up the levels, aggregate throughput
+climbs while per-stream throughput and TTFT get worse; where the climb flattens, more streams buy
+little and cost every user (the single-Spark notes: C=8 is the better operating point than C=16).
+
+A level meets the SLO as ``analysis.slo`` judges it (``--slo``); the capacity point is the level a
+capacity search settled on (``Manifest.capacity``: the probe of its ``capacity`` value).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import slo
+from analysis.load import Dataset, Run
+from analysis.metrics import Settings, level_keys, level_name
+
+POINT_LEVEL = "level"  # the level's name ("C=4", "offered 2 req/s")
+MEETS_SLO = "meets_slo"  # True / False, None without --slo
+CAPACITY = "capacity"  # True at the capacity search's level
+POINT_COLUMNS = [
+    "label",
+    "loop",
+    POINT_LEVEL,
+    "key",  # C, or the offered rate
+    "per_stream_tps",
+    "aggregate_tps",
+    "ttft_ms_p90",
+    MEETS_SLO,
+    CAPACITY,
+]
+
+
+@dataclass(frozen=True)
+class CapacityFinding:
+    """What one run's capacity search found, and which of its levels it names."""
+
+    label: str
+    bounds: str
+    over: str  # concurrency | rate
+    value: float | None  # None: no probe met the bounds
+    key: float | None  # the level key (C or offered rate) of the capacity's probe, when found
+    limit: str  # the first level that failed, as its probe named it ("" when none)
+
+    def describe(self) -> str:
+        unit = "C=" if self.over == "concurrency" else "rate "
+        where = f"**{self.label}**: capacity search (`{self.bounds}`, over {self.over})"
+        if self.value is None:
+            found = "no probed level met the bounds"
+        else:
+            found = f"capacity **{unit}{self.value:g}**"
+            if self.key is None:
+                found += " (no measured level at that value to mark)"
+        return f"{where}: {found}" + (f"; first failing probe: {self.limit}" if self.limit else "")
+
+
+def _number(value: object) -> float | None:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if np.isfinite(number) else None
+
+
+def capacity_finding(run: Run) -> CapacityFinding | None:
+    """The run's ``Manifest.capacity`` read defensively (a malformed entry names nothing)."""
+    entry = run.manifest.capacity
+    if not isinstance(entry, dict):
+        return None
+    over = "rate" if entry.get("over") == "rate" else "concurrency"
+    value = _number(entry.get("capacity"))
+    probes = entry.get("probes")
+    index = next(
+        (
+            p["level_index"]
+            for p in (probes if isinstance(probes, list) else [])
+            if isinstance(p, dict)
+            and isinstance(p.get("level_index"), int)
+            and value is not None
+            and _number(p.get("value")) == value
+        ),
+        None,
+    )
+    levels = {level.index: level for level in run.manifest.levels}
+    key: float | None = None
+    if index in levels:
+        key = run.offered_rates().get(index) if run.open_loop else float(levels[index].concurrency)
+    elif over == "concurrency" and not run.open_loop:
+        key = value  # no probe list: the level run at that concurrency
+    limit = entry.get("limit")
+    limit_text = ""
+    if isinstance(limit, dict) and _number(limit.get("value")) is not None:
+        limit_text = ("C=" if over == "concurrency" else "rate ") + f"{_number(limit['value']):g}"
+    return CapacityFinding(run.label, str(entry.get("bounds") or "?"), over, value, key, limit_text)
+
+
+def points(
+    summary: pd.DataFrame, verdicts: pd.DataFrame, findings: list[CapacityFinding]
+) -> pd.DataFrame:
+    """One row per level of ``summary`` (both loops, level order within a label).
+
+    ``verdicts``: ``slo.evaluate``'s rows (empty without --slo); ``findings``: the runs'
+    capacity searches.
+    """
+    if summary.empty:
+        return pd.DataFrame(columns=POINT_COLUMNS)
+    keys = level_keys(summary)
+    frame = pd.DataFrame(
+        {
+            "label": summary["label"].to_numpy(),
+            "loop": summary["loop"].to_numpy(),
+            POINT_LEVEL: [level_name(row) for _, row in summary.iterrows()],
+            "key": keys,
+            "per_stream_tps": summary["tps_mean"].to_numpy(float),
+            "aggregate_tps": summary["measured_total_tps"].to_numpy(float),
+            "ttft_ms_p90": summary["ttft_ms_p90"].to_numpy(float),
+        }
+    )
+    meets: dict[tuple[str, float], bool] = {}
+    if not verdicts.empty:
+        for _, row in verdicts.iterrows():
+            key = row["concurrency"] if row["loop"] == "closed" else row["offered_rps"]
+            meets[(str(row["label"]), float(key))] = bool(row["meets_slo"])
+    frame[MEETS_SLO] = [
+        meets.get((label, float(key))) for label, key in zip(frame["label"], keys, strict=True)
+    ]
+    marked = {(f.label, f.key) for f in findings if f.key is not None}
+    frame[CAPACITY] = [
+        any(label == m_label and np.isclose(key, m_key) for m_label, m_key in marked)
+        for label, key in zip(frame["label"], keys, strict=True)
+    ]
+    frame = frame.sort_values(["label", "key"], key=_label_order(frame), kind="stable")
+    return frame[POINT_COLUMNS].reset_index(drop=True)
+
+
+def of_dataset(
+    dataset: Dataset, summary: pd.DataFrame, settings: Settings, bounds: list[slo.Bound] | None
+) -> tuple[pd.DataFrame, list[CapacityFinding]]:
+    """Every level's operating point (with its SLO verdict when an SLO is given) and the runs'
+    capacity searches."""
+    findings = [found for run in dataset.runs if (found := capacity_finding(run))]
+    verdicts = (
+        slo.evaluate(dataset.records, summary, bounds, settings)
+        if bounds and not dataset.records.empty
+        else pd.DataFrame()
+    )
+    return points(summary, verdicts, findings), findings
+
+
+def summary_entries(frame: pd.DataFrame, findings: list[CapacityFinding]) -> dict[str, Any]:
+    """summary.json's ``operating_points`` (one object per level) and ``capacity_searches``."""
+    return {
+        "operating_points": json.loads(frame.to_json(orient="records", double_precision=15)),
+        "capacity_searches": [asdict(finding) for finding in findings],
+    }
+
+
+def _label_order(frame: pd.DataFrame):
+    order = {label: i for i, label in enumerate(dict.fromkeys(frame["label"]))}
+    return lambda s: s.map(order) if s.name == "label" else s
+
+
+def is_capacity(frame: pd.DataFrame) -> pd.Series:
+    return frame[CAPACITY].astype(bool)
