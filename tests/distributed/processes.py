@@ -14,7 +14,7 @@ from pathlib import Path
 import gevent
 from gevent.server import StreamServer
 
-from tests.conftest import locust_command
+from tests.conftest import kill_tree, locust_command
 
 DEADLINE = 120  # seconds any process here may run
 SECRET_NAMES = ("OPENAI_API_KEY", "SPARKLOAD_HEADER", "SPARKLOAD_WORKER_TOKEN")
@@ -63,9 +63,7 @@ class Processes:
 
     def stop_all(self) -> None:
         for process in self.started.values():
-            if process.poll() is None:
-                process.kill()
-            process.wait()
+            kill_tree(process)
 
 
 @contextmanager
