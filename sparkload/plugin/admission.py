@@ -67,6 +67,7 @@ class MasterGate:
         if self.token:
             runner.handle_message = self.handle_message
             runner.greenlet.spawn(self._expire)
+            runner.environment.events.quitting.add_listener(self.dismiss_pending)
         else:
             runner.register_message(MSG_HELLO, self._on_open_hello)
 
@@ -143,6 +144,13 @@ class MasterGate:
             self._refuse(
                 node, f"no right answer to the worker-token challenge within {ANSWER_WITHIN:g} s"
             )
+
+    def dismiss_pending(self, **_kwargs: Any) -> None:
+        """The master is quitting: workers still held hear it too (Locust tells only the
+        workers it admitted; a held one would wait for ever)."""
+        for node in list(self._pending):
+            del self._pending[node]
+            self.runner.send_message("quit", None, client_id=node)
 
     def _expire(self) -> None:
         while True:

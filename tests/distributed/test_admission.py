@@ -4,10 +4,12 @@ master and worker runners: who is held, who is admitted, who is refused, what is
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import gevent
 from gevent.pool import Group
+from locust.event import Events
 from locust.rpc import Message
 
 from sparkload.errors import EXIT_BAD_INPUT
@@ -36,6 +38,7 @@ class StandInMaster:
         self.locust_saw: list[tuple[str, str]] = []
         self.greenlet = Group()
         self.custom: dict[str, Any] = {}
+        self.environment = SimpleNamespace(events=Events())  # its quitting event
 
     def handle_message(self, client_id: str, msg: Message) -> None:
         self.locust_saw.append((client_id, msg.type))
@@ -132,6 +135,13 @@ def test_a_worker_that_never_answers_is_refused_once_its_time_is_up():
     assert made.refused == []
     made.refuse_late(time.monotonic() + ANSWER_WITHIN + 1)
     assert "within" in made.refused[0]["reason"] and ("quit", None, NODE) in runner.sent
+
+
+def test_workers_still_held_are_told_to_quit_when_the_master_quits():
+    _gate, runner = gate()
+    connect(runner)
+    runner.environment.events.quitting.fire(environment=runner.environment)
+    assert ("quit", None, NODE) in runner.sent
 
 
 def test_a_message_whose_sender_claims_another_workers_id_is_dropped():
