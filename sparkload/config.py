@@ -445,9 +445,11 @@ OPTIONS: tuple[Option, ...] = (
         "",
         "A file of this host's secrets, NAME=value a line: OPENAI_API_KEY, SPARKLOAD_HEADER "
         "(repeatable), SPARKLOAD_WORKER_TOKEN; each used where the command line and the "
-        "environment give none. Read by the process it is given to: a master never sends secrets",
+        "environment give none. Read by the process it is given to, at start: a master never "
+        "sends secrets, nor this path",
         TARGET,
         optional_path,
+        secret=True,  # not in the web UI (read before it starts), not sent, not a matrix key
     ),
     Option(
         "--insecure",

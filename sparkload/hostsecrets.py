@@ -21,8 +21,8 @@ from sparkload import config
 from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
 
-SECRET_OPTIONS = tuple(option for option in config.OPTIONS if option.secret)
 SECRETS_FILE = config.BY_DEST["secrets_file"]
+SECRET_OPTIONS = tuple(o for o in config.OPTIONS if o.secret and o is not SECRETS_FILE)
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,9 @@ class HostSecrets:
 
 
 def blank(parsed: argparse.Namespace) -> None:
-    """Empty every secret option in ``parsed``: what Locust sends to workers holds none."""
-    for option in SECRET_OPTIONS:
+    """Empty every secret option in ``parsed`` (and the secrets file's path): what Locust sends
+    to workers holds none."""
+    for option in (*SECRET_OPTIONS, SECRETS_FILE):
         setattr(parsed, option.dest, [] if _repeatable(option) else option.default)
 
 

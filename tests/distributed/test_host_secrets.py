@@ -67,11 +67,14 @@ def test_a_missing_secrets_file_is_one_line(tmp_path):
         HostSecrets.capture(parse("--secrets-file", str(tmp_path / "nothing")))
 
 
-def test_blanked_options_hold_no_secret():
-    parsed = parse("--api-key", "k1", "--header", "X-Tenant: a", "--worker-token", "t1")
+def test_blanked_options_hold_no_secret_nor_the_secrets_files_path(tmp_path):
+    parsed = parse(
+        *("--api-key", "k1", "--header", "X-Tenant: a", "--worker-token", "t1"),
+        *("--secrets-file", str(tmp_path / "secrets.env")),
+    )
     blank(parsed)
     opts = config.from_namespace(parsed)
-    assert (opts.api_key, opts.header, opts.worker_token) == ("", {}, "")
+    assert (opts.api_key, opts.header, opts.worker_token, opts.secrets_file) == ("", {}, "", None)
 
 
 def test_the_options_a_process_runs_with_carry_its_own_secrets():
