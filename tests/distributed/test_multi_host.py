@@ -22,14 +22,15 @@ import pytest
 from sparkload.simproc import READY_PREFIX
 from tests.conftest import locust_command
 from tests.distributed.processes import FAKETIME, faked_clock
-from tests.netbed import Host, NetBed, unavailable
+from tests.netbed import Host, NetBed, require
 from tests.telemetry.test_node_exporter_process import READY as EXPORTER_READY
 from tests.telemetry.test_node_exporter_process import STAND_IN
 
-WHY_NOT = unavailable() or (None if FAKETIME else "needs Debian's faketime")
 pytestmark = [
     pytest.mark.e2e,  # makes namespaces and starts a dozen processes
-    pytest.mark.skipif(WHY_NOT is not None, reason=f"no multi-host test bed here: {WHY_NOT}"),
+    pytest.mark.skipif(
+        FAKETIME is None, reason="needs Debian's faketime (apt-get install faketime)"
+    ),
 ]
 
 HOSTS = [
@@ -77,6 +78,7 @@ def wait_for_remote_record(results: Path, level_index: int, timeout: float) -> i
 
 @pytest.fixture(scope="module")
 def bed_run(tmp_path_factory) -> BedRun:
+    require()
     directory = tmp_path_factory.mktemp("bed")
     results = directory / "results"
     nvidia_smi = directory / "nvidia-smi"

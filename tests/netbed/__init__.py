@@ -11,6 +11,7 @@ namespaces. Needs root, iproute2 and /dev/net/tun (``unavailable`` says what is 
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import shutil
@@ -18,6 +19,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from sparkload.simproc import ServerProcess
 from tests.conftest import kill_tree
@@ -38,8 +41,16 @@ class Host:
     loss: float = 0.0
 
 
+def require() -> None:
+    """Skip the calling test, with the reason, where this machine cannot hold the bed."""
+    why = unavailable()
+    if why is not None:
+        pytest.skip(f"no multi-host test bed here: {why}")
+
+
+@functools.cache
 def unavailable() -> str | None:
-    """Why this machine cannot hold the bed, or None."""
+    """Why this machine cannot hold the bed, or None (asked once: it makes a namespace)."""
     if sys.platform != "linux":
         return "network namespaces are Linux's"
     if os.geteuid() != 0:

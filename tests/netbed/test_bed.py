@@ -7,12 +7,15 @@ import sys
 
 import pytest
 
-from tests.netbed import Host, NetBed, unavailable
+from tests.netbed import Host, NetBed, require
 
 pytestmark = pytest.mark.e2e  # makes namespaces and starts processes
 
-WHY_NOT = unavailable()
-needs_namespaces = pytest.mark.skipif(WHY_NOT is not None, reason=f"no test bed here: {WHY_NOT}")
+
+@pytest.fixture(autouse=True)
+def namespaces_can_be_made():
+    require()
+
 
 ECHO = """
 import socket, sys
@@ -49,13 +52,11 @@ def shortest_round_trip(bed: NetBed, client: str, server: str) -> float:
     raise AssertionError(done.stderr)
 
 
-@needs_namespaces
 def test_a_round_trip_takes_at_least_both_links_delays_each_way(tmp_path):
     with NetBed([Host("near", 0.1), Host("far", 1.9)], tmp_path, deadline=60) as bed:
         assert shortest_round_trip(bed, "near", "far") >= 2 * (0.0001 + 0.0019)
 
 
-@needs_namespaces
 def test_a_host_runs_its_processes_under_its_own_name(tmp_path):
     with NetBed([Host("client-b")], tmp_path, deadline=60) as bed:
         done = subprocess.run(
@@ -64,7 +65,6 @@ def test_a_host_runs_its_processes_under_its_own_name(tmp_path):
     assert done.stdout.strip() == "client-b"
 
 
-@needs_namespaces
 def test_the_bed_leaves_no_namespace_and_no_process(tmp_path):
     with NetBed([Host("a"), Host("b")], tmp_path, deadline=60) as bed:
         made = [bed.netns("a"), bed.netns("b")]
