@@ -5,9 +5,9 @@ Locust's master takes every worker that says ``client_ready`` on its port, count
 holds a new worker back instead: it answers the worker's ``client_ready`` with a bare ``ack``
 (the worker finishes starting and sends its hello), sends a challenge, and only a right proof
 (``sparkload.workertoken``) replays the ``client_ready`` to Locust, which then admits the
-worker as before. A worker that proves nothing right within ``ANSWER_WITHIN`` is told to quit,
-named in the log and the manifest, and everything it sends is dropped: heartbeats, Locust's
-statistics, records.
+worker as before. A worker with a wrong proof, none, or no answer within ``ANSWER_WITHIN`` is
+told to quit, named in the log and the manifest, and everything it sends is dropped:
+heartbeats, Locust's statistics, records.
 
 Every worker (``WorkerPass``) says hello once it has started: its host name, how it times
 receives (``sparkload.stampclock``) and which secrets of its own it holds (never their values);
@@ -171,11 +171,8 @@ class WorkerPass:
     def _on_challenge(self, environment: Any, msg: Message, **_kwargs: Any) -> None:
         data = msg.data if isinstance(msg.data, dict) else {}
         self._say_what_is_missing(data.get("secrets") or {})
-        token, node, master_nonce = (
-            self.secrets.worker_token,
-            self.runner.client_id,
-            data.get("nonce"),
-        )
+        token, node = self.secrets.worker_token, self.runner.client_id
+        master_nonce = data.get("nonce")
         if master_nonce is None:
             if token:
                 self._leave(
