@@ -260,6 +260,7 @@ REQUEST = "request"
 RESULTS = "results"
 SIMULATOR = "built-in simulator"
 SERVER_METRICS = "server metrics"
+DISTRIBUTED = "distributed"
 
 
 @dataclass(frozen=True)
@@ -438,6 +439,17 @@ OPTIONS: tuple[Option, ...] = (
         text,
         secret=True,
         env="OPENAI_API_KEY",
+    ),
+    Option(
+        "--secrets-file",
+        "",
+        "A file of this host's secrets, NAME=value a line: OPENAI_API_KEY, SPARKLOAD_HEADER "
+        "(repeatable), SPARKLOAD_WORKER_TOKEN; each used where the command line and the "
+        "environment give none. Read by the process it is given to, at start: a master never "
+        "sends secrets, nor this path",
+        TARGET,
+        optional_path,
+        secret=True,  # not in the web UI (read before it starts), not sent, not a matrix key
     ),
     Option(
         "--insecure",
@@ -684,13 +696,24 @@ OPTIONS: tuple[Option, ...] = (
         scrape_targets,
         argparse_extra={"action": "append"},
     ),
+    # distributed runs
+    Option(
+        "--worker-token",
+        "",
+        "A shared secret every worker must prove it holds when it connects (HMAC challenge: "
+        "the token never crosses the network); workers without it are refused. Set it on the "
+        "master and on every worker (default: $SPARKLOAD_WORKER_TOKEN; none: any worker joins)",
+        DISTRIBUTED,
+        text,
+        secret=True,
+    ),
     # the built-in simulator: its own options (sparkload/sim/options.py), prefixed --sim-
     *(_simulator_option(option) for option in sim_options.SHARED),
 )
 
 BY_DEST: dict[str, Option] = {option.dest: option for option in OPTIONS}
 SIMULATOR_OPTIONS = tuple(option for option in OPTIONS if option.group == SIMULATOR)
-GROUP_ORDER = (PLAN, TARGET, WORKLOAD, REQUEST, RESULTS, SERVER_METRICS, SIMULATOR)
+GROUP_ORDER = (PLAN, TARGET, WORKLOAD, REQUEST, RESULTS, SERVER_METRICS, DISTRIBUTED, SIMULATOR)
 
 
 def default(dest: str) -> Any:
@@ -720,7 +743,8 @@ class RunOptions:
     variant: str
     tp: int
     nodes: int
-    api_key: str
+    api_key: str  # this process's own (sparkload.hostsecrets), never the master's
+    secrets_file: Path | None
     insecure: bool
     request_timeout: float
     api: str
@@ -750,6 +774,7 @@ class RunOptions:
     metrics_interval: float
     no_server_metrics: bool
     scrape: dict[str, str]  # node name -> its Prometheus URL
+    worker_token: str  # this process's own (sparkload.hostsecrets), never sent
     sim_profile: str
     sim_spec: str | None
     sim_max_num_batched_tokens: int | None

@@ -65,6 +65,9 @@ DURATION_FIELDS = (
     "chunk_gap_max",
 )
 RATE_FIELDS = ("tps", "decode_tps")
+# Fields that are wall-clock times (epoch seconds): on the master's clock once the master took the
+# record (shifted by the sending worker's clock offset, ``RequestRecord.clock_offset``).
+WALL_CLOCK_FIELDS = ("start_time", "scheduled_time")
 
 
 @dataclass(frozen=True)
@@ -240,6 +243,10 @@ class RequestRecord:
     # Sent again on a new connection: the kept-alive one had been closed by the server before
     # any byte of the response (times start at the send that was answered).
     resent: bool = False
+    # Seconds taken off the wall-clock fields (WALL_CLOCK_FIELDS) to put them on the master's
+    # clock: the sending worker's measured offset (None: not shifted; a local run, or a worker
+    # whose offset was not known yet; the manifest's ``workers`` flags that).
+    clock_offset: float | None = None
     schema: int = SCHEMA_VERSION
     # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
     itl: float | None = None
@@ -292,6 +299,17 @@ def scale_to_simulated_time(record: dict, time_scale: float) -> dict:
     return out
 
 
+def on_master_clock(record: dict, offset: float) -> dict:
+    """A copy of a worker's record dict with its wall-clock fields on the master's clock
+    (``offset``: the worker's clock minus the master's, in seconds), saying so."""
+    out = dict(record)
+    for key in WALL_CLOCK_FIELDS:
+        if out.get(key) is not None:
+            out[key] = out[key] - offset
+    out["clock_offset"] = offset
+    return out
+
+
 @dataclass
 class LevelEntry:
     """One level of a run as the manifest keeps it: its plan, its timing and its checks."""
@@ -313,6 +331,30 @@ class LevelEntry:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LevelEntry:
+        return cls(**_known(cls, data))
+
+
+@dataclass
+class WorkerEntry:
+    """One worker of a distributed run as the master saw it: who, its clock, how it timed.
+
+    Clock offsets are the worker's wall clock minus the master's, in seconds, each measured by
+    round trips over Locust's messaging (the shortest round trip's estimate, within half that
+    round trip) at the run's start and at every level's start. Durations never use them: each
+    is measured on one host's clock."""
+
+    node: str  # Locust's client id: the worker's hostname and a random part
+    index: int  # the ``worker`` field of its records
+    hostname: str = ""
+    clock_offset: float | None = None  # the latest reading (None: never measured)
+    clock_rtt: float | None = None  # the round trip of that reading
+    clock_readings: list[dict[str, Any]] = field(default_factory=list)  # {"at", "offset", "rtt"}
+    clock_flags: list[str] = field(default_factory=list)  # offset unknown, or it moved
+    receive_stamps: dict[str, Any] = field(default_factory=dict)  # sparkload.stampclock's
+    secrets: dict[str, Any] = field(default_factory=dict)  # its own: a key or not, header names
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> WorkerEntry:
         return cls(**_known(cls, data))
 
 
@@ -365,6 +407,10 @@ class Manifest:
     status: str = STATUS_RUNNING
     abort_reason: str | None = None
     levels: list[LevelEntry] = field(default_factory=list)
+    # distributed runs: every worker admitted, and every one refused at the worker token
+    # ({"node", "reason", "at"}), whose messages were ignored
+    workers: list[WorkerEntry] = field(default_factory=list)
+    refused_workers: list[dict[str, Any]] = field(default_factory=list)
     unknown: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -378,6 +424,9 @@ class Manifest:
         known["label"] = str(known.get("label") or "")
         known["levels"] = [
             LevelEntry.from_dict(x) for x in data.get("levels") or [] if isinstance(x, dict)
+        ]
+        known["workers"] = [
+            WorkerEntry.from_dict(x) for x in data.get("workers") or [] if isinstance(x, dict)
         ]
         if isinstance(known.get("workload"), str):  # the first manifests named the workload only
             known["workload"] = {"name": known["workload"]}

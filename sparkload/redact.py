@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-SECRET_OPTIONS = ("--api-key", "--header")  # their values: a key, a header (may be a token)
+from sparkload import config
+
+# their values: a key, a header (may be a token), the worker token
+SECRET_OPTIONS = tuple(option.flag for option in config.OPTIONS if option.secret)
 HIDDEN = "***"
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import socket
 import ssl
 import struct
-import sys
 import time
 import zlib
 from collections.abc import Callable
@@ -26,15 +25,21 @@ from typing import NamedTuple
 
 import brotli
 
-# Linux's value; Python names it only from 3.14 on
-SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35 if sys.platform.startswith("linux") else None)
+from sparkload import stampclock
+from sparkload.stampclock import SO_TIMESTAMPNS
+
 ANCILLARY_SIZE = socket.CMSG_SPACE(16)
 READ_SIZE = 65536
 
 
 def kernel_stamps_enabled(sock) -> bool:
-    """Ask the kernel to stamp received packets; False where it cannot (TLS, non-Linux)."""
-    if SO_TIMESTAMPNS is None or isinstance(sock, ssl.SSLSocket):
+    """Ask the kernel to stamp received packets; False where it cannot (TLS, non-Linux) or
+    where this process's clock is not the kernel's and cannot be translated."""
+    if (
+        SO_TIMESTAMPNS is None
+        or isinstance(sock, ssl.SSLSocket)
+        or not stampclock.active.uses_kernel_stamps
+    ):
         return False
     try:
         sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
@@ -52,7 +57,7 @@ def receive(sock, stamped: bool) -> tuple[bytes, int]:
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
             seconds, nanoseconds = struct.unpack("qq", payload[:16])
-            return data, seconds * 1_000_000_000 + nanoseconds
+            return data, seconds * 1_000_000_000 + nanoseconds - stampclock.active.shift_ns
     return data, time.time_ns()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import locust  # noqa: F401 - gevent-patches the process first, as in every Locust process
+import psutil
 import pytest
 
 from sparkload.simproc import SimulatorProcess
@@ -58,6 +60,21 @@ def simulator():
     yield start
     for sim in started:
         sim.stop()
+
+
+def kill_tree(process: subprocess.Popen) -> None:
+    """SIGKILL a process this test started and every process under it (a wrapper such as
+    faketime forks its command), then reap it."""
+    try:
+        children = psutil.Process(process.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        children = []
+    for child in children:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
+    if process.poll() is None:
+        process.kill()
+    process.wait()
 
 
 def locust_command(*args: str) -> list[str]:

@@ -78,6 +78,7 @@ class ScriptedServer:
     url: str
     connections: int = 0
     requests: list[tuple[str, bytes]] = field(default_factory=list)  # (request head, body)
+    lookups: list[str] = field(default_factory=list)  # the heads of the GETs before the load
 
 
 @contextmanager
@@ -95,6 +96,7 @@ def scripted(script: Script) -> Iterator[ScriptedServer]:
                 if request is None:
                     return
                 if request[0].startswith("GET "):  # the look-ups before a run: /v1/models, ...
+                    state.lookups.append(request[0])
                     if script.raw_for_lookups and script.raw_response is not None:
                         sock.sendall(script.raw_response)
                     else:

@@ -2,7 +2,9 @@
 
 Every process gets a ``Node`` (level signal, record shipper, users' sessions); the master or
 local process also gets a ``RunController`` (the run itself). ``install`` registers both for a
-locustfile; ``setup`` attaches them to one Environment (tests may hold several).
+locustfile; ``setup`` attaches them to one Environment (tests may hold several). Each process
+takes its own secrets from its options first and blanks them there, so the options Locust sends
+to workers carry none (``sparkload.hostsecrets``).
 """
 
 from __future__ import annotations
@@ -10,14 +12,16 @@ from __future__ import annotations
 import logging
 import signal
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import gevent
 from locust import events
 from locust.env import Environment
 from locust.runners import Runner, WorkerRunner
 
+from sparkload import hostsecrets
 from sparkload.errors import EXIT_BAD_INPUT, ConfigError
+from sparkload.hostsecrets import HostSecrets
 from sparkload.plugin import weblogin, webui
 from sparkload.plugin.controller import RunController
 from sparkload.plugin.node import Node
@@ -27,10 +31,15 @@ logger = logging.getLogger("sparkload")
 
 
 def setup(environment: Environment) -> tuple[Node, RunController | None]:
-    """Attach sparkload to one Environment; call once its runner exists (from ``init``)."""
-    node = Node(environment)
+    """Attach sparkload to one Environment; call once its runner exists (from ``init``).
+    A ConfigError (a bad --secrets-file) comes out with its one line."""
+    parsed = environment.parsed_options
+    assert parsed is not None, "sparkload runs inside Locust's main"
+    secrets = HostSecrets.capture(parsed)
+    hostsecrets.blank(parsed)
+    node = Node(environment, secrets)
     environment.sparkload_node = node  # type: ignore[attr-defined]
-    controller = None if node.is_worker else RunController(environment)
+    controller = None if node.is_worker else RunController(environment, secrets)
     environment.sparkload_controller = controller  # type: ignore[attr-defined]
 
     def on_test_start(**_kwargs) -> None:
@@ -65,7 +74,10 @@ def install() -> None:
 
 
 def _on_init(environment: Environment, runner: Runner, **_kwargs) -> None:
-    _node, controller = setup(environment)
+    try:
+        _node, controller = setup(environment)
+    except ConfigError as exc:
+        _bad_input(exc)
     options: Any = environment.parsed_options
     if isinstance(runner, WorkerRunner) or controller is None:
         return
@@ -80,9 +92,13 @@ def _on_init(environment: Environment, runner: Runner, **_kwargs) -> None:
             controller.resolve_target()  # fail before any load, with one line
     except ConfigError as exc:
         controller.stop_simulator()
-        sys.stderr.write(f"sparkload: error: {exc}\n")
-        sys.stderr.flush()
-        raise SystemExit(EXIT_BAD_INPUT) from None
+        _bad_input(exc)
+
+
+def _bad_input(exc: ConfigError) -> NoReturn:
+    sys.stderr.write(f"sparkload: error: {exc}\n")
+    sys.stderr.flush()
+    raise SystemExit(EXIT_BAD_INPUT) from None
 
 
 def _terminate(runner: Runner) -> None:

@@ -16,6 +16,7 @@ from sparkload.records import (
     STATUS_COMPLETE,
     LevelEntry,
     Manifest,
+    on_master_clock,
     scale_to_simulated_time,
 )
 from sparkload.results import ResultsWriter, utc_now
@@ -74,8 +75,10 @@ class RunCollector:
         run = level_index // self.levels_per_run if self.levels_per_run else 0
         return self.writers[min(run, len(self.writers) - 1)]
 
-    def take(self, batch: dict) -> None:
-        """One message from a process: its records and how many requests it has issued so far."""
+    def take(self, batch: dict, clock_offset: float | None = None) -> None:
+        """One message from a process: its records and how many requests it has issued so far.
+        ``clock_offset``: the sending worker's clock minus the master's (seconds), taken off
+        every record's wall-clock fields (None: a local run's, or not known)."""
         self.issued_by_node[batch["node"]] = batch["issued"]
         if batch.get("monitor"):
             self.client_load[batch["node"]] = batch["monitor"]
@@ -84,6 +87,8 @@ class RunCollector:
         records = batch["records"]
         if not records:
             return
+        if clock_offset is not None:
+            records = [on_master_clock(record, clock_offset) for record in records]
         by_writer: dict[int, list[dict]] = {}
         for record in records:
             writer = self._writer_for(record["level_index"])

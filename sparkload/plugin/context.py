@@ -2,7 +2,8 @@
 
 The master (or local process) builds it from its options and settles the model, the time
 scale and the ``--input-tokens`` prompts (``sparkload_synthetic``); workers build theirs from
-the options the master sends with the test's start, so every process sends the same requests.
+the options the master sends with the test's start, so every process sends the same requests,
+each with its own host's secrets (``sparkload.hostsecrets``): the master sends none.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sparkload.body import BodyTemplate
 from sparkload.client import build_headers
 from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
+from sparkload.hostsecrets import HostSecrets
 from sparkload.target import Endpoint
 from sparkload.workloads import registry
 from sparkload.workloads.contract import Synthetic, Workload
@@ -27,7 +29,7 @@ class RunContext:
     options: RunOptions  # settled by the workload's rules
     workload: Workload[Any]
     endpoints: tuple[Endpoint, ...]
-    headers: dict[str, str]  # every request's headers, the API key included (never written)
+    headers: dict[str, str]  # every request's headers, this host's API key included (never written)
     model: str = ""  # settled by the master before the load starts
     time_scale: float = 1.0  # > 1 when the target is the time-scaled built-in simulator
     # every request body's template: composed from the fields above whenever they change
@@ -41,9 +43,13 @@ class RunContext:
         object.__setattr__(self, "body", body)
 
     @classmethod
-    def from_options(cls, parsed: argparse.Namespace, host: str | None) -> RunContext:
-        """Validate the options and load the workload: a ConfigError with one line if bad."""
-        options = registry.settle(config.from_namespace(parsed))
+    def from_options(
+        cls, parsed: argparse.Namespace, host: str | None, secrets: HostSecrets | None = None
+    ) -> RunContext:
+        """Validate the options and load the workload: a ConfigError with one line if bad.
+        ``secrets`` are this process's own (None: the options still hold them)."""
+        own = secrets if secrets is not None else HostSecrets.capture(parsed)
+        options = registry.settle(own.into(config.from_namespace(parsed)))
         urls = options.endpoints or ((host,) if host else ())
         synthetic = getattr(parsed, "sparkload_synthetic", None)
         workload = registry.load(options, Synthetic.from_message(synthetic) if synthetic else None)

@@ -3,7 +3,9 @@
 Built once per Environment on the master or local process. Per test it settles the target
 (``resolve_target``), opens the run directory with its manifest, drives the load shape on
 every shape tick, takes the records every process ships and closes the run with its status.
-Load shapes act on the world only through the ``Conductor`` methods at the bottom.
+Load shapes act on the world only through the ``Conductor`` methods at the bottom. A master
+also admits workers (``admission``, with --worker-token) and reads their clocks at the run's
+start and every level's (``clockwatch``), putting their records on its own clock.
 """
 
 from __future__ import annotations
@@ -24,10 +26,14 @@ from locust.env import Environment
 from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner
 
 import sparkload
-from sparkload import tokens
+from sparkload import stampclock, tokens
+from sparkload.clocks import START
 from sparkload.config import RunOptions
 from sparkload.errors import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, ConfigError
+from sparkload.hostsecrets import HostSecrets
 from sparkload.livetable import LevelTally
+from sparkload.plugin.admission import MasterGate
+from sparkload.plugin.clockwatch import WorkerClocks
 from sparkload.plugin.collector import RunCollector
 from sparkload.plugin.context import RunContext
 from sparkload.plugin.progress import progress_line
@@ -37,6 +43,7 @@ from sparkload.records import (
     STATUS_COMPLETE,
     STATUS_STOPPED,
     Manifest,
+    WorkerEntry,
 )
 from sparkload.redact import redacted_command
 from sparkload.report_process import check_levels, check_options
@@ -57,10 +64,13 @@ PROGRESS_INTERVAL = 5.0  # seconds between progress lines
 
 
 class RunController:
-    def __init__(self, environment: Environment) -> None:
+    def __init__(self, environment: Environment, secrets: HostSecrets) -> None:
         self.environment = environment
+        self.secrets = secrets  # this host's own: the options Locust sends hold none
         self.runner: Any = cast(Any, environment.runner)  # local or master: attributes differ
         self.distributed = isinstance(self.runner, MasterRunner)
+        self.gate = MasterGate(self.runner, secrets) if self.distributed else None
+        self.clocks = WorkerClocks(self.runner) if self.distributed else None
         self.context: RunContext | None = None
         self.servers: dict[str, ServerInfo] = {}  # endpoint URL -> what it said about itself
         self.simulator: SimulatorProcess | None = None
@@ -82,7 +92,7 @@ class RunController:
     # ----- before any load ---------------------------------------------------------------
     def prepare(self) -> None:
         """Check options, prompts and results dir; start the simulator when no host is given."""
-        context = RunContext.from_options(self.parsed, self.environment.host)
+        context = RunContext.from_options(self.parsed, self.environment.host, self.secrets)
         check_writable(context.options.results_dir)
         opts = context.options
         if opts.check:
@@ -107,7 +117,7 @@ class RunController:
         which reach the workers with the options of the test's start."""
         context = self.context
         if context is None or not self.parsed.headless:  # the web form may have changed them
-            context = RunContext.from_options(self.parsed, self.environment.host)
+            context = RunContext.from_options(self.parsed, self.environment.host, self.secrets)
         opts = context.options
         self.servers = {
             e.url: describe_server(e.url, _lookup_headers(context), opts.model, not opts.insecure)
@@ -203,6 +213,9 @@ class RunController:
         def open_run(run: int) -> ResultsWriter:
             return ResultsWriter(opts.results_dir, self._manifest(context, run))
 
+        if self.clocks is not None:  # before any record: every one is put on this clock
+            self.clocks.reset()
+            self.clocks.measure(list(self.runner.clients), START, wait=True)
         self.shape = _make_shape(context)
         self.ticks = SerialTicks(self.shape)
         levels_per_run = len(opts.arrival_rate if opts.mode == "arrival" else opts.ladder)
@@ -253,6 +266,7 @@ class RunController:
         else:
             status = STATUS_ABORTED if self.abort_reason else STATUS_STOPPED
         self.collector.manifest.abort_reason = self.abort_reason or None
+        self._note_workers()
         self.collector.close(status)
         self.last_rows = self.collector.rows()
         if status != STATUS_COMPLETE:
@@ -353,10 +367,36 @@ class RunController:
                 "runner": "master" if self.distributed else "local",
                 "workers": len(self.runner.clients) if self.distributed else 1,
                 "processes": getattr(self.parsed, "processes", None),
+                # how this process timed receives (a master's workers: in ``workers``)
+                **({} if self.distributed else {"receive_stamps": stampclock.active.describe()}),
             },
             command=redacted_command(sys.argv),
             started_at=utc_now(),
+            workers=self._worker_entries(),
+            refused_workers=list(self.gate.refused) if self.gate else [],
         )
+
+    def _worker_entries(self) -> list[WorkerEntry]:
+        """Every worker of the run so far (the lost ones too), with its clock readings."""
+        if self.gate is None or self.clocks is None:
+            return []
+        nodes = set(self.runner.clients) | set(self.clocks.readings) | set(self.clocks.flags)
+        entries = [
+            WorkerEntry(
+                node=node,
+                index=self.runner.get_worker_index(node),
+                **self.gate.about.get(node, {}),
+                **self.clocks.entry(node),
+            )
+            for node in nodes
+        ]
+        return sorted(entries, key=lambda entry: entry.index)
+
+    def _note_workers(self) -> None:
+        """The manifest's workers as they stand (written with the manifest's next write)."""
+        if self.collector is not None and self.gate is not None:
+            self.collector.manifest.workers = self._worker_entries()
+            self.collector.manifest.refused_workers = list(self.gate.refused)
 
     def _report_progress(self) -> None:
         while True:
@@ -369,7 +409,12 @@ class RunController:
     def _on_records(self, environment: Environment, msg, **_kwargs) -> None:
         if self.collector is None:
             return  # records of a run that was stopped and closed
-        self.collector.take(msg.data)
+        offset = None
+        if self.clocks is not None:
+            offset = self.clocks.offset(msg.node_id)
+            if offset is None and msg.data.get("records"):
+                self.clocks.note_unaligned(msg.node_id)
+        self.collector.take(msg.data, offset)
         if self.ticks is not None and not self.ticks.shape.finished:
             self.ticks.tick(self, time.monotonic(), wait=False)  # at once, unless one is under way
 
@@ -396,10 +441,14 @@ class RunController:
         arrival_rate: float | None = None,
     ) -> LevelTally:
         assert self.collector is not None
+        if self.clocks is not None:
+            self.clocks.measure(list(self.runner.clients), index, wait=False)
+        self._note_workers()
         return self.collector.begin_level(index, concurrency, expected, arrival_rate)
 
     def end_level(self, index: int) -> None:
         assert self.collector is not None
+        self._note_workers()
         self.collector.end_level(index)
 
     def in_flight(self) -> int:

@@ -2,16 +2,24 @@
 
 Lives as long as the Locust Environment; ``begin_test`` takes the run's context at every test
 start, ``end_test`` returns to idle. The master's run itself is ``controller.RunController``.
+A process that sends requests first measures how its clock relates to the kernel's receive
+stamps (``sparkload.stampclock``); a worker then says hello to the master (``admission``) and
+answers its clock checks (``clockwatch``).
 """
 
 from __future__ import annotations
 
 import argparse
+import socket
 from typing import Any, cast
 
 from locust.env import Environment
 from locust.runners import MasterRunner, WorkerRunner
 
+from sparkload import stampclock
+from sparkload.hostsecrets import HostSecrets
+from sparkload.plugin import clockwatch
+from sparkload.plugin.admission import WorkerPass
 from sparkload.plugin.context import RunContext
 from sparkload.plugin.selfmon import ClientMonitor
 from sparkload.plugin.session import UserSession
@@ -22,14 +30,14 @@ from sparkload.stages import ARRIVAL, MEASURE, MSG_STAGE, RUN, WARMUP, LevelSign
 
 
 class Node:
-    def __init__(self, environment: Environment) -> None:
+    def __init__(self, environment: Environment, secrets: HostSecrets) -> None:
         self.environment = environment
+        self.secrets = secrets
         # Local, master or worker runner: each has attributes of its own (client_id, ...)
         self.runner: Any = cast(Any, environment.runner)
         self.is_worker = isinstance(self.runner, WorkerRunner)
         self.distributed = isinstance(self.runner, MasterRunner)
         self.node_id = self.runner.client_id if self.is_worker else "local"
-        self.worker_label = str(self.runner.worker_index) if self.is_worker else "local"
         self.signal = LevelSignal()
         self.context: RunContext | None = None
         self.shipper: RecordShipper | None = None
@@ -37,11 +45,27 @@ class Node:
         self._users = 0
         self._requests = 0
         self.runner.register_message(MSG_STAGE, self._on_stage)
+        if not self.distributed:
+            stampclock.use(stampclock.calibrate())
+        if self.is_worker:
+            clockwatch.answer_pings(self.runner)
+            about = {
+                "hostname": socket.gethostname(),
+                "receive_stamps": stampclock.active.describe(),
+                "secrets": secrets.names(),
+            }
+            WorkerPass(self.runner, secrets, about)
+
+    @property
+    def worker_label(self) -> str:
+        """The ``worker`` of this process's records: its index, which a worker learns when the
+        master admits it (after the worker token, when one is set)."""
+        return str(self.runner.worker_index) if self.is_worker else "local"
 
     def begin_test(self, context: RunContext | None = None) -> None:
         """At test start: the master's context (local), or one built from the sent options."""
         self.context = context or RunContext.from_options(
-            _parsed_options(self.environment), self.environment.host
+            _parsed_options(self.environment), self.environment.host, self.secrets
         )
         stream = self.runner.worker_index if self.is_worker else 0
         self.prompt_order = PromptOrder(

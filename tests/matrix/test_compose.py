@@ -97,10 +97,8 @@ def passed_through(service: dict) -> set[str]:
     return {key for key, value in service["environment"].items() if value is None}
 
 
-def test_the_master_passes_every_sparkload_option_and_the_worker_token_through_from_the_shell():
-    assert passed_through(services()["master"]) == set(config.environment_names()) | {
-        "SPARKLOAD_WORKER_TOKEN"
-    }
+def test_the_master_passes_every_sparkload_option_through_from_the_shell():
+    assert passed_through(services()["master"]) == set(config.environment_names())
 
 
 def test_each_worker_takes_the_secrets_and_nothing_else_from_the_shell():

@@ -1,0 +1,100 @@
+"""The secrets of the host a process runs on: the API key, header values, the worker token.
+
+A distributed run's master hands every worker its options with the test's start (Locust's
+``spawn`` message carries them all, over a port with no encryption), and a worker copies them
+over its own. Secrets must not travel that way: every process takes its own, once, from its own
+command line, environment or ``--secrets-file`` before any option arrives (``capture``), and
+blanks them in the options Locust sends or overwrites (``blank``). A worker without a key of its
+own sends none; the master keeps its own for what it asks the target itself (``/v1/models``,
+``/metrics``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sparkload import config
+from sparkload.config import RunOptions
+from sparkload.errors import ConfigError
+
+SECRETS_FILE = config.BY_DEST["secrets_file"]
+SECRET_OPTIONS = tuple(o for o in config.OPTIONS if o.secret and o is not SECRETS_FILE)
+
+
+@dataclass(frozen=True)
+class HostSecrets:
+    """One process's secrets, named as the options that carry them (``RunOptions`` fields)."""
+
+    api_key: str = ""
+    header: dict[str, str] = field(default_factory=dict)  # name -> value
+    worker_token: str = ""
+
+    @classmethod
+    def capture(cls, parsed: argparse.Namespace) -> HostSecrets:
+        """This process's own secrets: each from its options (command line, environment,
+        ``locust.conf``), else from its ``--secrets-file``. A ConfigError names a bad file and
+        line, never a value."""
+        from_file = read_secrets_file(SECRETS_FILE.value(getattr(parsed, "secrets_file", None)))
+        values: dict[str, Any] = {}
+        for option in SECRET_OPTIONS:
+            value = option.value(getattr(parsed, option.dest, None))
+            if not value and option.env_var in from_file:
+                lines = from_file[option.env_var]
+                value = option.value(lines if _repeatable(option) else lines[0])
+            values[option.dest] = value
+        return cls(**values)
+
+    def into(self, options: RunOptions) -> RunOptions:
+        """``options`` with these secrets in place of whatever the options carried."""
+        return dataclasses.replace(options, **dataclasses.asdict(self))
+
+    def names(self) -> dict[str, Any]:
+        """What may be said about them: whether there is a key, and the header names."""
+        return {"api_key": bool(self.api_key), "headers": sorted(self.header)}
+
+
+def blank(parsed: argparse.Namespace) -> None:
+    """Empty every secret option in ``parsed`` (and the secrets file's path): what Locust sends
+    to workers holds none."""
+    for option in (*SECRET_OPTIONS, SECRETS_FILE):
+        setattr(parsed, option.dest, [] if _repeatable(option) else option.default)
+
+
+def read_secrets_file(path: Path | None) -> dict[str, list[str]]:
+    """``NAME=value`` lines (blank lines and ``#`` comments skipped), by the names of the
+    secret options' environment variables; a header may be given on several lines."""
+    if path is None:
+        return {}
+    names = {option.env_var: option for option in SECRET_OPTIONS}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"--secrets-file: cannot read {path}: {_reason(exc)}") from None
+    found: dict[str, list[str]] = {}
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        name, equals, value = text.partition("=")
+        name = name.strip()
+        if not equals or name not in names:
+            raise ConfigError(
+                f"--secrets-file: {path}:{number}: give NAME=value with NAME one of "
+                f"{', '.join(names)} (the value is not shown here)"
+            )
+        if name in found and not _repeatable(names[name]):
+            raise ConfigError(f"--secrets-file: {path}:{number}: {name} given twice")
+        found.setdefault(name, []).append(value.strip())
+    return found
+
+
+def _repeatable(option: config.Option) -> bool:
+    return isinstance(option.default, list)
+
+
+def _reason(exc: Exception) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
