@@ -240,6 +240,12 @@ class RequestRecord:
     # Sent again on a new connection: the kept-alive one had been closed by the server before
     # any byte of the response (times start at the send that was answered).
     resent: bool = False
+    # A conversation's requests (``--workload conversation``): the session they belong to, this
+    # request's turn in it (1-based) and the turns the session was planned with. None for a
+    # request that is a session of its own; left out of the record's dict then.
+    session_id: str | None = None
+    turn: int | None = None
+    turns: int | None = None
     schema: int = SCHEMA_VERSION
     # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
     itl: float | None = None
@@ -268,14 +274,16 @@ class RequestRecord:
 
     def to_dict(self) -> dict:
         data = {name: getattr(self, name) for name in _FIELD_NAMES}
-        if data["chunk_gaps"] is None:
-            del data["chunk_gaps"]
+        for name in _OMITTED_WHEN_NONE:
+            if data[name] is None:
+                del data[name]
         if not data["extra"]:
             del data["extra"]
         return data
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(RequestRecord))
+_OMITTED_WHEN_NONE = ("chunk_gaps", "session_id", "turn", "turns")
 
 
 def scale_to_simulated_time(record: dict, time_scale: float) -> dict:

@@ -393,9 +393,10 @@ class RunController:
         concurrency: int,
         expected: int | None,
         arrival_rate: float | None = None,
+        sessions: int | None = None,
     ) -> LevelTally:
         assert self.collector is not None
-        return self.collector.begin_level(index, concurrency, expected, arrival_rate)
+        return self.collector.begin_level(index, concurrency, expected, arrival_rate, sessions)
 
     def end_level(self, index: int) -> None:
         assert self.collector is not None
@@ -418,7 +419,11 @@ def _make_shape(context: RunContext) -> Shape:
         )
     if opts.mode == "steps":
         return StepsShape(opts.ladder * opts.repeat, opts.step_duration, opts.request_timeout)
-    return LadderShape(opts.ladder * opts.repeat, opts.requests_per_user)
+    return LadderShape(
+        opts.ladder * opts.repeat,
+        opts.requests_per_user,
+        context.workload.requests_per_session,
+    )
 
 
 def _simulated_variant(opts: RunOptions) -> str:
