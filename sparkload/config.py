@@ -784,6 +784,7 @@ class RunOptions:
     sim_spec: str | None
     sim_max_num_batched_tokens: int | None
     sim_no_prefix_caching: bool
+    sim_block_size: int | None
     sim_time_scale: float
 
     @property

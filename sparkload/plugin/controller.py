@@ -333,6 +333,7 @@ class RunController:
                 "spec": opts.sim_spec,
                 "max_num_batched_tokens": opts.sim_max_num_batched_tokens,
                 "prefix_caching": not opts.sim_no_prefix_caching,
+                "block_size": opts.sim_block_size,
             }
             if on_simulator
             else None,
@@ -434,6 +435,8 @@ def _simulated_variant(opts: RunOptions) -> str:
         parts.append(opts.sim_spec.replace(":", ""))
     if opts.sim_max_num_batched_tokens:
         parts.append(f"b{opts.sim_max_num_batched_tokens}")
+    if opts.sim_block_size:
+        parts.append(f"bs{opts.sim_block_size}")
     if opts.sim_no_prefix_caching:
         parts.append("nocache")
     return "-".join(parts)
