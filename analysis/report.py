@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from analysis import server_metrics, slo, tables, telemetry
+from analysis import conversations, server_metrics, slo, tables, telemetry
 from analysis.charts import comparison_charts, label_charts, open_loop_chart
 from analysis.document import Report, Section
 from analysis.load import Dataset
@@ -44,6 +44,7 @@ from analysis.sections import (
     throughput,
     tp,
 )
+from analysis.sections import conversations as conversations_section
 from analysis.tables import Table
 
 SECTIONS = (
@@ -64,6 +65,7 @@ SECTIONS = (
     endpoints,
     open_loop,
     notes,
+    conversations_section,
 )
 ANY_LOOP = (runs, open_loop)  # the sections with something to say of open-loop runs
 
@@ -150,6 +152,13 @@ def build(
     charts += [
         open_loop_chart(open_levels, label, simulated) for label in tables.labels_of(open_levels)
     ]
+    turns = conversations.turn_records(dataset.records)
+    charts += [
+        conversations.context_chart(
+            conversations.by_context(turns, label, settings), label, simulated
+        )
+        for label in conversations.labels(turns)
+    ]
     sections = [
         numbered(section, [number])
         for number, module in enumerate(SECTIONS, start=1)
@@ -163,7 +172,14 @@ def build(
         sections,
         charts,
         method(dataset, settings, bounds, think_time_s),
-        {"energy": telemetry.per_level(nodes), "nodes": nodes},
+        {
+            "energy": telemetry.per_level(nodes),
+            "nodes": nodes,
+            "conversation_turns": conversations.every_label(turns, settings, conversations.by_turn),
+            "conversation_context": conversations.every_label(
+                turns, settings, conversations.by_context
+            ),
+        },
     )
 
 
