@@ -236,7 +236,7 @@ class ConversationWorkload(Workload[ConversationUser]):
         if conversation is None or planned.session_id != conversation.session_id:
             return
         if self.history == HISTORY_DATASET:
-            said = self.dataset[conversation.source].turns[conversation.turn - 1].reply
+            said = self.dataset[conversation.source].turns[(planned.turn or 1) - 1].reply
         elif record.status == STATUS_OK and reply is not None:
             said = reply
         else:
