@@ -62,6 +62,8 @@ NUMERIC_FIELDS = (
     "prompt_tokens",
     "cached_tokens",
     "queue_wait",
+    "turn",  # a conversation's requests: the turn (1-based) and the turns it was planned with
+    "turns",
 )
 # Workload fields of ``RequestRecord.extra`` the workload tables read, kept as ``extra_<name>``.
 EXTRA_FIELDS = ("target_tokens", "prefill_s", "identical")
@@ -314,6 +316,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     parts: dict[str, list[np.ndarray]] = {name: [] for name in (*numeric, "measure", "ok")}
     kinds: list[list] = []
     endpoints: list[pd.Categorical] = []
+    sessions: list[pd.Categorical] = []
     bad = 0
     with file.open("rb") as handle:
         while lines := handle.readlines(_CHUNK_BYTES):
@@ -330,6 +333,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             kinds.append([r.get("error_kind") for r in records])
             # one string per record would cost ~75 bytes each at 1M records; codes cost 1
             endpoints.append(pd.Categorical([_text(r.get("endpoint")) for r in records]))
+            sessions.append(pd.Categorical([_text(r.get("session_id")) for r in records]))
     columns = {
         name: np.concatenate(chunks)
         if chunks
@@ -337,9 +341,10 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
         for name, chunks in parts.items()
     }
     columns["error_kind"] = np.array([k for chunk in kinds for k in chunk], dtype=object)
-    columns["endpoint"] = (
-        union_categoricals(endpoints) if endpoints else pd.Categorical([], categories=[""])
-    )
+    for name, parts_of in (("endpoint", endpoints), ("session_id", sessions)):
+        columns[name] = (
+            union_categoricals(parts_of) if parts_of else pd.Categorical([], categories=[""])
+        )
     return columns, bad
 
 
@@ -442,7 +447,8 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     labels = list(dict.fromkeys(run.label for run in runs))
     if frames:
         records = pd.concat(frames, ignore_index=True)
-        records["endpoint"] = records["endpoint"].astype("category")  # concat widens to object
+        for name in ("endpoint", "session_id"):  # concat widens categoricals to object
+            records[name] = records[name].astype("category")
         run_labels = np.array([run.label for run in runs], dtype=object)
         records.insert(
             1, "label", pd.Categorical(run_labels[records["run"].to_numpy()], categories=labels)

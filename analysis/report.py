@@ -19,7 +19,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from analysis import operating_points, server_metrics, slices, slo, tables, telemetry, timeline
+from analysis import (
+    conversations,
+    operating_points,
+    server_metrics,
+    slices,
+    slo,
+    tables,
+    telemetry,
+    timeline,
+)
 from analysis.charts import (
     comparison_charts,
     label_charts,
@@ -62,6 +71,7 @@ from analysis.sections import (
     timelines,
     tp,
 )
+from analysis.sections import conversations as conversations_section
 from analysis.tables import Table
 
 SECTIONS = (
@@ -81,10 +91,11 @@ SECTIONS = (
     contrast,
     endpoints,
     open_loop,
+    notes,
     throughput_latency,
     time_slices,
     timelines,
-    notes,
+    conversations_section,
 )
 # the sections with something to say of open-loop runs
 ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines)
@@ -182,6 +193,13 @@ def build(
     ]
     charts += slice_charts(sliced, simulated)
     charts += throughput_latency_charts(points, simulated) if not points.empty else []
+    turns = conversations.turn_records(dataset.records)
+    charts += [
+        conversations.context_chart(
+            conversations.by_context(turns, label, settings), label, simulated
+        )
+        for label in conversations.labels(turns)
+    ]
     sections = [
         numbered(section, [number])
         for number, module in enumerate(SECTIONS, start=1)
@@ -199,7 +217,14 @@ def build(
         sections,
         charts,
         method(dataset, settings, bounds, think_time_s),
-        json_tables={"energy": telemetry.per_level(nodes), "nodes": nodes},
+        json_tables={
+            "energy": telemetry.per_level(nodes),
+            "nodes": nodes,
+            "conversation_turns": conversations.every_label(turns, settings, conversations.by_turn),
+            "conversation_context": conversations.every_label(
+                turns, settings, conversations.by_context
+            ),
+        },
         timelines=context.timelines,
         figures=figures,
     )

@@ -28,7 +28,7 @@ from sparkload.paths import DEFAULT_PROMPTS
 from sparkload.sim import options as sim_options
 from sparkload.sim.speculation import parse_spec
 from sparkload.stream import API_CHAT, API_COMPLETIONS
-from sparkload.workloads.names import CHAT, NAMES, OUTPUT_TOKENS
+from sparkload.workloads.names import CHAT, HISTORIES, HISTORY_MODEL, NAMES, OUTPUT_TOKENS
 
 SIM_PROFILES = sim_options.PROFILE_NAMES
 IGNORE_EOS_CHOICES = ("auto", "yes", "no")
@@ -334,7 +334,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "--requests-per-user",
         10,
-        "Measured requests per user per ladder level (10 x C per level)",
+        "Measured requests per user per ladder level (10 x C per level); with --workload "
+        "conversation, conversations per user per level (C x this x --turns requests)",
         PLAN,
         whole,
     ),
@@ -529,7 +530,8 @@ OPTIONS: tuple[Option, ...] = (
         CHAT,
         "What each request asks: chat (--prompts), fresh (write a module from a one-line spec, "
         "400 tokens), edit (~2,000-token file + 'add a method to every class', 3,000 tokens), "
-        "prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1)",
+        "prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1), conversation (multi-turn "
+        "sessions, each turn sending the whole history: --turns, --think-time)",
         WORKLOAD,
         one_of(NAMES),
         choices=NAMES,
@@ -625,6 +627,40 @@ OPTIONS: tuple[Option, ...] = (
         "Prefill workload: measured cold requests per size (after one warm-up)",
         WORKLOAD,
         whole,
+    ),
+    Option(
+        "--turns",
+        None,
+        "Conversation workload: user turns per conversation (default 4; a dataset: each "
+        "conversation's own, at most this many)",
+        WORKLOAD,
+        optional_whole,
+    ),
+    Option(
+        "--turns-stddev",
+        0.0,
+        "Conversation workload: standard deviation of the turns per conversation (normal, "
+        "rounded, at least 1; aiperf's --conversation-turn-stddev); 0: every conversation has "
+        "--turns",
+        WORKLOAD,
+        non_negative,
+    ),
+    Option(
+        "--think-time",
+        0.0,
+        "Conversation workload: mean seconds between a reply and the next user message, in the "
+        "target's time (seeded exponential, none before a first turn); 0: none",
+        WORKLOAD,
+        non_negative,
+    ),
+    Option(
+        "--history",
+        HISTORY_MODEL,
+        "Conversation workload: the assistant turns each request carries: model (the replies "
+        "the model streamed) or dataset (a dataset's own replies)",
+        WORKLOAD,
+        one_of(HISTORIES),
+        choices=HISTORIES,
     ),
     # results
     Option(
@@ -762,6 +798,10 @@ class RunOptions:
     ignore_eos: str  # auto | yes | no
     prefill_sizes: tuple[int, ...]
     prefill_runs: int
+    turns: int | None  # a conversation's turns (None: the workload's default, a dataset's own)
+    turns_stddev: float
+    think_time: float  # mean think time, target seconds (0: none)
+    history: str  # model | dataset
     reply_lengths: bool
     input_tokens: int | None  # synthetic prompts of this many tokens (None: --prompts)
     output_tokens: int | None  # pinned output length (None: not asked)
@@ -779,6 +819,7 @@ class RunOptions:
     sim_spec: str | None
     sim_max_num_batched_tokens: int | None
     sim_no_prefix_caching: bool
+    sim_block_size: int | None
     sim_time_scale: float
 
     @property

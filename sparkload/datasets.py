@@ -11,6 +11,13 @@ Formats (``--prompts FILE``; ``prompts.load_prompts`` picks one by extension, th
   human turn (a system turn before it is kept); a conversation without a human turn is skipped
   (the manifest counts them), as vLLM's benchmark skips them.
 
+**Conversations** (``--workload conversation``, ``parse_conversations``): the same files read
+as whole conversations. A conversation is its leading system (or developer) messages, then its
+turns: each user message with the assistant reply the file gives after it (None when the next
+message is another user's, or the file ends). A ``{"prompt": ...}`` line is a one-turn
+conversation; a conversation with no user message is skipped (counted); a system message after
+the first user message is refused (it has no place in a replayed history).
+
 A ShareGPT reply's length is not the request's output length unless ``--reply-lengths`` asks
 for it (then ``ceil(characters / 4)`` of the first gpt reply after the prompt, vLLM's benchmark
 method with the 4-characters estimate in place of a tokenizer): that reply was written by another
@@ -73,20 +80,38 @@ def sniff(suffix: str, text: str) -> str:
     return JSONL if head == "{" else TEXT
 
 
-def parse(name: str, text: str, fmt: str, reply_lengths: bool = False) -> Dataset:
-    """The dataset in ``text`` (``fmt`` from ``sniff``); ``name`` names the file in errors."""
+@dataclass(frozen=True)
+class DatasetTurn:
+    """One user turn of a dataset conversation, and the reply the file gives after it."""
+
+    user: dict[str, str]  # the user message, as sent
+    reply: str | None = None  # the file's assistant reply (None: the file gives none)
+    max_tokens: int | None = None  # its own output length (the line's, or --reply-lengths')
+
+
+@dataclass(frozen=True)
+class DatasetConversation:
+    prefix: Messages  # the system (or developer) messages before the first user turn
+    turns: tuple[DatasetTurn, ...]  # at least one
+
+
+def _items(name: str, text: str, fmt: str) -> list[tuple[str, Any]]:
+    """Each record of the file with where it is (``name line N`` / ``name item N``)."""
     if fmt == JSONL:
-        items = [
+        return [
             (f"{name} line {number}", _json(line, name, number))
             for number, line in enumerate(text.splitlines(), 1)
             if line.strip()
         ]
-    else:
-        data = _json(text, name, 1)
-        if not isinstance(data, list):
-            raise ConfigError(f"--prompts: {name}: a .json dataset is a JSON list (ShareGPT)")
-        items = [(f"{name} item {number}", item) for number, item in enumerate(data, 1)]
-    found = [_prompt(item, where, reply_lengths) for where, item in items]
+    data = _json(text, name, 1)
+    if not isinstance(data, list):
+        raise ConfigError(f"--prompts: {name}: a .json dataset is a JSON list (ShareGPT)")
+    return [(f"{name} item {number}", item) for number, item in enumerate(data, 1)]
+
+
+def parse(name: str, text: str, fmt: str, reply_lengths: bool = False) -> Dataset:
+    """The dataset in ``text`` (``fmt`` from ``sniff``); ``name`` names the file in errors."""
+    found = [_prompt(item, where, reply_lengths) for where, item in _items(name, text, fmt)]
     prompts = tuple(prompt for prompt in found if prompt is not None)
     if not prompts:
         raise ConfigError(f"--prompts: {name} holds no prompts")
@@ -144,9 +169,25 @@ def _max_tokens(value: Any, where: str) -> int | None:
 def _sharegpt(turns: Any, where: str, reply_lengths: bool) -> DatasetPrompt | None:
     """System turns and the first human turn; the first gpt reply after it sizes the output
     only when asked (``--reply-lengths``)."""
+    messages: list[dict[str, str]] = []
+    for message in _sharegpt_messages(turns, where):
+        role = message["role"]
+        if messages and messages[-1]["role"] == "user":  # the prompt is complete
+            if role != "assistant" or not reply_lengths:
+                break
+            return DatasetPrompt(tuple(messages), estimate_tokens(message["content"]))
+        if role in ("system", "user"):
+            messages.append(message)
+    if not messages or messages[-1]["role"] != "user":
+        return None
+    return DatasetPrompt(tuple(messages))
+
+
+def _sharegpt_messages(turns: Any, where: str) -> Messages:
+    """A ShareGPT conversation's turns as messages (human → user, gpt → assistant)."""
     if not isinstance(turns, list):
         raise ConfigError(f"--prompts: {where}: 'conversations' must be a list")
-    messages: list[dict[str, str]] = []
+    out = []
     for number, turn in enumerate(turns, 1):
         speaker = turn.get("from") if isinstance(turn, dict) else None
         value = turn.get("value") if isinstance(turn, dict) else None
@@ -156,13 +197,58 @@ def _sharegpt(turns: Any, where: str, reply_lengths: bool) -> DatasetPrompt | No
                 f"--prompts: {where}: turn {number} needs 'from' (human, gpt, system) and a "
                 "text 'value'"
             )
-        if messages and messages[-1]["role"] == "user":  # the prompt is complete
-            if role != "assistant" or not reply_lengths:
-                break
-            length = estimate_tokens(value)
-            return DatasetPrompt(tuple(messages), length)
-        if role in ("system", "user"):
-            messages.append({"role": role, "content": value})
-    if not messages or messages[-1]["role"] != "user":
+        out.append({"role": role, "content": value})
+    return tuple(out)
+
+
+def parse_conversations(
+    name: str, text: str, fmt: str, reply_lengths: bool = False
+) -> tuple[tuple[DatasetConversation, ...], int]:
+    """The conversations in ``text`` and how many were skipped (no user message); a file with
+    no conversation that has a user message is a ConfigError of one line."""
+    found = [_conversation(item, where, reply_lengths) for where, item in _items(name, text, fmt)]
+    conversations = tuple(c for c in found if c is not None)
+    if not conversations:
+        raise ConfigError(f"--prompts: {name} holds no conversation with a user turn")
+    return conversations, len(found) - len(conversations)
+
+
+def _conversation(item: Any, where: str, reply_lengths: bool) -> DatasetConversation | None:
+    """One record as a conversation (None: it has no user message)."""
+    if not isinstance(item, dict):
+        raise ConfigError(f"--prompts: {where}: expected a JSON object")
+    if "conversations" in item:
+        messages = _sharegpt_messages(item["conversations"], where)
+    elif "messages" in item:
+        messages = _messages(item["messages"], where)
+    elif isinstance(item.get("prompt"), str) and item["prompt"].strip():
+        messages = ({"role": "user", "content": item["prompt"]},)
+    else:
+        raise ConfigError(f"--prompts: {where}: no 'messages' (or 'prompt', 'conversations')")
+    own = _max_tokens(item.get("max_tokens"), where)
+    prefix: list[dict[str, str]] = []
+    users: list[dict[str, str]] = []
+    replies: list[list[str]] = []
+    for number, message in enumerate(messages, 1):
+        role = message["role"]
+        if role == "user":
+            users.append(message)
+            replies.append([])
+        elif role == "assistant":
+            if users:  # an assistant message before any user turn answers nothing: left out
+                replies[-1].append(message["content"])
+        elif users:
+            raise ConfigError(
+                f"--prompts: {where}: message {number}: a {role} message after the first user "
+                "turn has no place in a replayed conversation"
+            )
+        else:
+            prefix.append(message)
+    if not users:
         return None
-    return DatasetPrompt(tuple(messages))
+    turns = []
+    for user, said in zip(users, replies, strict=True):
+        reply = "\n\n".join(said) if said else None
+        length = estimate_tokens(reply) if reply_lengths and reply else own
+        turns.append(DatasetTurn(user, reply, length))
+    return DatasetConversation(tuple(prefix), tuple(turns))

@@ -79,11 +79,24 @@ class Distribution:
 
 @dataclass
 class LevelTally:
+    """One level's records as they arrive: the live table's row, and whether the level is
+    complete.
+
+    A ladder level needs ``sessions`` sessions (C x requests-per-user: a request of its own, or
+    a conversation, ``workloads/contract.py``). ``expected`` is the measured requests they make:
+    known from the start when every session has the same number, else set once every session's
+    first record is in, from the turns each one carries. Either way the level is complete when
+    that many measured records are in, whatever order they come in.
+    """
+
     index: int
     concurrency: int
-    expected: int | None  # measured requests the level needs (None: time-based or open loop)
+    expected: int | None  # measured requests the level needs (None: not known, or not counted)
     arrival_rate: float | None = None  # open loop: the offered rate; C (the pool) means nothing
     time_scale: float = 1.0  # records arrive in simulated time; their start times do not
+    sessions: int | None = None  # ladder: the sessions the level needs (None: not counted)
+    sessions_begun: int = 0  # sessions whose first measured record is in
+    planned: int = 0  # the requests those sessions hold
     ttft: Distribution = field(default_factory=Distribution)
     itl: Distribution = field(default_factory=Distribution)
     tps: Distribution = field(default_factory=Distribution)
@@ -102,6 +115,11 @@ class LevelTally:
             self.warmups += 1
             return
         self.measured += 1
+        if record.get("turn") in (None, 1):  # a session begins (a request of its own, or turn 1)
+            self.sessions_begun += 1
+            self.planned += record.get("turns") or 1
+            if self.sessions_begun == self.sessions:
+                self.expected = self.planned
         start, latency = record.get("start_time"), record.get("latency")
         if start is not None and latency is not None:
             end = start + latency / self.time_scale

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sparkload import datasets
-from sparkload.datasets import DatasetPrompt
+from sparkload.datasets import DatasetConversation, DatasetPrompt
 from sparkload.errors import ConfigError
 
 
@@ -30,8 +30,52 @@ class PromptSet:
         return out
 
 
+@dataclass(frozen=True)
+class ConversationSet:
+    """A dataset read as whole conversations (``--workload conversation``)."""
+
+    path: Path
+    sha256: str
+    conversations: tuple[DatasetConversation, ...]
+    format: str
+    skipped: int = 0  # conversations without a user turn
+
+    def describe(self) -> dict:
+        return {
+            "path": str(self.path),
+            "sha256": self.sha256,
+            "format": self.format,
+            "count": len(self.conversations),
+            "user_turns": sum(len(c.turns) for c in self.conversations),
+            "skipped": self.skipped,
+        }
+
+
 def load_prompts(path: Path, reply_lengths: bool = False) -> PromptSet:
     """Read a prompt file or dataset; any problem with it is a ConfigError with one line."""
+    text, digest, fmt = _read(path)
+    if fmt != datasets.TEXT:
+        found = datasets.parse(str(path), text, fmt, reply_lengths)
+        texts = tuple(prompt.text for prompt in found.prompts)
+        return PromptSet(path, texts, digest, found.prompts, fmt, found.skipped)
+    prompts = tuple(line.strip() for line in text.splitlines() if line.strip())
+    if not prompts:
+        raise ConfigError(f"--prompts: {path} holds no prompts (one prompt per line expected)")
+    return PromptSet(path, prompts, digest)
+
+
+def load_conversations(path: Path, reply_lengths: bool = False) -> ConversationSet | None:
+    """A dataset's conversations; None for a plain prompt file (one prompt per line), whose
+    lines are the user messages of synthetic conversations (``load_prompts``)."""
+    text, digest, fmt = _read(path)
+    if fmt == datasets.TEXT:
+        return None
+    found, skipped = datasets.parse_conversations(str(path), text, fmt, reply_lengths)
+    return ConversationSet(path, digest, found, fmt, skipped)
+
+
+def _read(path: Path) -> tuple[str, str, str]:
+    """A prompt file's text, its sha256 and its format; a ConfigError of one line if unreadable."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -46,16 +90,7 @@ def load_prompts(path: Path, reply_lengths: bool = False) -> PromptSet:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"--prompts: {path} is not UTF-8 text") from None
-    digest = hashlib.sha256(raw).hexdigest()
-    fmt = datasets.sniff(path.suffix.lower(), text)
-    if fmt != datasets.TEXT:
-        found = datasets.parse(str(path), text, fmt, reply_lengths)
-        texts = tuple(prompt.text for prompt in found.prompts)
-        return PromptSet(path, texts, digest, found.prompts, fmt, found.skipped)
-    prompts = tuple(line.strip() for line in text.splitlines() if line.strip())
-    if not prompts:
-        raise ConfigError(f"--prompts: {path} holds no prompts (one prompt per line expected)")
-    return PromptSet(path, prompts, digest)
+    return text, hashlib.sha256(raw).hexdigest(), datasets.sniff(path.suffix.lower(), text)
 
 
 class PromptOrder:

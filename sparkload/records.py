@@ -247,6 +247,12 @@ class RequestRecord:
     # clock: the sending worker's measured offset (None: not shifted; a local run, or a worker
     # whose offset was not known yet; the manifest's ``workers`` flags that).
     clock_offset: float | None = None
+    # A conversation's requests (``--workload conversation``): the session they belong to, this
+    # request's turn in it (1-based) and the turns the session was planned with. None for a
+    # request that is a session of its own; left out of the record's dict then.
+    session_id: str | None = None
+    turn: int | None = None
+    turns: int | None = None
     schema: int = SCHEMA_VERSION
     # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
     itl: float | None = None
@@ -275,14 +281,16 @@ class RequestRecord:
 
     def to_dict(self) -> dict:
         data = {name: getattr(self, name) for name in _FIELD_NAMES}
-        if data["chunk_gaps"] is None:
-            del data["chunk_gaps"]
+        for name in _OMITTED_WHEN_NONE:
+            if data[name] is None:
+                del data[name]
         if not data["extra"]:
             del data["extra"]
         return data
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(RequestRecord))
+_OMITTED_WHEN_NONE = ("chunk_gaps", "session_id", "turn", "turns")
 
 
 def scale_to_simulated_time(record: dict, time_scale: float) -> dict:

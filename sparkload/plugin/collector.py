@@ -137,6 +137,7 @@ class RunCollector:
         concurrency: int,
         expected: int | None,
         arrival_rate: float | None = None,
+        sessions: int | None = None,
     ) -> LevelTally:
         if self.levels_per_run and index // self.levels_per_run >= len(self.writers):
             self.writer.finish(STATUS_COMPLETE)  # the next repetition of the plan starts
@@ -147,7 +148,7 @@ class RunCollector:
                 len(self.writers),
                 self.writer.path,
             )
-        tally = LevelTally(index, concurrency, expected, arrival_rate, self.time_scale)
+        tally = LevelTally(index, concurrency, expected, arrival_rate, self.time_scale, sessions)
         self.tallies[index] = tally
         self.manifest.levels.append(
             LevelEntry(index, concurrency, expected, utc_now(), arrival_rate=arrival_rate)
@@ -166,6 +167,7 @@ class RunCollector:
         check = self.stream_samples.pop(index, LevelSample()).check()
         level.stream, level.stream_flags, level.stream_flag_kinds = check
         level.ended_at, level.received = utc_now(), tally.measured
+        level.expected = tally.expected  # known by now when the sessions' turns were drawn
         writer.write_manifest()
         if level.client_flags:
             logger.warning(

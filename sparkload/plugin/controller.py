@@ -348,6 +348,7 @@ class RunController:
                 "spec": opts.sim_spec,
                 "max_num_batched_tokens": opts.sim_max_num_batched_tokens,
                 "prefix_caching": not opts.sim_no_prefix_caching,
+                "block_size": opts.sim_block_size,
             }
             if on_simulator
             else None,
@@ -439,12 +440,13 @@ class RunController:
         concurrency: int,
         expected: int | None,
         arrival_rate: float | None = None,
+        sessions: int | None = None,
     ) -> LevelTally:
         assert self.collector is not None
         if self.clocks is not None:
             self.clocks.measure(list(self.runner.clients), index, wait=False)
         self._note_workers()
-        return self.collector.begin_level(index, concurrency, expected, arrival_rate)
+        return self.collector.begin_level(index, concurrency, expected, arrival_rate, sessions)
 
     def end_level(self, index: int) -> None:
         assert self.collector is not None
@@ -468,7 +470,11 @@ def _make_shape(context: RunContext) -> Shape:
         )
     if opts.mode == "steps":
         return StepsShape(opts.ladder * opts.repeat, opts.step_duration, opts.request_timeout)
-    return LadderShape(opts.ladder * opts.repeat, opts.requests_per_user)
+    return LadderShape(
+        opts.ladder * opts.repeat,
+        opts.requests_per_user,
+        context.workload.requests_per_session,
+    )
 
 
 def _simulated_variant(opts: RunOptions) -> str:
@@ -479,6 +485,8 @@ def _simulated_variant(opts: RunOptions) -> str:
         parts.append(opts.sim_spec.replace(":", ""))
     if opts.sim_max_num_batched_tokens:
         parts.append(f"b{opts.sim_max_num_batched_tokens}")
+    if opts.sim_block_size:
+        parts.append(f"bs{opts.sim_block_size}")
     if opts.sim_no_prefix_caching:
         parts.append("nocache")
     return "-".join(parts)

@@ -74,7 +74,8 @@ def _ladder_left(shape: LadderShape, collector: RunCollector) -> float | None:
         return None
     remaining_rounds = max(tally.expected - tally.measured, 0) / max(tally.concurrency, 1)
     later_levels = max(len(shape.levels) - shape.index - 1, 0)
-    rounds = remaining_rounds + later_levels * shape.requests_per_user
+    per_session = shape.requests_per_session or tally.expected / max(tally.sessions or 1, 1)
+    rounds = remaining_rounds + later_levels * shape.requests_per_user * per_session
     return max(rounds * mean_real + later_levels * LEVEL_OVERHEAD, 0.0)
 
 

@@ -2,6 +2,11 @@
 
 Plain Python (no Locust): the user class hands it the level signal each time and fires the
 events; everything a request needs was given when the session was made.
+
+A user's quota of a ladder level is ``--requests-per-user`` sessions (``workloads/contract.py``,
+"Sessions"): a request of its own, or a whole conversation. A new session of the quota starts
+only once the one under way has planned all its turns, so the quota always ends with a whole
+conversation and the level's count is exact.
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from gevent import sleep
+
 from sparkload.client import Connection, StreamRequest, measure
 from sparkload.plugin.context import RunContext
 from sparkload.plugin.shipper import RecordShipper
@@ -17,7 +24,7 @@ from sparkload.prompts import PromptOrder
 from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, RequestRecord
 from sparkload.stages import ARRIVAL, MEASURE, RUN, WARMUP, Arrival, LevelSignal, Stage
 from sparkload.target import Endpoint
-from sparkload.workloads.contract import Slot, UserState
+from sparkload.workloads.contract import PlannedRequest, Slot, UserState
 
 IDLE_WAIT = 1.0  # seconds a user sleeps on the signal before looking again
 
@@ -41,7 +48,9 @@ class UserSession:
     next_request_id: Callable[[], str]
     connection: Connection = field(init=False)
     state: UserState = field(init=False)  # this user's place in the workload
-    sent_in_level: dict[int, int] = field(default_factory=dict)
+    sessions_in_level: dict[int, int] = field(default_factory=dict)  # quota sessions started
+    # the level of the conversation under way while it has turns to plan (else None)
+    open_level: int | None = None
 
     def __post_init__(self) -> None:
         opts = self.context.options
@@ -49,6 +58,7 @@ class UserSession:
             self.endpoint.base, opts.request_timeout, verify_tls=not opts.insecure
         )
         self.state = self.context.workload.new_user(self.ordinal, self.prompt_order.next)
+        self.state.stream = self.worker_label
 
     def open(self) -> None:
         self.connection.warm(self.endpoint.models_path, self.context.headers)
@@ -62,9 +72,7 @@ class UserSession:
         if stage.kind == WARMUP and signal.claim_warmup(self.node_id):
             return Assignment(stage, PHASE_WARMUP)
         if stage.kind == MEASURE:
-            sent = self.sent_in_level.get(stage.index, 0)
-            if sent < self.context.options.requests_per_user:
-                self.sent_in_level[stage.index] = sent + 1
+            if self._quota_left(stage.index):
                 return Assignment(stage, PHASE_MEASURE)
         elif stage.kind == RUN:
             return Assignment(stage, PHASE_MEASURE)
@@ -74,14 +82,44 @@ class UserSession:
         signal.wait_change(IDLE_WAIT)
         return None
 
-    def send(self, assignment: Assignment) -> RequestRecord:
-        """Plan, send and measure one request; its record is shipped to the master."""
+    def _quota_left(self, level_index: int) -> bool:
+        """Whether this user's quota of the level has a request left: the next turn of the
+        conversation under way, or else a new session while fewer than the quota began."""
+        if self.open_level == level_index:
+            return True
+        started = self.sessions_in_level.get(level_index, 0)
+        if started >= self.context.options.requests_per_user:
+            return False
+        self.sessions_in_level[level_index] = started + 1
+        return True
+
+    def _note_session(self, level_index: int, planned: PlannedRequest) -> None:
+        turns_left = (planned.turns or 1) > (planned.turn or 1)
+        self.open_level = level_index if turns_left else None
+
+    def send(
+        self, assignment: Assignment, signal: LevelSignal | None = None
+    ) -> RequestRecord | None:
+        """Plan, send and measure one request; its record is shipped to the master.
+
+        A planned ``delay`` (a think time, in the target's time) is waited first, outside the
+        measured span; when ``signal``'s stage moved on meanwhile (a time-based step ended),
+        the request is not sent (None) and the conversation is left there.
+        """
         ctx = self.context
         opts = ctx.options
+        stage = assignment.stage
         planned = ctx.workload.next_request(
-            self.state, Slot(assignment.stage.index, assignment.arrival)
+            self.state,
+            Slot(stage.index, assignment.arrival, warmup=assignment.phase == PHASE_WARMUP),
         )
         self.state.planned += 1
+        self._note_session(stage.index, planned)
+        if planned.delay > 0:
+            sleep(planned.delay / ctx.time_scale)
+            if signal is not None and signal.current != stage:
+                self.open_level = None
+                return None
         record = RequestRecord(
             request_id=self.next_request_id(),
             level=assignment.stage.concurrency,
@@ -94,6 +132,9 @@ class UserSession:
             prompt_index=planned.prompt_index,
             max_tokens=planned.max_tokens,
             start_time=0.0,
+            session_id=planned.session_id,
+            turn=planned.turn,
+            turns=planned.turns,
             extra=planned.extra,
         )
         if assignment.arrival is None:

@@ -27,8 +27,10 @@ class ChatUser(User):
     @task
     def next_request(self) -> None:
         assignment = self.session.next_assignment(self.node.signal)
-        if assignment is not None:
-            record = self.session.send(assignment)
+        if assignment is None:
+            return
+        record = self.session.send(assignment, self.node.signal)
+        if record is not None:
             fire_events(self.environment, record, self.session.context.time_scale)
 
 

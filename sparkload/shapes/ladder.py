@@ -1,4 +1,8 @@
-"""The count-based concurrency ladder: exactly C x requests-per-user measured requests per level.
+"""The count-based concurrency ladder: exactly C x requests-per-user sessions per level.
+
+A session is one request, or one whole conversation (``workloads/contract.py``): a level holds
+C x requests-per-user x requests-per-session measured requests, known in advance unless the
+workload draws each conversation's turns (then the master sums the turns its records carry).
 
 Per level: spawn C users (they wait) → one warm-up request on one node → every user sends its
 quota → the level ends when the master holds all of its records, whatever mode Locust runs in.
@@ -13,9 +17,15 @@ from sparkload.stages import IDLE, MEASURE, SPAWN, WARMUP, Stage
 
 
 class LadderShape:
-    def __init__(self, levels: tuple[int, ...], requests_per_user: int) -> None:
+    def __init__(
+        self,
+        levels: tuple[int, ...],
+        requests_per_user: int,
+        requests_per_session: int | None = 1,
+    ) -> None:
         self.levels = levels
-        self.requests_per_user = requests_per_user
+        self.requests_per_user = requests_per_user  # sessions per user per level
+        self.requests_per_session = requests_per_session  # None: drawn per session
         self.index = 0
         self.stage = IDLE
         self.tally: LevelTally | None = None
@@ -32,7 +42,10 @@ class LadderShape:
             return None if self.finished else (self.levels[-1], SPAWN_RATE)
         c = self.concurrency
         if self.stage == IDLE:
-            self.tally = conductor.begin_level(self.index, c, c * self.requests_per_user)
+            sessions = c * self.requests_per_user
+            per_session = self.requests_per_session
+            expected = sessions * per_session if per_session else None
+            self.tally = conductor.begin_level(self.index, c, expected, sessions=sessions)
             self._set(conductor, SPAWN)
         if self.stage == SPAWN and conductor.users_ready(c):
             self._set(conductor, WARMUP, warmup_node=conductor.busy_node())

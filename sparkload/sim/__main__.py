@@ -15,6 +15,7 @@ import os
 import signal
 import ssl
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -153,6 +154,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def engine_profile(args: argparse.Namespace) -> Profile:
     """The engine profile the options describe; ``UsageError`` if they do not fit together."""
+    if args.block_size is not None and args.block_size < 1:
+        raise UsageError("--block-size must be 1 or more")
+    profile = _engine_profile(args)
+    return profile if args.block_size is None else replace(profile, block_size=args.block_size)
+
+
+def _engine_profile(args: argparse.Namespace) -> Profile:
     allreduce = None if args.allreduce_us is None else args.allreduce_us * 1e-6
     notes_options = args.spec, args.max_num_batched_tokens, args.no_prefix_caching or None
     if args.profile not in BUILDS:
@@ -189,6 +197,8 @@ def build_server(args: argparse.Namespace) -> SimServer:
         raise UsageError(f"--faults: {err}") from None
     backend: Backend
     if args.profile == FIXED:
+        if args.block_size is not None:
+            raise UsageError("--block-size: --profile fixed has no KV cache")
         timing = FixedTiming(
             args.fixed_ttft_ms / 1e3, args.fixed_itl_ms / 1e3, args.fixed_tokens_per_chunk
         )

@@ -51,7 +51,14 @@ NO_PREFIX_CACHING = SimOption(
     "qwen3.8-* builds: disable the prefix cache (stock vLLM in the notes' speed-up ladder)",
     switch=True,
 )
+BLOCK_SIZE = SimOption(
+    "--block-size",
+    None,
+    "KV page and prefix-cache granularity in tokens, as vLLM's --block-size (default: the "
+    "profile's, 512: the hybrid model's page; 16 is vLLM's for a dense model)",
+    type=int,
+)
 TIME_SCALE = SimOption(
     "--time-scale", 1.0, "run S times faster than real time (figures in simulated time)", type=float
 )
-SHARED = (PROFILE, SPEC, BUDGET, NO_PREFIX_CACHING, TIME_SCALE)
+SHARED = (PROFILE, SPEC, BUDGET, NO_PREFIX_CACHING, BLOCK_SIZE, TIME_SCALE)

@@ -11,19 +11,32 @@ How the load side drives a workload (``sparkload.plugin``):
    them (``registry.settle`` → ``Workload.settle``) and builds the workload
    (``registry.load`` → ``Workload.from_options``); all processes build the same.
 2. Each Locust user gets its state once, ``new_user(ordinal, draw)``, kept by its session.
-3. For every request: ``next_request(user, slot)`` → the session encodes the body
+3. For every request: ``next_request(user, slot)`` → the session waits the planned
+   ``delay`` (a think time, outside the measured span), encodes the body
    (``BodyTemplate.encode``), sends and measures it into a ``RequestRecord`` → ``after(user,
    planned, record, reply)`` → the record is shipped.
 
 ``next_request`` and ``after`` run on the user's greenlet, just outside the measured span: they
 must not block, sleep or do I/O (anything slow belongs in ``from_options``, or on the master
-before the load, as the ``--input-tokens`` prompts are fitted), and they never raise for a
-failed request (a failure is in the record, ``record.status``).
+before the load, as the ``--input-tokens`` prompts are fitted; a wait before the send is
+``PlannedRequest.delay``, which the session honours), and they never raise for a failed request
+(a failure is in the record, ``record.status``).
+
+Sessions and the ladder's count. A user's quota of a ladder level is ``--requests-per-user``
+*sessions*: a request planned without ``turn`` is a session of its own; a conversation is one
+session of ``turns`` requests, planned back to back (``turn`` 1, 2, ... ``turns``) within one
+level. The session (``plugin/session.py``) starts a new session of the quota only when the one
+under way has planned all its turns, so ``next_request`` must continue the conversation under
+way while it has turns left and the slot is of the same level (and not the warm-up, which is a
+session of its own: ``Slot.warmup``). ``requests_per_session`` tells the master the level's
+count in advance (C x requests-per-user x it); when it is None (turns drawn per conversation)
+every record carries its session's ``turns`` and the master sums them as first turns arrive.
 
 What the contract admits beside today's workloads:
 
 - per-user state (a conversation's history, its session id and turn): ``new_user`` returns the
-  workload's own ``UserState`` subclass (``Workload[MyUser]``), handed back on every call;
+  workload's own ``UserState`` subclass (``Workload[MyUser]``), handed back on every call
+  (``workloads/conversation.py`` is one);
 - the reply: a request planned with ``wants_reply=True`` comes back to ``after`` with the
   assistant's streamed text (content only; ``None`` when not asked, so the client keeps no text
   unless a workload needs it: ``stream.ReplyStream``);
@@ -63,6 +76,7 @@ class Slot:
 
     level_index: int  # the stage's level (counts on over the runs of --repeat)
     arrival: Arrival | None = None  # open loop: the arrival this request answers
+    warmup: bool = False  # the level's warm-up request (not measured): a session of its own
 
 
 @dataclass(slots=True)
@@ -73,6 +87,9 @@ class UserState:
     ordinal: int  # the user's number in its process
     draw: Callable[[], int]  # the next index of the process's seeded prompt order (shared)
     planned: int = 0  # requests planned for this user before this one (the session counts)
+    # the process the user runs in ("local" or the worker's index), set by the session: with the
+    # ordinal, what seeds a workload's own per-user draws (a conversation's turns, think times)
+    stream: str = "local"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +102,11 @@ class PlannedRequest:
     messages: Messages | None = None  # chat API: sent as they are (else text as one message)
     extra: dict[str, Any] = field(default_factory=dict)  # the record's ``extra``
     wants_reply: bool = False  # ``after`` gets the streamed reply text
+    # a conversation's turn (the record's typed fields; None: a session of one request)
+    session_id: str | None = None
+    turn: int | None = None  # 1-based
+    turns: int | None = None  # the turns this session was planned with
+    delay: float = 0.0  # seconds to wait before the send, in the target's time (a think time)
 
 
 @dataclass(frozen=True)
@@ -127,6 +149,9 @@ class Workload(ABC, Generic[UserT]):
         cache_bust   -- every prompt starts unique, so no prefix cache serves it (manifest)
         prompt_count -- how many indices the process's seeded prompt order deals
                         (``UserState.draw``); unused by a workload that never draws
+        requests_per_session -- requests in each session of a user's quota (see the module's
+                        "Sessions"): 1 by default, a conversation's fixed turns, or None when
+                        they vary from session to session
 
     and the methods below; ``settle`` and ``after`` have defaults.
     """
@@ -135,6 +160,7 @@ class Workload(ABC, Generic[UserT]):
     max_tokens: int
     sampling: Sampling
     cache_bust: bool
+    requests_per_session: int | None = 1
 
     @property
     @abstractmethod

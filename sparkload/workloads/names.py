@@ -7,5 +7,9 @@ Plain constants, read by the option table (``sparkload.config``: ``--workload``'
 from __future__ import annotations
 
 CHAT, FRESH, EDIT, PREFILL = "chat", "fresh", "edit", "prefill"
-NAMES = (CHAT, FRESH, EDIT, PREFILL)
-OUTPUT_TOKENS = {CHAT: 128, FRESH: 400, EDIT: 3000, PREFILL: 1}  # each workload's own length
+CONVERSATION = "conversation"
+NAMES = (CHAT, FRESH, EDIT, PREFILL, CONVERSATION)
+# each workload's own length (a conversation's: per turn)
+OUTPUT_TOKENS = {CHAT: 128, FRESH: 400, EDIT: 3000, PREFILL: 1, CONVERSATION: 128}
+HISTORY_MODEL, HISTORY_DATASET = "model", "dataset"  # --history: whose replies a turn carries
+HISTORIES = (HISTORY_MODEL, HISTORY_DATASET)

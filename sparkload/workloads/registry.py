@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from sparkload.workloads.chat import ChatWorkload
 from sparkload.workloads.contract import Synthetic, Workload
+from sparkload.workloads.conversation import ConversationWorkload, refuse_conversation_options
 from sparkload.workloads.edit import EditWorkload
 from sparkload.workloads.fresh import FreshWorkload
 from sparkload.workloads.prefill import PrefillWorkload
@@ -19,13 +20,22 @@ if TYPE_CHECKING:
 
 WORKLOADS: dict[str, type[Workload[Any]]] = {
     workload.name: workload
-    for workload in (ChatWorkload, FreshWorkload, EditWorkload, PrefillWorkload)
+    for workload in (
+        ChatWorkload,
+        FreshWorkload,
+        EditWorkload,
+        PrefillWorkload,
+        ConversationWorkload,
+    )
 }
 
 
 def settle(opts: RunOptions) -> RunOptions:
     """The options to run with, by the chosen workload's rules (a ConfigError of one line on a
-    conflict, e.g. ``--workload prefill`` with ``--step-duration``)."""
+    conflict, e.g. ``--workload prefill`` with ``--step-duration``, or a conversation option
+    with another workload)."""
+    if opts.workload != ConversationWorkload.name:
+        refuse_conversation_options(opts)
     return WORKLOADS[opts.workload].settle(opts)
 
 

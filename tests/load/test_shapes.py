@@ -31,8 +31,8 @@ class FakeConductor:
     def busy_node(self):
         return "local"
 
-    def begin_level(self, index, concurrency, expected, arrival_rate=None):
-        self.tallies[index] = LevelTally(index, concurrency, expected, arrival_rate)
+    def begin_level(self, index, concurrency, expected, arrival_rate=None, sessions=None):
+        self.tallies[index] = LevelTally(index, concurrency, expected, arrival_rate, 1.0, sessions)
         return self.tallies[index]
 
     def end_level(self, index):
@@ -80,6 +80,46 @@ def test_ladder_moves_on_only_when_every_measured_record_of_the_level_is_in():
     assert ladder.tick(conductor, 3) == (2, 100.0)
     assert conductor.ended == [0]
     assert conductor.tallies[1].expected == 6
+
+
+def turn(index: int, turns: int) -> dict:
+    """A measured record of a conversation's turn ``index`` of ``turns``."""
+    return {"phase": "measure", "status": "ok", "turn": index, "turns": turns, "latency": 1.0}
+
+
+def measuring_level(ladder: LadderShape, conductor: FakeConductor, users: int) -> LevelTally:
+    ladder.tick(conductor, 0)
+    conductor.users = users
+    ladder.tick(conductor, 1)
+    conductor.deliver(0, "warmup", 1)
+    ladder.tick(conductor, 2)
+    return conductor.tallies[0]
+
+
+def test_a_conversation_ladder_knows_a_levels_count_from_the_fixed_turns():
+    ladder = LadderShape((2,), requests_per_user=3, requests_per_session=4)
+    assert measuring_level(ladder, FakeConductor(), users=2).expected == 2 * 3 * 4
+
+
+def test_with_drawn_turns_a_level_ends_when_every_conversation_has_all_its_turns_in():
+    ladder, conductor = LadderShape((2, 4), 2, requests_per_session=None), FakeConductor()
+    tally = measuring_level(ladder, conductor, users=2)
+    assert tally.expected is None
+    for record in (turn(1, 3), turn(1, 1), turn(2, 3), turn(3, 3), turn(1, 2), turn(2, 2)):
+        tally.add(record)
+    assert tally.expected is None and ladder.tick(conductor, 3) == (2, 100.0)  # 3 of 4 begun
+    tally.add(turn(1, 2))
+    assert tally.expected == 3 + 1 + 2 + 2 and not tally.complete
+    tally.add(turn(2, 2))
+    assert tally.complete and ladder.tick(conductor, 4) == (4, 100.0)
+    assert conductor.ended == [0]
+
+
+def test_records_of_a_conversation_may_arrive_in_any_order():
+    tally = LevelTally(0, 1, None, sessions=2)
+    for record in (turn(2, 2), turn(1, 1), turn(1, 2)):
+        tally.add(record)
+    assert (tally.expected, tally.complete) == (3, True)
 
 
 def test_ladder_returns_none_after_the_last_level():

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from sparkload import config
+from sparkload import config, datasets
 from sparkload.body import BodyTemplate
 from sparkload.errors import ConfigError
 from sparkload.paths import PROMPTS_DIR
@@ -152,3 +152,71 @@ def test_completions_refuse_a_multi_message_dataset_in_one_line(tmp_path):
 def test_the_example_dataset_loads():
     found = load_prompts(PROMPTS_DIR / "example.jsonl")
     assert len(found.dataset) == 6 and any(len(p.messages) > 2 for p in found.dataset)
+
+
+# ----- read as whole conversations (--workload conversation) ---------------------------------
+def conversations(text: str, fmt: str = datasets.JSONL, reply_lengths: bool = False):
+    return datasets.parse_conversations("f", text, fmt, reply_lengths)
+
+
+def test_a_jsonl_conversation_is_its_system_prefix_then_each_user_turn_with_its_reply():
+    line = {
+        "messages": [
+            SYSTEM,
+            {"role": "user", "content": "q1"},
+            {"role": "assistant", "content": "a1"},
+            {"role": "user", "content": "q2"},
+            {"role": "user", "content": "q3"},
+        ]
+    }
+    (found,), skipped = conversations(json.dumps(line))
+    assert (found.prefix, skipped) == ((SYSTEM,), 0)
+    assert [(t.user["content"], t.reply) for t in found.turns] == [
+        ("q1", "a1"),
+        ("q2", None),
+        ("q3", None),
+    ]
+
+
+def test_a_sharegpt_conversation_maps_human_and_gpt_turns():
+    item = {
+        "conversations": [
+            {"from": "human", "value": "q1"},
+            {"from": "gpt", "value": "a1"},
+            {"from": "human", "value": "q2"},
+            {"from": "gpt", "value": "a2"},
+        ]
+    }
+    (found,), _ = conversations(json.dumps([item]), datasets.SHAREGPT)
+    assert [(t.user, t.reply) for t in found.turns] == [
+        ({"role": "user", "content": "q1"}, "a1"),
+        ({"role": "user", "content": "q2"}, "a2"),
+    ]
+
+
+def test_reply_lengths_size_each_turn_by_its_reply():
+    item = {"conversations": [{"from": "human", "value": "q"}, {"from": "gpt", "value": "x" * 40}]}
+    (found,), _ = conversations(json.dumps([item]), datasets.SHAREGPT, reply_lengths=True)
+    assert found.turns[0].max_tokens == 10
+
+
+def test_a_prompt_line_is_a_one_turn_conversation():
+    (found,), _ = conversations('{"prompt": "hello", "max_tokens": 7}')
+    assert [(t.user["content"], t.reply, t.max_tokens) for t in found.turns] == [("hello", None, 7)]
+
+
+def test_a_conversation_without_a_user_turn_is_skipped_and_counted():
+    lines = [{"prompt": "kept"}, {"messages": [SYSTEM]}]
+    found, skipped = conversations("\n".join(json.dumps(line) for line in lines))
+    assert (len(found), skipped) == (1, 1)
+
+
+def test_a_system_message_after_the_first_user_turn_is_refused():
+    line = {"messages": [{"role": "user", "content": "q"}, SYSTEM]}
+    with pytest.raises(ConfigError, match="f line 1: message 2: a system message after"):
+        conversations(json.dumps(line))
+
+
+def test_a_file_without_any_user_turn_is_refused_in_one_line():
+    with pytest.raises(ConfigError, match="f holds no conversation with a user turn"):
+        conversations(json.dumps({"messages": [SYSTEM]}))
