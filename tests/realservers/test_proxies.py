@@ -19,6 +19,7 @@ from benchmarks.realservers import gateway as gateway_module
 from benchmarks.realservers.gateway import Gateway
 from benchmarks.realservers.llama_server import LlamaServer, timings_from_log
 from benchmarks.realservers.nginx import INSTALL_HINT, Nginx, nginx_binary
+from sparkload.records import STREAM_MEANINGLESS
 from tests.realservers.conftest import REQUIRE_ENV, expected_counts, require_or_skip, run_job
 
 pytestmark = [pytest.mark.realserver, pytest.mark.e2e]  # builds and starts real servers
@@ -90,6 +91,10 @@ def test_mitmproxy_holding_the_first_10k_of_every_stream_fails_the_check(
         )
     run = job["run"]
     assert run.returncode == 4, run.output[-3000:]
+    # 128 tokens are about 19 KB of events: the first 10 KB come in one burst. On a loaded machine
+    # a level's median request may get even more of its answer in it (collapsed): either way the
+    # figures measure mitmproxy's buffer, and --check fails the level
     for level in run.manifest["levels"]:
-        assert "partial_burst" in level["stream_flag_kinds"], level
+        assert set(level["stream_flag_kinds"]) & set(STREAM_MEANINGLESS), level
+    assert any("partial_burst" in level["stream_flag_kinds"] for level in run.manifest["levels"])
     assert "stream check: partial burst" in run.output
