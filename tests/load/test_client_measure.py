@@ -122,6 +122,18 @@ def test_an_error_page_that_cannot_be_decoded_is_its_status():
     assert r.error == "HTTP 502 from scripted"
 
 
+def test_an_error_body_is_read_only_up_to_2_kib():
+    body = b'{"pad": "' + b"x" * 3000 + b'", "error": {"message": "late"}}'
+    (r,), _ = measured(Script(raw_response=answer(body, b"500 Internal Server Error")))
+    assert r.error == "HTTP 500 from scripted: " + ('{"pad": "' + "x" * 111) + "…"
+
+
+def test_a_failure_message_is_cut_to_300_characters():
+    raw = answer(b"busy", b"503 Service Unavailable", b"Server: " + b"s" * 400 + b"\r\n")
+    (r,), _ = measured(Script(raw_response=raw.replace(b"Server: scripted\r\n", b"", 1)))
+    assert r.error == "HTTP 503 from " + "s" * 286
+
+
 def test_a_stream_that_ends_without_done_is_a_disconnect_keeping_what_it_measured():
     (r,), connections = measured(Script(raw_response=answer(token_event())), requests=1)
     assert (r.status, r.error_kind, r.error) == (
@@ -207,7 +219,7 @@ def test_warming_a_server_that_is_not_there_is_harmless():
 def test_the_host_header_names_the_host_without_credentials():
     with scripted(Script(tokens=1)) as server:
         port = server.url.rsplit(":", 1)[1]
-        connection = Connection(f"http://user:pw@127.0.0.1:{port}", timeout=5)
+        connection = Connection(f"http://user:p@ss@127.0.0.1:{port}", timeout=5)
         measure(connection, request(), record())
         connection.close()
         head, body = server.requests[0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import ssl
+import time
 
 import pytest
 
@@ -103,6 +104,10 @@ def test_an_html_page_is_quoted_from_its_title_on_one_line():
     assert text == "<title>503 Service Unavailable</title></head><body>x</body></html>"
 
 
+def test_a_page_with_several_titles_is_quoted_from_the_first():
+    assert error_text(b"<title>a</title><svg><title>b</title></svg>").startswith("<title>a</title>")
+
+
 def test_a_plain_body_is_quoted_from_its_start_cut_to_120_characters():
     assert error_text(("word\n " * 100).encode()) == ("word " * 100)[:120] + "…"
 
@@ -140,6 +145,14 @@ def test_a_connection_the_peer_closed_or_wrote_to_is_not_reused():
         assert not _idle_and_open(left)
         right.close()
         assert not _idle_and_open(left)
+
+
+def test_the_keep_alive_check_does_not_wait_on_an_idle_connection():
+    left, right = socket.socketpair()
+    with left, right:
+        started = time.monotonic()
+        _idle_and_open(left)
+        assert time.monotonic() - started < 0.5  # a poll, not a wait
 
 
 def test_no_socket_or_a_closed_one_is_not_reused():

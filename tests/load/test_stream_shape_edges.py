@@ -155,3 +155,8 @@ def test_raised_stamps_say_in_how_many_requests():
 
 def test_raised_stamps_in_exactly_the_threshold_share_are_not_flagged():
     assert adjusted(round(CLOCK_ADJUSTED_SHARE * 100), 100) == []
+
+
+def test_tiny_gaps_without_any_latency_are_not_called_collapsed():
+    records = [rec(ttfb=0.0, ttft=0.5, latency=None, gap=0.0001)]
+    assert not any(flag.startswith("collapsed") for flag in flags_of(records))
