@@ -3,7 +3,10 @@
 mutmut runs each mutant only against the listed tests that executed the mutated function (it
 records which test calls what in a first, clean run), so a test file here costs time only for
 the mutants it reaches. Tests that start processes (Locust, the simulator) are left out: a
-child process does not run the mutant, and its start-up would dominate the run.
+child process does not run the mutant, and its start-up would dominate the run. Work done in a
+session- or module-scoped fixture (the report of tests/analysis/conftest.py) is credited to the
+first test that builds it, so the tests that only read it never run against a mutant of the
+code behind it: the modules' own tests call that code themselves.
 """
 
 from __future__ import annotations
@@ -73,7 +76,12 @@ TARGETS = (
     Target(
         "metrics",
         "analysis/metrics.py",
-        ("tests/analysis/test_level_summary.py", "tests/analysis/test_percentiles.py", *_REPORT),
+        (
+            "tests/analysis/test_level_summary.py",
+            "tests/analysis/test_level_rates.py",
+            "tests/analysis/test_percentiles.py",
+            *_REPORT,
+        ),
     ),
     # The two modules being reworked on main: measured last, their tests kept in their own files.
     Target(
