@@ -109,6 +109,12 @@ def test_an_error_status_from_an_unnamed_server_with_an_empty_body_is_its_status
     assert (r.error, r.server) == ("HTTP 500", None)
 
 
+def test_a_server_header_sent_several_times_counts_by_its_last():
+    raw = answer(b"", b"502 Bad Gateway", b"Server: first\r\nServer: second\r\nServer: last\r\n")
+    (r,), _ = measured(Script(raw_response=raw.replace(b"Server: scripted\r\n", b"", 1)))
+    assert (r.server, r.error) == ("last", "HTTP 502 from last")
+
+
 def test_a_compressed_error_page_is_decoded():
     body = gzip.compress(b"<html><title>502 Bad Gateway</title></html>")
     raw = answer(body, b"502 Bad Gateway", b"Content-Encoding: gzip\r\n")

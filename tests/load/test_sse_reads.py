@@ -3,7 +3,7 @@ never runs backwards within a request.
 
 No scripted server can make the kernel stamp a later packet earlier than the one before it, so
 these tests hand geventhttpclient's own response parser a socket whose packets arrive with
-chosen ``SO_TIMESTAMPNS`` stamps (the ancillary data ``recvmsg`` returns on Linux).
+chosen ``SO_TIMESTAMPNS`` stamps (tests/packets.py).
 """
 
 from __future__ import annotations
@@ -30,54 +30,7 @@ from sparkload.sse import (
     read_events,
     receive,
 )
-
-HEADERS = (
-    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-)
-END = b"0\r\n\r\n"  # the closing chunk of a chunked body
-SECOND = 1_000_000_000
-
-
-def chunk(data: bytes) -> bytes:
-    return b"%x\r\n%s\r\n" % (len(data), data)
-
-
-def event(name: str) -> bytes:
-    return chunk(b"data: %s\n\n" % name.encode())
-
-
-def timestamp(stamp_ns: int) -> tuple[int, int, bytes]:
-    """The control message the kernel attaches to a packet it stamped."""
-    return socket.SOL_SOCKET, SO_TIMESTAMPNS, struct.pack("qq", *divmod(stamp_ns, SECOND))
-
-
-class PacketSocket:
-    """A connected socket whose packets arrive as scripted: (bytes, control messages) each; b""
-    is the peer closing the connection. Reading past the last packet fails the test, because a
-    real socket would wait there for bytes that never come."""
-
-    def __init__(self, packets: list[tuple[bytes, list]]) -> None:
-        self.packets = list(packets)
-
-    def _next(self, size: int) -> tuple[bytes, list]:
-        if not isinstance(size, int):
-            raise TypeError("a buffer size is an integer")
-        assert self.packets, "read past the last packet: a real socket would block here"
-        return self.packets.pop(0)
-
-    def recvmsg(self, size: int, ancillary_size: int = 0) -> tuple[bytes, list, int, None]:
-        data, ancillary = self._next(size)
-        return data, ancillary, 0, None
-
-    def recv(self, size: int) -> bytes:
-        return self._next(size)[0]
-
-    def close(self) -> None:
-        pass
-
-
-def stamped(*packets: tuple[bytes, int]) -> PacketSocket:
-    return PacketSocket([(data, [timestamp(at)]) for data, at in packets])
+from tests.packets import END, HEADERS, SECOND, PacketSocket, chunk, event, stamped, timestamp
 
 
 def response_on(sock: PacketSocket, headers: bytes = HEADERS) -> HTTPSocketResponse:

@@ -96,6 +96,7 @@ TARGETS = (
             "tests/load/test_client_requests.py",
             "tests/load/test_client_measure.py",
             "tests/load/test_client_tls.py",
+            "tests/load/test_client_time_base.py",
             *_SCRIPTED_STREAMS,
             "tests/load/test_stream_shape.py",
             "tests/workloads/test_datasets.py",
