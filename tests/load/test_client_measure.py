@@ -8,8 +8,10 @@ import json
 import socket
 import time
 
+from sparkload import client
 from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
 from sparkload.records import RequestRecord
+from sparkload.sse import read_events, receive
 from tests.servers import Script, measure_on, scripted
 
 
@@ -233,3 +235,22 @@ def test_the_host_header_names_the_host_without_credentials():
     assert lines[0] == "POST /v1/chat/completions HTTP/1.1"
     assert lines[1:3] == [f"Host: 127.0.0.1:{port}", f"Content-Length: {len(body)}"]
     assert json.loads(body)["messages"] == [{"role": "user", "content": "hi"}]
+
+
+def test_every_read_of_a_plain_tcp_connection_asks_for_the_kernels_stamps(monkeypatch):
+    header_reads, body_reads = [], []
+
+    def headers_read(sock, stamped):
+        header_reads.append(stamped)
+        return receive(sock, stamped)
+
+    def body_read(response, on_event, arrival, stamped, decode=None):
+        body_reads.append(stamped)
+        return read_events(response, on_event, arrival, stamped, decode)
+
+    monkeypatch.setattr(client, "receive", headers_read)
+    monkeypatch.setattr(client, "read_events", body_read)
+    records, connections = measured(Script(tokens=2), requests=2)  # a new connection, then reused
+    assert [r.status for r in records] == ["ok", "ok"] and connections == 1
+    assert header_reads and all(stamped is True for stamped in header_reads)
+    assert body_reads == [True, True]
