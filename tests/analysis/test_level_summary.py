@@ -8,7 +8,16 @@ import pandas as pd
 import pytest
 
 from analysis.load import load
-from analysis.metrics import CLOSED, OPEN, Settings, in_flight, loop_levels, summarize
+from analysis.metrics import (
+    CLOSED,
+    EXTRA_COLUMNS,
+    OPEN,
+    SUMMARY_COLUMNS,
+    Settings,
+    in_flight,
+    loop_levels,
+    summarize,
+)
 from tests.analysis.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,
@@ -230,3 +239,81 @@ def test_a_run_where_every_request_failed_is_summarized_by_its_counts(tmp_path):
         "connect: 3",
     )
     assert pd.isna(row["ttft_ms_p90"]) and pd.isna(row["tps_mean"])
+
+
+def test_the_summary_has_exactly_the_contract_columns_and_whole_number_keys(tmp_path):
+    summary = summary_of(tmp_path, {"a": level(1, 0, 1000.0)})
+    assert list(summary.columns) == SUMMARY_COLUMNS + EXTRA_COLUMNS
+    assert [str(summary[c].dtype) for c in ("concurrency", "tp", "nodes")] == ["Int64"] * 3
+    open_columns = ["offered_rps", "inflight_mean", "send_lateness_ms_p99"]
+    assert all(summary[c].dtype == float and summary[c].isna().all() for c in open_columns)
+
+
+def test_closed_and_open_levels_side_by_side_keep_their_own_figures(tmp_path):
+    paths = [
+        write_run(tmp_path / "r", "closed", level(2, 0, 1000.0), stamp="20260101T000001Z"),
+        write_run(
+            tmp_path / "r",
+            "open",
+            open_loop_level(4, 0, 1000.0, interval=0.5, count=4, latency=1.0),
+            manifest_fields=arrival_manifest([2.0], 4),
+        ),
+    ]
+    summary = summarize(load(paths), NO_BOOTSTRAP)
+    assert list(summary["loop"]) == ["closed", "open"]
+    assert summary.loc[0, "saturation_pct"] == 100.0 and pd.isna(summary.loc[1, "saturation_pct"])
+    assert list(summary.index) == [0, 1]
+
+
+def test_labels_come_in_the_order_given_and_levels_by_concurrency(tmp_path):
+    summary = summary_of(
+        tmp_path, {"zeta": level(4, 1, 1100.0) + level(1, 0, 1000.0), "alpha": level(2, 0, 1000.0)}
+    )
+    rows = list(zip(summary["label"], summary["concurrency"], strict=True))
+    assert rows == [("zeta", 1), ("zeta", 4), ("alpha", 2)]
+
+
+def test_a_label_is_incomplete_when_any_of_its_runs_is(tmp_path):
+    root = tmp_path / "r"
+    paths = [
+        write_run(root, "x", level(1, 0, 1000.0), status="running", stamp="20260101T000001Z"),
+        write_run(root, "x", level(1, 0, 2000.0), stamp="20260101T000002Z"),
+        write_run(root, "y", level(1, 0, 1000.0), stamp="20260101T000003Z"),
+    ]
+    summary = summarize(load(paths), NO_BOOTSTRAP)
+    assert list(zip(summary["label"], summary["incomplete"], strict=True)) == [
+        ("x", True),
+        ("y", False),
+    ]
+    assert list(summary["runs"]) == [2, 1]
+
+
+def test_a_label_run_at_two_time_scales_names_both(tmp_path):
+    root = tmp_path / "r"
+    paths = [
+        write_run(root, "sim", level(1, 0, 1000.0), time_scale=20, stamp="20260101T000001Z"),
+        write_run(root, "sim", level(1, 0, 2000.0), time_scale=10, stamp="20260101T000002Z"),
+        write_run(root, "real", level(1, 0, 1000.0), stamp="20260101T000003Z"),
+    ]
+    summary = summarize(load(paths), NO_BOOTSTRAP)
+    assert list(summary["time_scale"]) == ["10/20", "1"]
+
+
+def test_a_levels_flags_are_joined_in_one_cell(tmp_path):
+    manifest = {
+        "levels": [
+            {
+                "index": 0,
+                "concurrency": 1,
+                "expected": 2,
+                "started_at": "t",
+                "client_flags": ["event loop late", "CPU 95 %"],
+                "stream_flags": ["collapsed stream"],
+            }
+        ]
+    }
+    row = summary_of(tmp_path, {"a": level(1, 0, 1000.0)}, manifest_fields=manifest).iloc[0]
+    assert (row["client_flags"], row["stream_flags"]) == (
+        "event loop late; CPU 95 %",
+        "collapsed stream",
+    )

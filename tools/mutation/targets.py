@@ -79,6 +79,7 @@ TARGETS = (
         (
             "tests/analysis/test_level_summary.py",
             "tests/analysis/test_level_rates.py",
+            "tests/analysis/test_locust_csv.py",
             "tests/analysis/test_percentiles.py",
             *_REPORT,
         ),
