@@ -93,18 +93,18 @@ def score(totals: dict[str, int]) -> float | None:
     return (totals["killed"] + totals["timed out"]) / relevant if relevant else None
 
 
-def ensure_mutmut() -> Path:
-    """mutmut's command in this interpreter's environment, installed there first if missing."""
+def ensure_mutmut() -> Path | None:
+    """mutmut's command in this interpreter's environment, installed there first if missing
+    (None when pip could not install it: pip has said why)."""
     try:
         installed = importlib.metadata.version("mutmut")
     except importlib.metadata.PackageNotFoundError:
         installed = None
     if installed != MUTMUT_VERSION:
         print(f"installing mutmut=={MUTMUT_VERSION} into {sys.prefix}", flush=True)
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", f"mutmut=={MUTMUT_VERSION}"],
-            check=True,
-        )
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", f"mutmut=={MUTMUT_VERSION}"]
+        if subprocess.run(pip).returncode != 0:
+            return None
     return Path(sys.executable).with_name("mutmut")
 
 
@@ -285,6 +285,9 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.monotonic()
     mutmut = ensure_mutmut()
+    if mutmut is None:
+        print(f"error: could not install mutmut=={MUTMUT_VERSION}", file=sys.stderr)
+        return 1
     results, failed = [], []
     for target in targets:
         tests = len(target.tests)
@@ -314,4 +317,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted: mutants/ keeps the work directories as they were", file=sys.stderr)
+        sys.exit(130)
