@@ -184,6 +184,10 @@ def test_a_carriage_return_ending_a_data_line_is_not_part_of_the_data():
     assert pop_events(bytearray(b"data: x \r\n\n")) == [b"x "]
 
 
+def test_only_carriage_returns_are_trimmed_from_the_end_of_a_data_line():
+    assert pop_events(bytearray(b"data: MAX\r\n\n")) == [b"MAX"]
+
+
 def test_an_unstamped_read_is_timed_when_it_is_read():
     left, right = socket.socketpair()
     with left, right:
