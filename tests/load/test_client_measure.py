@@ -86,8 +86,10 @@ def test_a_refused_connection_is_a_connect_failure():
     with socket.socket() as placeholder:
         placeholder.bind(("127.0.0.1", 0))
         port = placeholder.getsockname()[1]  # nothing listens on it once closed
+    before = time.time()
     r = measure(Connection(f"http://127.0.0.1:{port}", timeout=2), request(2), record())
     assert (r.status, r.error_kind, r.http_status) == ("error", "connect", None)
+    assert before <= r.start_time <= time.time()  # a failed send is placed in time too
     assert r.error.startswith("ConnectionRefusedError")
 
 
@@ -210,9 +212,10 @@ def test_warming_opens_the_connection_the_first_request_then_uses():
     with scripted(Script(tokens=2)) as server:
         connection = Connection(server.url, timeout=5)
         connection.warm("/v1/models", build_headers(None))
+        warmed = server.connections
         r = measure(connection, request(), record())
         connection.close()
-    assert r.status == "ok" and server.connections == 1
+    assert warmed == 1 and r.status == "ok" and server.connections == 1
 
 
 def test_warming_a_server_that_is_not_there_is_harmless():
