@@ -264,8 +264,9 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         )
         rows.append(row)
     by_level = ["label", loop.summary_key]
-    stats = pd.DataFrame(rows).set_index(by_level) if rows else pd.DataFrame()
-    frame = counts.join(stats, how="left")
+    # where every measured request failed there are no rows: the levels keep their counts
+    stats = pd.DataFrame(rows) if rows else pd.DataFrame(columns=by_level)
+    frame = counts.join(stats.set_index(by_level), how="left")
     if loop is OPEN:
         frame = frame.join(open_loop_stats(records, settings), how="left")
     frame = frame.reset_index()

@@ -1,0 +1,89 @@
+"""TLS in the client, on 127.0.0.1 in this process: a self-signed certificate is refused unless
+verification is switched off, and then the stream is measured (with read times, as the kernel
+does not stamp TLS reads)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from gevent.server import StreamServer
+
+from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
+from sparkload.records import RequestRecord
+from tests.servers import Script, _answer, _read_request
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory) -> tuple[str, str]:
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return str(cert), str(key)
+
+
+@contextmanager
+def tls_server(certificate: tuple[str, str]) -> Iterator[str]:
+    """A scripted stream of two tokens over HTTPS, one request per connection."""
+
+    def handle(sock, _address) -> None:
+        request, _ = _read_request(sock, b"")
+        if request is not None:
+            _answer(sock, Script(tokens=2, connection_header=b"close"), request[1])
+
+    cert, key = certificate
+    server = StreamServer(("127.0.0.1", 0), handle, certfile=cert, keyfile=key)
+    server.start()
+    try:
+        yield f"https://127.0.0.1:{server.server_port}"
+    finally:
+        server.stop(timeout=1)
+
+
+def measured(connection: Connection) -> RequestRecord:
+    request = StreamRequest(
+        "/v1/chat/completions", build_body("m", "hi", 2), build_headers(None), timeout=5
+    )
+    record = RequestRecord("r", 1, 0, "measure", "local", 0, "h", "m", 0, 2, 0.0)
+    return measure(connection, request, record)
+
+
+def test_a_self_signed_certificate_is_refused_by_default(certificate):
+    with tls_server(certificate) as url:
+        r = measured(Connection(url, timeout=5))
+    assert (r.status, r.error_kind) == ("error", "connect")
+    assert r.error.startswith("SSLCertVerificationError")
+
+
+def test_with_verification_off_a_self_signed_server_is_measured(certificate):
+    with tls_server(certificate) as url:
+        connection = Connection(url, timeout=5, verify_tls=False)
+        r = measured(connection)
+        connection.close()
+    assert (r.status, r.chunks, r.output_tokens) == ("ok", 2, 2), r.error
+    assert 0 < r.ttfb <= r.ttft <= r.latency and not r.clock_adjusted

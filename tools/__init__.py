@@ -1,0 +1,1 @@
+"""Tools for working on sparkload itself (not shipped with the package)."""

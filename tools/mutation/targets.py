@@ -1,0 +1,107 @@
+"""The measurement core's modules and the fast, in-process tests that cover each one.
+
+mutmut runs each mutant only against the listed tests that executed the mutated function (it
+records which test calls what in a first, clean run), so a test file here costs time only for
+the mutants it reaches. Tests that start processes (Locust, the simulator) are left out: a
+child process does not run the mutant, and its start-up would dominate the run. Work done in a
+session- or module-scoped fixture (the report of tests/analysis/conftest.py) is credited to the
+first test that builds it, so the tests that only read it never run against a mutant of the
+code behind it: the modules' own tests call that code themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    """One module to mutate and the test files that cover it."""
+
+    name: str  # short, for the command line and the work directory
+    source: str  # the module's path from the repository root
+    tests: tuple[str, ...]
+
+
+_SCRIPTED_STREAMS = (  # the client against scripted servers in the test process (tests/servers)
+    "tests/load/test_time_base.py",
+    "tests/load/test_keepalive.py",
+    "tests/load/test_accept_encoding.py",
+    "tests/load/test_request_body.py",
+    "tests/load/test_error_path.py",
+)
+_REPORT = (  # the analysis over synthetic run directories (no chart rendering)
+    "tests/analysis/test_load.py",
+    "tests/analysis/test_open_loop.py",
+    "tests/analysis/test_sections.py",
+    "tests/analysis/test_check.py",
+    "tests/analysis/test_slo.py",
+    "tests/analysis/test_tables.py",
+    "tests/analysis/test_path_and_cache.py",
+    "tests/analysis/test_report_reproduction.py",
+)
+
+TARGETS = (
+    Target(
+        "sse",
+        "sparkload/sse.py",
+        ("tests/load/test_sse.py", "tests/load/test_sse_reads.py", *_SCRIPTED_STREAMS),
+    ),
+    Target(
+        "stream",
+        "sparkload/stream.py",
+        ("tests/load/test_stream.py", "tests/load/test_stream_reporting.py", *_SCRIPTED_STREAMS),
+    ),
+    Target(
+        "records",
+        "sparkload/records.py",
+        (
+            "tests/load/test_records.py",
+            "tests/load/test_derived_metrics.py",
+            "tests/load/test_manifest_reading.py",
+            "tests/analysis/test_load.py",
+            *_SCRIPTED_STREAMS,
+        ),
+    ),
+    Target(
+        "percentiles",
+        "analysis/percentiles.py",
+        (
+            "tests/analysis/test_percentiles.py",
+            "tests/analysis/test_percentile_positions.py",
+            "tests/analysis/test_bootstrap_exact.py",
+            "tests/analysis/test_report_reproduction.py",
+        ),
+    ),
+    Target(
+        "metrics",
+        "analysis/metrics.py",
+        (
+            "tests/analysis/test_level_summary.py",
+            "tests/analysis/test_level_rates.py",
+            "tests/analysis/test_locust_csv.py",
+            "tests/analysis/test_percentiles.py",
+            *_REPORT,
+        ),
+    ),
+    # The two modules being reworked on main: measured last, their tests kept in their own files.
+    Target(
+        "streamshape",
+        "sparkload/streamshape.py",
+        ("tests/load/test_stream_shape.py", "tests/load/test_stream_shape_edges.py"),
+    ),
+    Target(
+        "client",
+        "sparkload/client.py",
+        (
+            "tests/load/test_client_requests.py",
+            "tests/load/test_client_measure.py",
+            "tests/load/test_client_tls.py",
+            "tests/load/test_client_time_base.py",
+            *_SCRIPTED_STREAMS,
+            "tests/load/test_stream_shape.py",
+            "tests/workloads/test_datasets.py",
+        ),
+    ),
+)
+TARGET_BY_NAME = {target.name: target for target in TARGETS}
