@@ -8,4 +8,5 @@ from __future__ import annotations
 
 CHAT, FRESH, EDIT, PREFILL = "chat", "fresh", "edit", "prefill"
 NAMES = (CHAT, FRESH, EDIT, PREFILL)
+TRACE = "trace"  # chosen by --trace, not by --workload
 OUTPUT_TOKENS = {CHAT: 128, FRESH: 400, EDIT: 3000, PREFILL: 1}  # each workload's own length

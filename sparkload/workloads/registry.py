@@ -13,19 +13,23 @@ from sparkload.workloads.contract import Synthetic, Workload
 from sparkload.workloads.edit import EditWorkload
 from sparkload.workloads.fresh import FreshWorkload
 from sparkload.workloads.prefill import PrefillWorkload
+from sparkload.workloads.trace import TraceWorkload
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
 
 WORKLOADS: dict[str, type[Workload[Any]]] = {
     workload.name: workload
-    for workload in (ChatWorkload, FreshWorkload, EditWorkload, PrefillWorkload)
+    for workload in (ChatWorkload, FreshWorkload, EditWorkload, PrefillWorkload, TraceWorkload)
 }
 
 
 def settle(opts: RunOptions) -> RunOptions:
     """The options to run with, by the chosen workload's rules (a ConfigError of one line on a
-    conflict, e.g. ``--workload prefill`` with ``--step-duration``)."""
+    conflict, e.g. ``--workload prefill`` with ``--step-duration``). ``--trace`` chooses the
+    trace workload."""
+    if opts.trace is not None:
+        return TraceWorkload.settle(opts)
     return WORKLOADS[opts.workload].settle(opts)
 
 
