@@ -43,6 +43,7 @@ from analysis.sections import (
     tail,
     throughput,
     tp,
+    traffic,
 )
 from analysis.tables import Table
 
@@ -64,8 +65,9 @@ SECTIONS = (
     endpoints,
     open_loop,
     notes,
+    traffic,
 )
-ANY_LOOP = (runs, open_loop)  # the sections with something to say of open-loop runs
+ANY_LOOP = (runs, open_loop, traffic)  # the sections with something to say of open-loop runs
 
 
 def section_numbers() -> dict[str, int]:
