@@ -889,6 +889,8 @@ def check_plan(opts: RunOptions) -> None:
     (a value equal to the default cannot be told from none, and passes)."""
     if opts.burstiness != 1.0 and opts.arrival_process != GAMMA:
         raise ConfigError("--burstiness shapes gamma arrivals: add --arrival-process gamma")
+    if opts.arrival_process != POISSON and not opts.arrival_rate and opts.trace is None:
+        raise ConfigError("--arrival-process spaces open-loop arrivals: give --arrival-rate")
     if opts.trace is None:
         if opts.trace_speedup != 1.0:
             raise ConfigError("--trace-speedup without --trace: give the trace to replay")

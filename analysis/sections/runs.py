@@ -81,12 +81,11 @@ def _open_loop_line(run: Run, where: str) -> str:
     rates = ", ".join(f"{rate:.4g}" for _, rate in sorted(run.offered_rates().items()))
     arrival = run.manifest.arrival or {}
     if trace := arrival.get("trace"):
-        how = f"a replayed trace, `{trace.get('path')}` at {arrival.get('speedup', 1):g}x"
+        how = f"a replayed trace, `{trace.get('path')}` at {arrival.get('speedup', 1)}x speed"
     else:
-        process = arrival.get("process", "poisson")
-        how = f"{process} arrivals" + (
-            f" of burstiness {arrival.get('burstiness'):g}" if process == "gamma" else ""
-        )
+        process, burstiness = arrival.get("process", "poisson"), arrival.get("burstiness")
+        known = process == "gamma" and isinstance(burstiness, int | float)
+        how = f"{process} arrivals" + (f" of burstiness {burstiness:g}" if known else "")
     return (
         f"`{run.path.name}`: **open loop** ({how}, offered rates: {rates or 'unknown'} "
         f"req/s): reported by offered rate in {where}, not by concurrency."

@@ -72,19 +72,23 @@ def asked(run: Run) -> str:
             f"{trace.get('lines')} lines over {trace.get('span_s', 0):.1f} s of its time)"
         )
     if lengths := prompts.get("lengths"):
-        parts = [
-            f"{c['input_tokens']}±{c['input_stddev']:g} in, "
-            + (f"{c['output_tokens']}±{c['output_stddev']:g} out" if c["output_tokens"] else "")
-            + f" ({c['weight'] * 100:.0f}%)"
-            for c in lengths
-        ]
-        text = "; ".join(parts)
+        text = "; ".join(_component(c) for c in lengths if isinstance(c, dict))
     else:
         text = f"{prompts.get('input_tokens')} tokens in"
-    if prefix := prompts.get("prefix"):
-        text += f", after one of {prefix['count']} shared prefixes of {prefix['tokens']} tokens"
+    if isinstance(prefix := prompts.get("prefix"), dict):
+        text += (
+            f", after one of {prefix.get('count')} shared prefixes of {prefix.get('tokens')} tokens"
+        )
     pool = prompts.get("count")
     return f"`{run.path.name}`: synthetic prompts, {text} (a pool of {pool})"
+
+
+def _component(c: dict) -> str:
+    """One part of a length distribution, e.g. "1000±200 in, 16±0 out (100%)"."""
+    text = f"{c.get('input_tokens')}±{c.get('input_stddev', 0)} in"
+    if c.get("output_tokens"):
+        text += f", {c['output_tokens']}±{c.get('output_stddev', 0)} out"
+    return text + f" ({float(c.get('weight') or 0) * 100:.0f}%)"
 
 
 def _levels(context: Context, label: str) -> pd.DataFrame:
