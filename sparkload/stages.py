@@ -45,6 +45,9 @@ class Arrival:
     due_wall: float  # epoch seconds, for the record
     due: float  # perf_counter seconds, for the queue wait
     line: int | None = None  # a trace replay: the index of the trace line this request sends
+    # the level whose schedule made it: a user that waited for it across a level change still
+    # files it under its own level
+    stage: Stage | None = None
 
 
 class LevelSignal:

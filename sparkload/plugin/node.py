@@ -94,7 +94,9 @@ class Node:
         if stage.kind == ARRIVAL and self.context is not None and self.shipper is not None:
             mine = my_share(level_schedule(self.context, stage), stage.shares, self.node_id)
             self.signal.run_schedule(
-                start_schedule(self.signal, mine, self.context.time_scale, self.shipper.issue)
+                start_schedule(
+                    self.signal, mine, self.context.time_scale, self.shipper.issue, stage
+                )
             )
         self.signal.update(stage)
 

@@ -93,9 +93,10 @@ def start_schedule(
     schedule: Iterable[Due],
     time_scale: float,
     on_arrival: Callable[[], None],
+    stage: Stage | None = None,
 ) -> gevent.Greenlet:
-    """Feed this process's arrivals into ``signal.arrivals`` at their due times (target seconds
-    divided by ``time_scale``).
+    """Feed this process's arrivals of ``stage`` into ``signal.arrivals`` at their due times
+    (target seconds divided by ``time_scale``).
 
     ``on_arrival`` counts each one as issued the moment it is due, so requests still waiting
     for a free user keep the run from ending before they are served.
@@ -109,7 +110,7 @@ def start_schedule(
             if delay > 0:
                 gevent.sleep(delay)
             on_arrival()
-            signal.arrivals.put(Arrival(start_wall + real, start + real, line))
+            signal.arrivals.put(Arrival(start_wall + real, start + real, line, stage))
 
     return gevent.spawn(feed)
 

@@ -8,8 +8,13 @@ import random
 import statistics
 
 import pytest
+from locust.argument_parser import LocustArgumentParser
 
 from sparkload.config import ARRIVAL_PROCESSES, CONSTANT, GAMMA, POISSON
+from sparkload.plugin.context import RunContext
+from sparkload.plugin.options import register
+from sparkload.plugin.session import UserSession
+from sparkload.prompts import PromptOrder
 from sparkload.shapes.arrival import (
     gaps,
     my_share,
@@ -18,7 +23,7 @@ from sparkload.shapes.arrival import (
     start_schedule,
     trace_schedule,
 )
-from sparkload.stages import LevelSignal
+from sparkload.stages import ARRIVAL, Arrival, LevelSignal, Stage
 
 GAPS = 20_000
 
@@ -100,3 +105,33 @@ def test_the_feed_turns_target_seconds_into_real_ones_by_the_time_scale():
     assert [a.due - arrivals[0].due for a in arrivals] == pytest.approx(real, abs=1e-9)
     assert [a.due_wall - arrivals[0].due_wall for a in arrivals] == pytest.approx(real, abs=1e-6)
     assert [a.line for a in arrivals] == [4, 5, None] and len(issued) == 3
+
+
+def test_the_feed_files_each_arrival_under_the_level_it_was_started_for():
+    signal, level = LevelSignal(), Stage(ARRIVAL, 3, 8)
+    start_schedule(signal, [(0.0, None)], 1.0, lambda: None, level).join(5)
+    assert signal.arrivals.get_nowait().stage == level
+
+
+def test_an_arrival_that_came_after_a_level_change_is_measured_at_its_own_level():
+    """A user waits up to a second for an arrival; the level may change meanwhile, and the
+    arrival then belongs to the new level, not to the one the user saw when it began to wait."""
+    parser = LocustArgumentParser()
+    register(parser)
+    context = RunContext.from_options(parser.parse_args([]), "http://127.0.0.1:9")
+    session = UserSession(
+        context=context,
+        ordinal=0,
+        endpoint=context.endpoints[0],
+        node_id="local",
+        worker_label="local",
+        prompt_order=PromptOrder(1, 0),
+        shipper=None,  # type: ignore[arg-type]  # nothing is sent here
+        next_request_id=lambda: "r",
+    )
+    signal, next_level = LevelSignal(), Stage(ARRIVAL, 1, 4)
+    signal.update(Stage(ARRIVAL, 0, 4))
+    signal.arrivals.put(Arrival(0.0, 0.0, None, next_level))
+    assignment = session.next_assignment(signal)
+    assert assignment is not None and assignment.stage == next_level
+    session.close()
