@@ -7,8 +7,9 @@ server's prefix cache (vLLM's, the simulator's) sees the trace's shared prefixes
 
 The text is built from units: a space and a common three-letter word (``" the"``, ``" red"``),
 which is 4 characters (one token by the simulator's count, 512 units = one of its 512-token
-blocks exactly) and one token in the byte-level BPE tokenizers of current models, where a word
-with its leading space is one piece and pieces never cross a space. So a block is 512 units, a
+blocks exactly) and one token in byte-level BPE tokenizers, where a word with its leading space
+is one piece and pieces never cross a space (checked with GPT-2's, cl100k_base's and
+o200k_base's ranks: every unit one token, 512 units 512 tokens). So a block is 512 units, a
 length of n tokens is n units, and nothing has to be counted per block: the master counts one
 block once to say how exact that is for the target (``sparkload.workloads.trace``). The words
 come from a seeded generator per block id; a run's salt is in the seed, so blocks are cold in
