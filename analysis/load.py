@@ -64,9 +64,17 @@ NUMERIC_FIELDS = (
     "queue_wait",
     "turn",  # a conversation's requests: the turn (1-based) and the turns it was planned with
     "turns",
+    "scheduled_time",
 )
 # Workload fields of ``RequestRecord.extra`` the workload tables read, kept as ``extra_<name>``.
-EXTRA_FIELDS = ("target_tokens", "prefill_s", "identical")
+EXTRA_FIELDS = (
+    "target_tokens",
+    "prefill_s",
+    "identical",
+    "prefix",
+    "prefix_tokens",
+    "expected_cached_tokens",
+)
 EXTRA_DURATIONS = ("prefill_s",)  # seconds, scaled like DURATION_FIELDS
 SOURCE_RECORDS = "records"
 SOURCE_LOCUST = "locust-csv"
@@ -125,7 +133,9 @@ class Run:
         """Level index → offered rate (requests/s, simulated time) of an open-loop run.
 
         From each level's ``arrival_rate``; manifests written before rates were per level give
-        ``arrival["rates"]`` (one per level) or ``arrival["rate"]`` (a single level).
+        ``arrival["rates"]`` (one per level) or ``arrival["rate"]`` (a single level). Rates are
+        in the target's time when ``arrival["time"]`` says ``target`` (sparkload since issue
+        18); before that they were per real second, and are turned into simulated time here.
         """
         arrival = self.manifest.arrival or {}
         rates = dict(enumerate(arrival.get("rates") or []))
@@ -139,7 +149,9 @@ class Run:
             }
         )
         scaled = {index: _optional_float(rate) for index, rate in rates.items()}
-        return {index: rate / self.time_scale for index, rate in scaled.items() if rate}
+        per_real_second = arrival.get("time") != "target"
+        divisor = self.time_scale if per_real_second else 1.0
+        return {index: rate / divisor for index, rate in scaled.items() if rate}
 
     def level_name(self, level: LevelEntry) -> str:
         """How messages name one of the run's levels: by C, or by offered rate when open loop."""
@@ -364,7 +376,9 @@ def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> Non
     """In place: ``scale_to_simulated_time`` for whole columns, start times included."""
     starts = columns["start_time"]
     if len(starts) and np.isfinite(starts).any():
-        columns["start_time"] = (starts - np.nanmin(starts)) * time_scale
+        origin = np.nanmin(starts)
+        columns["start_time"] = (starts - origin) * time_scale
+        columns["scheduled_time"] = (columns["scheduled_time"] - origin) * time_scale
     if time_scale == 1:
         return
     for name in (*DURATION_FIELDS, *(f"extra_{name}" for name in EXTRA_DURATIONS)):
@@ -373,6 +387,22 @@ def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> Non
     for name in RATE_FIELDS:
         if name in columns:
             columns[name] = columns[name] / time_scale
+
+
+def _expected_cached(columns: dict[str, np.ndarray]) -> np.ndarray:
+    """Per record, the prompt tokens a prefix cache that keeps everything would serve (NaN where
+    prompts share nothing by design): a trace line's own figure (its leading blocks an earlier
+    line sent whole), or, with shared prefixes, the prefix's tokens for every request after the
+    first of its prefix in the run (by send time, warm-ups included)."""
+    expected = columns["extra_expected_cached_tokens"].copy()
+    prefix = columns["extra_prefix"]
+    shared = np.flatnonzero(np.isfinite(prefix))
+    if len(shared):
+        order = shared[np.argsort(columns["start_time"][shared], kind="stable")]
+        _, first = np.unique(prefix[order], return_index=True)
+        expected[shared] = columns["extra_prefix_tokens"][shared]
+        expected[order[first]] = 0.0
+    return expected
 
 
 def _offered_rps(run: Run, level_index: np.ndarray) -> np.ndarray:
@@ -402,6 +432,7 @@ def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
     if run.records == 0:
         return None
     _to_simulated_time(columns, run.time_scale)
+    columns["expected_cached_tokens"] = _expected_cached(columns)
     frame = pd.DataFrame(columns)
     frame["level"] = frame["level"].astype(np.int64)
     frame["error_kind"] = frame["error_kind"].astype("category")

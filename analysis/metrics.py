@@ -18,9 +18,18 @@ saturation_pct are left empty; measured_rps and measured_total_tps are the achie
                        start and end events (start, start + latency) of measured requests
   send_lateness_ms     p50/p99 of queue_wait (due → sent) of measured requests
 
+  arrival_cv           coefficient of variation (sd / mean) of the gaps between the scheduled
+                       times of the level's requests, all sent or not: 1 for Poisson arrivals,
+                       0 for constant ones, 1/√B for gamma of shape B
+
 Per-request itl/tps come from the records (``RequestRecord.derive``) and are never recomputed.
 Extra columns beside them: p99s, bootstrap CIs, decode tok/s, chunk ITL (vLLM's per-chunk gap,
-per step rather than per token with MTP), and the share of prompt tokens served from cache.
+per step rather than per token with MTP), the lengths achieved (prompt tokens by the server's
+usage: mean, standard deviation, percentiles, min, max; output tokens' deviation and
+percentiles), the share of prompt tokens served from cache (``cached_prompt_pct``: usage
+cached_tokens / prompt_tokens) and the share a cache that keeps everything would serve
+(``expected_cached_pct``: Σ expected cached tokens / Σ prompt tokens, of requests whose prompts
+share text by design: shared prefixes, trace blocks).
 Several runs of one label pool their requests; their wall times add up.
 """
 
@@ -61,6 +70,10 @@ OPEN_LOOP_COLUMNS = [
     "send_lateness_ms_p50",
     "send_lateness_ms_p99",
 ]
+LENGTH_COLUMNS = [
+    *(f"prompt_tokens_{s}" for s in ("mean", "sd", "p50", "p90", "p99", "min", "max")),
+    *(f"output_tokens_{s}" for s in ("sd", "p50", "p90", "p99")),
+]
 
 SUMMARY_COLUMNS = [
     "label",
@@ -100,6 +113,9 @@ EXTRA_COLUMNS = [
     "decode_tps_mean",
     "chunk_itl_ms_mean",
     "cached_prompt_pct",
+    "expected_cached_pct",
+    *LENGTH_COLUMNS,
+    "arrival_cv",
     "time_scale",
     "runs",
     "incomplete",
@@ -262,6 +278,14 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         row["cached_prompt_pct"] = (
             cached[both].sum() / prompt[both].sum() * 100 if prompt[both].sum() else np.nan
         )
+        expected = column["expected_cached_tokens"][index]
+        by_design = np.isfinite(prompt) & np.isfinite(expected)
+        row["expected_cached_pct"] = (
+            expected[by_design].sum() / prompt[by_design].sum() * 100
+            if prompt[by_design].sum()
+            else np.nan
+        )
+        row.update(length_stats(prompt, tokens, settings))
         rows.append(row)
     by_level = ["label", loop.summary_key]
     # where every measured request failed there are no rows: the levels keep their counts
@@ -298,6 +322,29 @@ def in_flight(starts: np.ndarray, ends: np.ndarray) -> InFlight:
     )
 
 
+def length_stats(prompt: np.ndarray, output: np.ndarray, settings: Settings) -> dict:
+    """The lengths a level achieved: prompt tokens (mean, sd, p50/p90/p99, min, max) and output
+    tokens (sd, p50/p90/p99), over the requests that report them."""
+    out: dict[str, float] = {}
+    for stem, values, stats in (
+        ("prompt_tokens", prompt, ("mean", "sd", "p50", "p90", "p99", "min", "max")),
+        ("output_tokens", output, ("sd", "p50", "p90", "p99")),
+    ):
+        ordered = np.sort(values[np.isfinite(values)])
+        figures = {
+            "mean": float(ordered.mean()) if len(ordered) else np.nan,
+            "sd": float(ordered.std()) if len(ordered) else np.nan,
+            "min": float(ordered[0]) if len(ordered) else np.nan,
+            "max": float(ordered[-1]) if len(ordered) else np.nan,
+            **{
+                name: percentiles.quantile(ordered, q, settings.percentile_method)
+                for name, q in QUANTILES.items()
+            },
+        }
+        out.update({f"{stem}_{name}": figures[name] for name in stats})
+    return out
+
+
 def open_loop_stats(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
     """Per (label, offered rate), over measured requests (failures included: they were sent):
     the in-flight requests the arrivals reached, pooled over runs (mean = Σ integrals / Σ walls),
@@ -306,6 +353,7 @@ def open_loop_stats(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
     starts = measured["start_time"].to_numpy()
     ends = starts + np.nan_to_num(measured["latency"].to_numpy())
     lateness_ms = measured["queue_wait"].to_numpy() * 1000.0
+    scheduled = measured["scheduled_time"].to_numpy()
     per_run: dict[tuple, list[np.ndarray]] = {}
     for (label, rate, _), index in measured.groupby(
         ["label", "offered_rps", "run"], observed=True
@@ -317,6 +365,9 @@ def open_loop_stats(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
         wall = sum(s.wall_s for s in sweeps)
         late = lateness_ms[np.concatenate(runs)]
         late = np.sort(late[np.isfinite(late)])
+        # gaps within each run (a run's schedule is its own), pooled: sd / mean over all gaps
+        gaps = np.concatenate([np.diff(np.sort(scheduled[index])) for index in runs])
+        gaps = gaps[np.isfinite(gaps)]
         rows.append(
             [
                 label,
@@ -324,10 +375,12 @@ def open_loop_stats(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
                 sum(s.request_seconds for s in sweeps) / wall if wall else np.nan,
                 max(s.peak for s in sweeps),
                 *(percentiles.quantile(late, q, settings.percentile_method) for q in (0.5, 0.99)),
+                float(gaps.std() / gaps.mean()) if len(gaps) > 1 and gaps.mean() > 0 else np.nan,
             ]
         )
     by_level = ["label", "offered_rps"]
-    return pd.DataFrame(rows, columns=[*by_level, *OPEN_LOOP_COLUMNS]).set_index(by_level)
+    columns = [*by_level, *OPEN_LOOP_COLUMNS, "arrival_cv"]
+    return pd.DataFrame(rows, columns=columns).set_index(by_level)
 
 
 def add_rates(levels: pd.DataFrame) -> pd.DataFrame:

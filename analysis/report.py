@@ -70,6 +70,7 @@ from analysis.sections import (
     time_slices,
     timelines,
     tp,
+    traffic,
 )
 from analysis.sections import conversations as conversations_section
 from analysis.tables import Table
@@ -96,9 +97,10 @@ SECTIONS = (
     time_slices,
     timelines,
     conversations_section,
+    traffic,
 )
 # the sections with something to say of open-loop runs
-ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines)
+ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines, traffic)
 
 
 def section_numbers() -> dict[str, int]:

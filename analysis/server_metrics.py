@@ -201,6 +201,32 @@ def per_level(runs: list[Run]) -> pd.DataFrame:
     return out.replace([np.inf, -np.inf], np.nan).reset_index()
 
 
+def prefix_cache_per_level(runs: list[Run]) -> pd.DataFrame:
+    """The server's prefix-cache hit rate (Δ hits / Δ queries, in tokens) per (label, level),
+    a level named by its C or, open loop, by its offered rate (``level`` column); empty when no
+    run has the counters."""
+    rows = []
+    for run in runs:
+        if not run.server_metrics_path:
+            continue
+        rates = run.offered_rates() if run.open_loop else {}
+        for row in _level_deltas(run):
+            key = rates.get(row["level_index"], np.nan) if run.open_loop else row["concurrency"]
+            rows.append(
+                {
+                    "label": run.label,
+                    "level": float(key),
+                    "prefix_hits": row["prefix_hits"],
+                    "prefix_queries": row["prefix_queries"],
+                }
+            )
+    if not rows:
+        return pd.DataFrame(columns=["label", "level", "prefix_hit_rate"])
+    sums = pd.DataFrame(rows).groupby(["label", "level"], sort=False).sum(min_count=1)
+    rate = (sums["prefix_hits"] / sums["prefix_queries"]).replace([np.inf, -np.inf], np.nan)
+    return rate.rename("prefix_hit_rate").reset_index()
+
+
 _CACHE_CONFIG = "vllm:cache_config_info"
 
 

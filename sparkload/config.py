@@ -28,12 +28,15 @@ from sparkload.paths import DEFAULT_PROMPTS
 from sparkload.sim import options as sim_options
 from sparkload.sim.speculation import parse_spec
 from sparkload.stream import API_CHAT, API_COMPLETIONS
+from sparkload.workloads.lengths import Component, parse_seq_dist
 from sparkload.workloads.names import CHAT, HISTORIES, HISTORY_MODEL, NAMES, OUTPUT_TOKENS
 
 SIM_PROFILES = sim_options.PROFILE_NAMES
 IGNORE_EOS_CHOICES = ("auto", "yes", "no")
 APIS = (API_CHAT, API_COMPLETIONS)
 CONTENT_CODINGS = ("identity", "gzip", "deflate", "br")
+POISSON, CONSTANT, GAMMA = "poisson", "constant", "gamma"
+ARRIVAL_PROCESSES = (POISSON, CONSTANT, GAMMA)
 
 Parse = Callable[[str, Any], Any]
 
@@ -349,8 +352,9 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "--arrival-rate",
         "0",
-        "Open loop: Poisson arrivals per second, or several rates comma-separated "
-        "(2,4,8,16: one level each, a rate sweep); 0: closed loop",
+        "Open loop: arrivals per second of the target's time (simulated seconds on the built-in "
+        "simulator), or several rates comma-separated (2,4,8,16: one level each, a rate sweep); "
+        "0: closed loop",
         PLAN,
         rates,
     ),
@@ -364,9 +368,46 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "--arrival-duration",
         60.0,
-        "Open loop: seconds of arrivals",
+        "Open loop: seconds of arrivals per rate, in the target's time",
         PLAN,
         non_negative,
+    ),
+    Option(
+        "--arrival-process",
+        POISSON,
+        "Open loop: how arrivals are spaced: poisson (exponential gaps), constant (even gaps) "
+        "or gamma (gaps of shape --burstiness and the rate's mean, vLLM's); seeded",
+        PLAN,
+        one_of(ARRIVAL_PROCESSES),
+        choices=ARRIVAL_PROCESSES,
+    ),
+    Option(
+        "--burstiness",
+        1.0,
+        "Open loop, --arrival-process gamma: the gamma shape B (vLLM's --burstiness): 1 is "
+        "Poisson, below 1 burstier, above 1 more even (the gaps' coefficient of variation is "
+        "1/sqrt(B))",
+        PLAN,
+        positive,
+    ),
+    Option(
+        "--trace",
+        "",
+        "Replay a trace, open loop: each line is sent at its timestamp (target time) with its "
+        "input and output lengths; Mooncake JSONL (timestamp ms, input_length, output_length, "
+        "hash_ids of 512-token blocks: shared ids become shared prompt text) or the Azure LLM "
+        "inference CSV (TIMESTAMP, ContextTokens, GeneratedTokens); --arrival-users caps those "
+        "in flight",
+        PLAN,
+        optional_path,
+    ),
+    Option(
+        "--trace-speedup",
+        1.0,
+        "Trace replay: send the trace this many times faster than its timestamps (2: twice the "
+        "rate)",
+        PLAN,
+        positive,
     ),
     Option(
         "--repeat",
@@ -563,12 +604,53 @@ OPTIONS: tuple[Option, ...] = (
         optional_whole,
     ),
     Option(
+        "--input-tokens-stddev",
+        0.0,
+        "Synthetic prompts: the standard deviation of their input lengths around --input-tokens "
+        "(normal, clamped to 1 token, a pool of 64 seeded lengths)",
+        WORKLOAD,
+        non_negative,
+    ),
+    Option(
+        "--seq-dist",
+        "",
+        'Synthetic prompts of a mix of input and output lengths, aiperf\'s "ISL,OSL:WEIGHT;..." '
+        '(e.g. "256,16:0.75;2048,16:0.25"; ISL|SD,OSL|SD for a spread; weights are relative); '
+        "replaces --input-tokens and --output-tokens, lengths pinned",
+        WORKLOAD,
+        parse_seq_dist,
+    ),
+    Option(
+        "--prefix-tokens",
+        None,
+        "Synthetic prompts: every prompt starts with one of --prefix-count fixed prefixes of N "
+        "tokens (a shared system prompt, served from the prefix cache once warm), then its own "
+        "--input-tokens",
+        WORKLOAD,
+        optional_whole,
+    ),
+    Option(
+        "--prefix-count",
+        1,
+        "How many distinct --prefix-tokens prefixes; requests take them in turn",
+        WORKLOAD,
+        whole,
+    ),
+    Option(
         "--output-tokens",
         None,
         "Exactly N output tokens per request: max_tokens N, pinned with ignore_eos + min_tokens "
         "unless --ignore-eos no (overrides a dataset's own max_tokens)",
         WORKLOAD,
         optional_whole,
+    ),
+    Option(
+        "--output-tokens-stddev",
+        0.0,
+        "The standard deviation of the output lengths around --output-tokens (normal, clamped "
+        "to 1 token, seeded)",
+        WORKLOAD,
+        non_negative,
     ),
     Option(
         "--tokenizer",
@@ -770,7 +852,11 @@ class RunOptions:
     step_duration: float
     arrival_rate: tuple[float, ...]  # open loop: one level per rate (empty: closed loop)
     arrival_users: int
-    arrival_duration: float
+    arrival_duration: float  # target time
+    arrival_process: str  # poisson | constant | gamma
+    burstiness: float
+    trace: Path | None
+    trace_speedup: float
     repeat: int
     seed: int
     endpoints: tuple[str, ...]
@@ -804,7 +890,12 @@ class RunOptions:
     history: str  # model | dataset
     reply_lengths: bool
     input_tokens: int | None  # synthetic prompts of this many tokens (None: --prompts)
+    input_tokens_stddev: float
+    seq_dist: tuple[Component, ...]  # a mix of (input, output) lengths (empty: not given)
+    prefix_tokens: int | None  # shared prefixes of this many tokens (None: none)
+    prefix_count: int
     output_tokens: int | None  # pinned output length (None: not asked)
+    output_tokens_stddev: float
     tokenizer: Path | None
     results_dir: Path
     keep_chunk_gaps: bool
@@ -824,9 +915,21 @@ class RunOptions:
 
     @property
     def mode(self) -> str:
-        if self.arrival_rate:
+        if self.arrival_rate or self.trace is not None:
             return "arrival"
         return "steps" if self.step_duration > 0 else "ladder"
+
+    @property
+    def level_count(self) -> int:
+        """Levels of one run of the plan: one per rate, the trace's one, or one per C."""
+        if self.trace is not None:
+            return 1
+        return len(self.arrival_rate) if self.arrival_rate else len(self.ladder)
+
+    @property
+    def synthetic(self) -> bool:
+        """The chat prompts are fitted synthetic texts (--input-tokens or --seq-dist)."""
+        return self.input_tokens is not None or bool(self.seq_dist)
 
     @property
     def server_metrics(self) -> bool:
@@ -846,7 +949,39 @@ class RunOptions:
 
 def from_namespace(ns: argparse.Namespace) -> RunOptions:
     """Validate Locust's parsed options (CLI, conf file, env or web form) into RunOptions, each
-    by its own parser (the chosen workload settles them further: ``workloads.registry.settle``)."""
-    return RunOptions(
+    by its own parser, and the load plan's rules across options (the chosen workload settles
+    them further: ``workloads.registry.settle``)."""
+    options = RunOptions(
         **{option.dest: option.value(getattr(ns, option.dest, None)) for option in OPTIONS}
     )
+    check_plan(options)
+    return options
+
+
+def check_plan(opts: RunOptions) -> None:
+    """The load plan's rules across options: a ConfigError of one line naming the conflict.
+
+    A trace brings its own timing, so the options of every other plan are refused beside it
+    (a value equal to the default cannot be told from none, and passes)."""
+    if opts.burstiness != 1.0 and opts.arrival_process != GAMMA:
+        raise ConfigError("--burstiness shapes gamma arrivals: add --arrival-process gamma")
+    if opts.arrival_process != POISSON and not opts.arrival_rate and opts.trace is None:
+        raise ConfigError("--arrival-process spaces open-loop arrivals: give --arrival-rate")
+    if opts.trace is None:
+        if opts.trace_speedup != 1.0:
+            raise ConfigError("--trace-speedup without --trace: give the trace to replay")
+        return
+    given = {
+        "--arrival-rate": bool(opts.arrival_rate),
+        "--step-duration": opts.step_duration > 0,
+        "--ladder": opts.ladder != default("ladder"),
+        "--requests-per-user": opts.requests_per_user != default("requests_per_user"),
+        "--arrival-duration": opts.arrival_duration != default("arrival_duration"),
+        "--arrival-process": opts.arrival_process != POISSON,
+    }
+    clash = [flag for flag, present in given.items() if present]
+    if clash:
+        raise ConfigError(
+            f"--trace sends each line at its own timestamp: drop {', '.join(clash)} "
+            "(--trace-speedup changes the pace, --arrival-users the requests in flight)"
+        )

@@ -156,7 +156,7 @@ class LevelTally:
             wall = self.wall_time
             system_rps = (self.measured - self.failures) / wall if wall else None
             total_tps = self.output_tokens / wall if wall else None
-            level: int | str = f"{self.arrival_rate:g}/s"
+            level: int | str = f"{self.arrival_rate:.4g}/s"
         else:
             system_rps = self.concurrency / mean_latency if mean_latency else None
             total_tps = mean_tps * self.concurrency if mean_tps is not None else None

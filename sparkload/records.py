@@ -387,6 +387,8 @@ class Manifest:
     requests_per_user: int | None = None
     warmup_requests_per_level: int = 0
     step_duration: float | None = None
+    # open loop: rates, users, duration, process and burstiness (or trace and speedup); with
+    # "time": "target" the rates and duration are the target's time (before: real-time rates)
     arrival: dict[str, Any] | None = None
     slice_duration: float | None = None  # --slice-duration: report windows, target seconds
     # The capacity search's answer: {"bounds", "over": "concurrency" | "rate", "capacity" (None:

@@ -6,7 +6,7 @@ and sleep on ``wait_change`` between requests, so a level change wakes them at o
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import gevent
 from gevent.event import Event
@@ -30,8 +30,11 @@ class Stage:
     index: int = -1  # level index
     concurrency: int = 0
     warmup_node: str | None = None
-    arrival_rate: float = 0.0  # open loop, whole run (requests/s)
-    arrival_duration: float = 0.0
+    arrival_rate: float = 0.0  # open loop, whole run (requests/s, target time)
+    arrival_duration: float = 0.0  # target seconds
+    # open loop: each process's users (node id -> users); a process takes this share of the
+    # run's one schedule (``shapes.arrival.my_share``)
+    shares: dict[str, int] = field(default_factory=dict)
 
     def to_message(self) -> dict:
         return asdict(self)
@@ -41,6 +44,10 @@ class Stage:
 class Arrival:
     due_wall: float  # epoch seconds, for the record
     due: float  # perf_counter seconds, for the queue wait
+    line: int | None = None  # a trace replay: the index of the trace line this request sends
+    # the level whose schedule made it: a user that waited for it across a level change still
+    # files it under its own level
+    stage: Stage | None = None
 
 
 class LevelSignal:

@@ -21,6 +21,7 @@ the load; the texts reach the workers in the options of the test's start.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -31,9 +32,11 @@ from sparkload.errors import ConfigError
 from sparkload.sim.textlength import CHARS_PER_TOKEN, estimate_tokens
 from sparkload.stream import API_COMPLETIONS
 from sparkload.target import models_url
-from sparkload.workloads.chat import SYNTHETIC_POOL
-from sparkload.workloads.contract import Synthetic
+from sparkload.traces import BLOCK_TOKENS
+from sparkload.workloads import blocktext
+from sparkload.workloads.contract import SEPARATOR, Synthetic
 from sparkload.workloads.filler import GENERATOR, filler_text
+from sparkload.workloads.lengths import SINGLE_POOL, Component, plan, pool_size
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -179,19 +182,23 @@ def _messages(text: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": text}]
 
 
-def fit(counter: Counter, tokens: int, seed: int) -> tuple[str, int]:
-    """A prefix of seeded filler text of ``tokens`` tokens by ``counter`` (or as near as none
-    is exact), and its count."""
-    chars = tokens * CHARS_PER_TOKEN * 2 + 64
+def fit(
+    counter: Counter, tokens: int, seed: int, head: str = "", head_tokens: int = 0
+) -> tuple[str, int]:
+    """A prefix of seeded filler text that, after ``head`` (of ``head_tokens`` tokens), makes
+    ``tokens`` tokens by ``counter`` (or as near as none is exact): the filler part, and the
+    count of head and filler together."""
+    own = max(tokens - head_tokens, 1)
+    chars = own * CHARS_PER_TOKEN * 2 + 64
     source = filler_text(chars, seed)
-    while counter.count(source) < tokens:
+    while counter.count(head + source) < tokens:
         chars *= 2
         source = filler_text(chars, seed)
-    lo, hi = 0, len(source)  # count(source[:lo]) < tokens <= count(source[:hi])
-    best = (source, counter.count(source))
-    length = min(max(counter.guess(source, tokens), 1), hi)
+    lo, hi = 0, len(source)  # count(head + source[:lo]) < tokens <= count(head + source[:hi])
+    best = (source, counter.count(head + source))
+    length = min(max(counter.guess(source, own), 1), hi)
     for _ in range(MAX_COUNTS):
-        found = counter.count(source[:length])
+        found = counter.count(head + source[:length])
         if abs(found - tokens) < abs(best[1] - tokens):
             best = (source[:length], found)
         if found == tokens:
@@ -199,32 +206,121 @@ def fit(counter: Counter, tokens: int, seed: int) -> tuple[str, int]:
         lo, hi = (length, hi) if found < tokens else (lo, length)
         if hi - lo <= 1:
             break
-        step = round(length * tokens / found) if found else hi
+        step = (
+            round(length * (tokens - head_tokens) / (found - head_tokens))
+            if found > head_tokens
+            else hi
+        )
         length = step if lo < step < hi else (lo + hi) // 2
     return best
 
 
-def synthesize(counter: Counter, tokens: int, seed: int, pool: int = SYNTHETIC_POOL) -> Synthetic:
-    """The pool of distinct prompts of ``tokens`` tokens, and how they were counted."""
-    floor = counter.count(filler_text(1, seed))
-    if floor > tokens:
+class Tally:
+    """A counter that counts its own counts: what fitting cost (server: HTTP requests)."""
+
+    def __init__(self, counter: Counter) -> None:
+        self.counter = counter
+        self.method, self.counts = counter.method, counter.counts
+        self.made = 0
+
+    def count(self, text: str) -> int:
+        self.made += 1
+        return self.counter.count(text)
+
+    def guess(self, text: str, tokens: int) -> int:
+        return self.counter.guess(text, tokens)
+
+
+def synthesize(
+    counter: Counter,
+    lengths: int | tuple[Component, ...],
+    seed: int,
+    prefix_tokens: int | None = None,
+    prefix_count: int = 1,
+) -> Synthetic:
+    """The pool of distinct prompts (``workloads.lengths``: one length, or a distribution of
+    them), each after one of ``prefix_count`` shared prefixes of ``prefix_tokens`` when given,
+    and how they were counted.
+
+    A prefix is fitted alone to ``prefix_tokens``; a prompt's own part is fitted after its
+    prefix and a blank line, so that the whole prompt counts ``prefix_tokens`` + its input
+    length: exact by the counter, chat template included when the counter is the server's
+    (which counts the template once, with the prefix)."""
+    components = (Component(lengths, None),) if isinstance(lengths, int) else lengths
+    tally = Tally(counter)
+    prefixes = prefix_count if prefix_tokens else 0
+    pool = pool_size(components, prefixes)
+    entries = plan(components, pool, seed)
+    floor = tally.count(filler_text(1, seed))
+    shortest = min(entry.input_tokens for entry in entries)
+    asked = f"--input-tokens {shortest}" if pool == SINGLE_POOL else f"a prompt of {shortest}"
+    if prefix_tokens and prefix_tokens < shortest:
+        shortest, asked = prefix_tokens, f"--prefix-tokens {prefix_tokens}"
+    if floor > shortest:
         raise ConfigError(
-            f"--input-tokens {tokens}: a one-character prompt already counts {floor} tokens "
-            f"({counter.method}: the chat template's own); ask for more"
+            f"{asked}: a one-character prompt already counts {floor} tokens ({counter.method}: "
+            "the chat template's own); ask for more"
         )
-    fitted = [fit(counter, tokens, seed * pool + i) for i in range(pool)]
+    prefix = prefix_tokens or 0
+    heads = [fit(tally, prefix, _prefix_seed(seed, k)) for k in range(prefixes)]
+    fitted, targets = [], []
+    for i, entry in enumerate(entries):
+        head, head_tokens = ("", 0)
+        if heads:
+            head, head_tokens = heads[i % prefixes][0] + SEPARATOR, heads[i % prefixes][1]
+        targets.append(entry.input_tokens + (prefix if heads else 0))
+        fitted.append(fit(tally, targets[-1], seed * pool + i, head, head_tokens))
     counted = [count for _, count in fitted]
-    source = {
+    source: dict[str, Any] = {
         "generator": GENERATOR,
         "seed": seed,
         "count": pool,
-        "input_tokens": tokens,
+        "input_tokens": components[0].input_tokens if len(components) == 1 else None,
         "token_count": {
             "method": counter.method,
             "counts": counter.counts,
-            "exact": all(count == tokens for count in counted),
+            "exact": counted == targets and all(c == prefix for _, c in heads),
+            "largest_miss": max(abs(c - t) for c, t in zip(counted, targets, strict=True)),
             "min": min(counted),
             "max": max(counted),
+            "counts_made": tally.made,
         },
     }
-    return Synthetic(tuple(text for text, _ in fitted), source)
+    if len(components) > 1 or any(c.input_stddev or c.output_stddev for c in components):
+        source["lengths"] = [c.to_dict() for c in components]
+    if heads:
+        source["prefix"] = {
+            "tokens": prefix_tokens,
+            "count": prefixes,
+            "counted": [count for _, count in heads],
+        }
+    return Synthetic(
+        tuple(text for text, _ in fitted),
+        source,
+        outputs=tuple(entry.output_tokens for entry in entries),
+        prefixes=tuple(text for text, _ in heads),
+    )
+
+
+def _prefix_seed(seed: int, k: int) -> int:
+    """Filler seeds of the prefixes: apart from the prompts' own (seed x pool + i)."""
+    return -(seed * 1_000_003 + k + 1)
+
+
+def count_blocks(counter: Counter) -> dict[str, Any]:
+    """How ``counter`` counts a trace block (``workloads.blocktext``, 512 one-token units): two
+    blocks less one, so a chat template's tokens cancel out. The trace's prompts reach their
+    lengths and block boundaries exactly when this is 512."""
+    one = blocktext.block_text("count:1", BLOCK_TOKENS)
+    two = one + blocktext.block_text("count:2", BLOCK_TOKENS)
+    counted = counter.count(two) - counter.count(one)
+    return {
+        "generator": blocktext.GENERATOR,
+        "salt": uuid.uuid4().hex,  # this run's blocks are its own: cold in the prefix cache
+        "token_count": {
+            "method": counter.method,
+            "counts": counter.counts,
+            "block_tokens": counted,
+            "exact": counted == BLOCK_TOKENS,
+        },
+    }

@@ -14,8 +14,9 @@ from analysis.tables import Table, slug
 
 TITLE = "Open loop: offered vs achieved"
 INTRO = (
-    "These labels ran **open loop** (`--arrival-rate`): requests arrived at an offered rate, "
-    "whatever the server's pace, and a pool of clients sent them. The pool size is not a "
+    "These labels ran **open loop** (`--arrival-rate`, or a replayed `--trace`, whose offered "
+    "rate is its lines over its span): requests arrived on a schedule, whatever the server's "
+    "pace, and a pool of clients sent them. The pool size is not a "
     "concurrency: none of the per-C figures (system RPS = C / latency, TPS × C, saturation, "
     "the per-concurrency comparisons) apply, and the other sections leave these labels out. "
     "Per offered rate: achieved = completed requests / level wall time (first send to last "
@@ -23,7 +24,9 @@ INTRO = (
     "complete, time mean and peak (a sweep over the sends and completions of the level's "
     "measured requests); send lateness = how long a due request waited for a free client "
     "(queue_wait), p50 / p99: a growing lateness means the pool, not the server, held the "
-    "rate back."
+    "rate back; arrival CV = standard deviation / mean of the gaps between the requests' "
+    "scheduled times (1 for Poisson arrivals, 0 for constant ones, 1/√B for gamma arrivals of "
+    "`--burstiness` B). Rates are in the target's time."
 )
 RATES = {  # summary column → (heading, format)
     "offered_rps": ("Offered (req/s)", "{:.4g}"),
@@ -36,6 +39,7 @@ RATES = {  # summary column → (heading, format)
     "inflight_peak": ("In flight, peak", "{:.0f}"),
     "send_lateness_ms_p50": ("Send lateness p50 (ms)", "{:.2f}"),
     "send_lateness_ms_p99": ("Send lateness p99 (ms)", "{:.2f}"),
+    "arrival_cv": ("Arrival CV", "{:.2f}"),
 }
 LATENCIES = (
     ("ttft_ms", "TTFT ms"),

@@ -79,8 +79,15 @@ def _path_and_cache(run: Run) -> list[str]:
 
 def _open_loop_line(run: Run, where: str) -> str:
     rates = ", ".join(f"{rate:.4g}" for _, rate in sorted(run.offered_rates().items()))
+    arrival = run.manifest.arrival or {}
+    if trace := arrival.get("trace"):
+        how = f"a replayed trace, `{trace.get('path')}` at {arrival.get('speedup', 1)}x speed"
+    else:
+        process, burstiness = arrival.get("process", "poisson"), arrival.get("burstiness")
+        known = process == "gamma" and isinstance(burstiness, int | float)
+        how = f"{process} arrivals" + (f" of burstiness {burstiness:g}" if known else "")
     return (
-        f"`{run.path.name}`: **open loop** (arrivals at offered rates: {rates or 'unknown'} "
+        f"`{run.path.name}`: **open loop** ({how}, offered rates: {rates or 'unknown'} "
         f"req/s): reported by offered rate in {where}, not by concurrency."
     )
 

@@ -56,8 +56,9 @@ from sparkload.shapes.steps import StepsShape
 from sparkload.simproc import SimulatorProcess
 from sparkload.stages import MSG_RECORDS, MSG_STAGE, Stage
 from sparkload.target import ServerInfo, describe_server
-from sparkload.workloads import registry
+from sparkload.workloads import chat, registry
 from sparkload.workloads.contract import Synthetic
+from sparkload.workloads.trace import TraceWorkload
 
 logger = logging.getLogger("sparkload")
 PROGRESS_INTERVAL = 5.0  # seconds between progress lines
@@ -129,7 +130,11 @@ class RunController:
             model=self.servers[context.endpoints[0].url].model,
             time_scale=opts.sim_time_scale if on_simulator else 1.0,
         )
-        synthetic = self._synthesize(context) if opts.input_tokens is not None else None
+        synthetic = None
+        if opts.synthetic:
+            synthetic = self._synthesize(context)
+        elif isinstance(context.workload, TraceWorkload):
+            synthetic = self._trace_source(context)
         if synthetic is not None:
             context = dataclasses.replace(context, workload=registry.load(opts, synthetic))
         nodes = [source for source in self.metrics_sources(context) if source.endpoint is None]
@@ -153,28 +158,59 @@ class RunController:
     def _on_simulator(self) -> bool:
         return self.simulator is not None and self.simulator.url == self.environment.host
 
-    def _synthesize(self, context: RunContext) -> Synthetic:
-        """--input-tokens: fit the prompt pool once, here, where the target and model are known
-        (the workers get the texts with the options, so nobody counts twice)."""
-        opts = context.options
-        assert opts.input_tokens is not None
+    def _counter(self, context: RunContext, what: str) -> tokens.Counter:
+        """How the target's tokens are counted (a warning when only the estimate is left)."""
         counter = tokens.counter_for(
-            opts, context.endpoints[0].url, context.model, _lookup_headers(context)
+            context.options, context.endpoints[0].url, context.model, _lookup_headers(context)
         )
         if isinstance(counter, tokens.Estimate):
             logger.warning(
-                "sparkload: --input-tokens: %s: prompts are sized at 4 characters a token, an "
-                "estimate (the manifest says so)",
+                "sparkload: %s: %s: prompts are sized at 4 characters a token, an estimate (the "
+                "manifest says so)",
+                what,
                 counter.why,
             )
-        synthetic = tokens.synthesize(counter, opts.input_tokens, opts.seed)
+        return counter
+
+    def _synthesize(self, context: RunContext) -> Synthetic:
+        """--input-tokens, --seq-dist, --prefix-tokens: fit the prompt pool once, here, where the
+        target and model are known (the workers get the texts with the options, so nobody
+        counts twice)."""
+        opts = context.options
+        what = "--input-tokens" if opts.input_tokens is not None else "--seq-dist"
+        counter = self._counter(context, what)
+        synthetic = tokens.synthesize(
+            counter,
+            chat.run_lengths(opts),
+            opts.seed,
+            opts.prefix_tokens,
+            opts.prefix_count,
+        )
+        counted = synthetic.source["token_count"]
         logger.info(
-            "%d prompts of %d tokens each, counted by %s",
+            "%d prompts fitted (%s tokens), counted by %s (%d counts)",
             len(synthetic.texts),
-            opts.input_tokens,
+            f"{counted['min']}-{counted['max']}"
+            if counted["min"] != counted["max"]
+            else counted["min"],
             counter.method,
+            counted["counts_made"],
         )
         return synthetic
+
+    def _trace_source(self, context: RunContext) -> Synthetic:
+        """--trace: the run's salt (its blocks are cold in this run) and how the target counts a
+        block of the trace's text (512 tokens when exact)."""
+        counter = self._counter(context, "--trace")
+        source = tokens.count_blocks(counter)
+        if not source["token_count"]["exact"]:
+            logger.warning(
+                "sparkload: --trace: a 512-token block of the trace's text counts %s tokens by %s: "
+                "prompt lengths and block boundaries are off by that much",
+                source["token_count"]["block_tokens"],
+                counter.method,
+            )
+        return Synthetic((), source)
 
     # ----- the run -----------------------------------------------------------------------
     def tick(self) -> Tick:
@@ -218,7 +254,7 @@ class RunController:
             self.clocks.measure(list(self.runner.clients), START, wait=True)
         self.shape = _make_shape(context)
         self.ticks = SerialTicks(self.shape)
-        levels_per_run = len(opts.arrival_rate if opts.mode == "arrival" else opts.ladder)
+        levels_per_run = opts.level_count
         self.collector = RunCollector(
             open_run,
             context.time_scale,
@@ -318,13 +354,7 @@ class RunController:
             warmup_requests_per_level=1 if ladder_mode else 0,
             step_duration=opts.step_duration if opts.mode == "steps" else None,
             slice_duration=opts.slice_duration or None,
-            arrival={
-                "rates": list(opts.arrival_rate),
-                "users": opts.arrival_users,
-                "duration": opts.arrival_duration,
-            }
-            if opts.mode == "arrival"
-            else None,
+            arrival=_arrival_entry(context) if opts.mode == "arrival" else None,
             workload=context.workload.manifest(),
             prompts=context.workload.describe(),
             sampling=context.body.sampling_entry(),
@@ -457,16 +487,31 @@ class RunController:
         assert self.collector is not None
         return self.collector.in_flight()
 
+    def user_shares(self) -> dict[str, int]:
+        if not self.distributed:
+            return {"local": self.runner.user_count}
+        return {client.id: client.user_count for client in self.runner.clients.values()}
+
 
 def _make_shape(context: RunContext) -> Shape:
     """The load shape of the options; --repeat N runs its whole plan N times back to back."""
     opts = context.options
+    workload = context.workload
+    if isinstance(workload, TraceWorkload):  # one level: the trace, as fast as asked
+        return ArrivalShape(
+            (workload.trace.offered_rate * workload.speedup,) * opts.repeat,
+            opts.arrival_users,
+            workload.trace.span_s / workload.speedup,
+            opts.request_timeout,
+            context.time_scale,
+        )
     if opts.mode == "arrival":
         return ArrivalShape(
             opts.arrival_rate * opts.repeat,
             opts.arrival_users,
             opts.arrival_duration,
             opts.request_timeout,
+            context.time_scale,
         )
     if opts.mode == "steps":
         return StepsShape(opts.ladder * opts.repeat, opts.step_duration, opts.request_timeout)
@@ -475,6 +520,30 @@ def _make_shape(context: RunContext) -> Shape:
         opts.requests_per_user,
         context.workload.requests_per_session,
     )
+
+
+def _arrival_entry(context: RunContext) -> dict[str, Any]:
+    """The manifest's ``arrival``: the open-loop plan, rates and durations in the target's time
+    (``time: target``; manifests before it held real-time rates)."""
+    opts = context.options
+    workload = context.workload
+    if isinstance(workload, TraceWorkload):
+        return {
+            "rates": [workload.trace.offered_rate * workload.speedup],
+            "users": opts.arrival_users,
+            "duration": workload.trace.span_s / workload.speedup,
+            "trace": workload.trace.describe(),
+            "speedup": workload.speedup,
+            "time": "target",
+        }
+    return {
+        "rates": list(opts.arrival_rate),
+        "users": opts.arrival_users,
+        "duration": opts.arrival_duration,
+        "process": opts.arrival_process,
+        "burstiness": opts.burstiness,
+        "time": "target",
+    }
 
 
 def _simulated_variant(opts: RunOptions) -> str:

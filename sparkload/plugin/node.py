@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import socket
+from collections.abc import Iterator
 from typing import Any, cast
 
 from locust.env import Environment
@@ -25,8 +26,9 @@ from sparkload.plugin.selfmon import ClientMonitor
 from sparkload.plugin.session import UserSession
 from sparkload.plugin.shipper import RecordShipper
 from sparkload.prompts import PromptOrder
-from sparkload.shapes.arrival import start_schedule
+from sparkload.shapes.arrival import Due, my_share, rate_schedule, start_schedule, trace_schedule
 from sparkload.stages import ARRIVAL, MEASURE, MSG_STAGE, RUN, WARMUP, LevelSignal, Stage
+from sparkload.workloads.trace import TraceWorkload
 
 
 class Node:
@@ -114,17 +116,28 @@ class Node:
     def _on_stage(self, environment: Environment, msg, **_kwargs) -> None:
         stage = Stage(**msg.data)
         if stage.kind == ARRIVAL and self.context is not None and self.shipper is not None:
-            share = self.runner.user_count / max(stage.concurrency, 1)
+            mine = my_share(level_schedule(self.context, stage), stage.shares, self.node_id)
             self.signal.run_schedule(
                 start_schedule(
-                    self.signal,
-                    stage.arrival_rate * share,
-                    stage.arrival_duration,
-                    f"{self.context.options.seed}:{self.node_id}",
-                    self.shipper.issue,
+                    self.signal, mine, self.context.time_scale, self.shipper.issue, stage
                 )
             )
         self.signal.update(stage)
+
+
+def level_schedule(context: RunContext, stage: Stage) -> Iterator[Due]:
+    """The open-loop level's whole schedule, the same on every process: the trace's lines, or
+    arrivals of the run's process at the stage's rate (seeded by the run's seed and the level)."""
+    workload, opts = context.workload, context.options
+    if isinstance(workload, TraceWorkload):
+        return trace_schedule((line.time_s for line in workload.trace.lines), workload.speedup)
+    return rate_schedule(
+        opts.arrival_process,
+        stage.arrival_rate,
+        opts.burstiness,
+        stage.arrival_duration,
+        f"{opts.seed}:arrivals:{stage.index}",
+    )
 
 
 def _parsed_options(environment: Environment) -> argparse.Namespace:

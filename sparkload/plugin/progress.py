@@ -25,8 +25,7 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
     tally = collector.tallies[max(collector.tallies)]
     now = time.monotonic()
     elapsed = now - collector.started
-    levels = len(opts.arrival_rate) if opts.mode == "arrival" else len(opts.ladder)
-    head = f"level {tally.index + 1}/{levels * opts.repeat} (C={tally.concurrency})"
+    head = f"level {tally.index + 1}/{opts.level_count * opts.repeat} (C={tally.concurrency})"
     failed = f", {tally.failures} failed" if tally.failures else ""
     left = _time_left(shape, collector, now)
     until = (
@@ -47,7 +46,7 @@ def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | Non
             shape.index, len(shape.levels), shape.step_started, shape.step_duration, now
         )
     if isinstance(shape, ArrivalShape):
-        return _clocked_left(shape.index, len(shape.rates), shape.started, shape.duration, now)
+        return _clocked_left(shape.index, len(shape.rates), shape.started, shape.real_duration, now)
     return None
 
 

@@ -77,8 +77,8 @@ class UserSession:
         elif stage.kind == RUN:
             return Assignment(stage, PHASE_MEASURE)
         elif stage.kind == ARRIVAL:
-            arrival = signal.next_arrival(IDLE_WAIT)
-            return Assignment(stage, PHASE_MEASURE, arrival) if arrival else None
+            arrival = signal.next_arrival(IDLE_WAIT)  # the level may change while waiting
+            return Assignment(arrival.stage or stage, PHASE_MEASURE, arrival) if arrival else None
         signal.wait_change(IDLE_WAIT)
         return None
 

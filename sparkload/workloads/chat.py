@@ -7,17 +7,29 @@
   messages (system prompt and all) and asks for its own ``max_tokens`` where its line gives one
   (else the run's); ``--output-tokens`` overrides both. ``--api completions`` sends text, so it
   takes only datasets of one user message per prompt.
-- **Synthetic** (``--input-tokens N``): a pool of ``SYNTHETIC_POOL`` distinct filler texts, each
-  fitted once, on the master, to exactly N prompt tokens (``sparkload.tokens``); the texts reach
-  the workers with the options of the test's start (``Synthetic``). They are fixed texts (a
+- **Synthetic** (``--input-tokens N``, ``--seq-dist``): a pool of distinct filler texts, each
+  fitted once, on the master, to its exact prompt length (``sparkload.tokens``); the texts reach
+  the workers with the options of the test's start (``Synthetic``). One length gives 16 texts;
+  a spread (``--input-tokens-stddev``, ``--output-tokens-stddev``) or a mix (``--seq-dist``)
+  gives 64 entries of stratified lengths (``workloads.lengths``), dealt in the process's seeded
+  order, so every round of 64 requests sends the pool's lengths exactly. They are fixed texts (a
   nonce would change the count), distinct from their first sentence on: the first request of
   each is cold, and repeats can be served from the prefix cache, as chat prompts without
   ``--cache-bust``.
+- **Shared prefixes** (``--prefix-tokens N --prefix-count K``): every synthetic prompt starts
+  with one of K fixed N-token texts (a system prompt, as one text with the prompt: the chat
+  template and the completions API see one user text), a blank line, then its own part. The
+  requests of a process take the prefixes in turn (request n has prefix n mod K, its own part
+  from a seeded order of the pool), so the first K requests warm them all and the rest find
+  them cached; each record keeps ``prefix`` and ``prefix_tokens``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from sparkload.datasets import DatasetPrompt
@@ -32,37 +44,41 @@ from sparkload.workloads.contract import (
     UserState,
     check_lengths_agree,
     run_max_tokens,
+    synthetic_flags,
 )
+from sparkload.workloads.lengths import Component
 from sparkload.workloads.names import CHAT
 from sparkload.workloads.promptset import PromptSetWorkload, pinned
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
 
-SYNTHETIC_POOL = 16  # distinct --input-tokens prompts
+MAX_PREFIXES = 256  # each prefix is fitted on the master: a count or a few per prefix
 
 
 @dataclass
 class ChatWorkload(PromptSetWorkload):
     name: ClassVar[str] = CHAT
     dataset: tuple[DatasetPrompt, ...] = ()  # per prompt: the messages sent (datasets only)
+    synthetic: Synthetic | None = None  # the fitted prompts (--input-tokens, --seq-dist)
+    rotation: tuple[int, ...] = ()  # shared prefixes: the pool's order, prefixes in turn
+    _turns: Iterator[int] = field(default_factory=itertools.count, repr=False)
 
     @classmethod
     def settle(cls, opts: RunOptions) -> RunOptions:
         check_lengths_agree(opts)
-        if opts.input_tokens is not None and opts.cache_bust:
-            raise ConfigError(
-                "--input-tokens and --cache-bust: a nonce would change the token count; the "
-                "synthetic prompts are distinct texts already"
-            )
+        check_synthetic(opts)
         return opts
 
     @classmethod
     def from_options(cls, opts: RunOptions, synthetic: Synthetic | None = None) -> ChatWorkload:
         dataset: tuple[DatasetPrompt, ...] = ()
-        if opts.input_tokens is not None:
+        rotation: tuple[int, ...] = ()
+        if opts.synthetic:
             prompts = synthetic.texts if synthetic else ()
             source = synthetic.source if synthetic else {"input_tokens": opts.input_tokens}
+            if synthetic and synthetic.prefixes:
+                rotation = prefix_rotation(len(prompts), len(synthetic.prefixes), opts.seed)
         else:
             prompt_set = load_prompts(opts.prompts, opts.reply_lengths)
             prompts, source = prompt_set.prompts, prompt_set.describe()
@@ -70,14 +86,18 @@ class ChatWorkload(PromptSetWorkload):
         return cls(
             prompts=prompts,
             source=source,
-            max_tokens=run_max_tokens(CHAT, opts),
-            sampling=Sampling(pinned=pinned(opts, by_default=False)),
+            max_tokens=_run_output(opts),
+            sampling=Sampling(pinned=pinned(opts, by_default=bool(opts.seq_dist))),
             identical=opts.identical_prompts,
             cache_bust=opts.cache_bust,
             dataset=dataset,
+            synthetic=synthetic if opts.synthetic else None,
+            rotation=rotation,
         )
 
     def next_request(self, user: UserState, slot: Slot) -> PlannedRequest:
+        if self.synthetic is not None:
+            return self._synthetic_request(user)
         index = self.drawn(user)
         if not self.dataset:
             return self.planned_request(self.prompts[index], index)
@@ -85,6 +105,105 @@ class ChatWorkload(PromptSetWorkload):
         return self.planned_request(
             self.prompts[index], index, messages=entry.messages, max_tokens=entry.max_tokens
         )
+
+    def _synthetic_request(self, user: UserState) -> PlannedRequest:
+        """A pool entry: the next in turn of the prefixes, else the seeded order's."""
+        synthetic = self.synthetic
+        assert synthetic is not None
+        if self.rotation and not self.identical:
+            index = self.rotation[next(self._turns) % len(self.rotation)]
+        else:
+            index = self.drawn(user)
+        fields = {}
+        if synthetic.prefixes:
+            fields = {
+                "prefix": index % len(synthetic.prefixes),
+                "prefix_tokens": synthetic.source.get("prefix", {}).get("tokens"),
+            }
+        outputs = synthetic.outputs
+        return self.planned_request(
+            synthetic.prompt(index),
+            index,
+            fields,
+            max_tokens=outputs[index] if index < len(outputs) else None,
+        )
+
+
+def check_synthetic(opts: RunOptions) -> None:
+    """The rules of the synthetic prompts' options: one line naming the conflict."""
+    given = synthetic_flags(opts)
+    if opts.synthetic and opts.cache_bust:
+        raise ConfigError(
+            f"{given[0]} and --cache-bust: a nonce would change the token count; the "
+            "synthetic prompts are distinct texts already"
+        )
+    if opts.seq_dist:
+        other = [
+            flag
+            for flag, present in (
+                ("--input-tokens", opts.input_tokens is not None),
+                ("--input-tokens-stddev", opts.input_tokens_stddev > 0),
+                ("--output-tokens", opts.output_tokens is not None),
+                ("--output-tokens-stddev", opts.output_tokens_stddev > 0),
+                ("--max-tokens", opts.max_tokens is not None),
+            )
+            if present
+        ]
+        if other:
+            raise ConfigError(
+                f"--seq-dist gives every prompt its input and output length: drop "
+                f"{', '.join(other)} (a spread is ISL|SD,OSL|SD)"
+            )
+    if opts.input_tokens_stddev > 0 and opts.input_tokens is None:
+        raise ConfigError("--input-tokens-stddev spreads --input-tokens: give --input-tokens")
+    if opts.output_tokens_stddev > 0 and (opts.output_tokens is None or opts.input_tokens is None):
+        raise ConfigError(
+            "--output-tokens-stddev spreads the synthetic prompts' --output-tokens: give "
+            "--input-tokens and --output-tokens"
+        )
+    if opts.prefix_tokens is not None and not opts.synthetic:
+        raise ConfigError(
+            "--prefix-tokens comes before synthetic prompts: add --input-tokens N (or --seq-dist)"
+        )
+    if opts.prefix_count != 1 and opts.prefix_tokens is None:
+        raise ConfigError("--prefix-count without --prefix-tokens: give the prefixes' length")
+    if opts.prefix_count > MAX_PREFIXES:
+        raise ConfigError(
+            f"--prefix-count: at most {MAX_PREFIXES} (each is fitted before the load)"
+        )
+
+
+def run_lengths(opts: RunOptions) -> tuple[Component, ...]:
+    """The synthetic prompts' length distribution: ``--seq-dist``, else ``--input-tokens`` (and
+    ``--output-tokens``) with their deviations."""
+    if opts.seq_dist:
+        return opts.seq_dist
+    assert opts.input_tokens is not None
+    return (
+        Component(
+            opts.input_tokens,
+            opts.output_tokens,
+            1.0,
+            opts.input_tokens_stddev,
+            opts.output_tokens_stddev,
+        ),
+    )
+
+
+def prefix_rotation(pool: int, prefixes: int, seed: int) -> tuple[int, ...]:
+    """The order a process takes the pool in when prompts share prefixes: entry i has prefix
+    i mod ``prefixes``, so a round takes one entry of each prefix, in turn; the rounds come in
+    a seeded order."""
+    rounds = list(range(pool // prefixes))
+    random.Random(f"prefixes:{seed}").shuffle(rounds)
+    return tuple(r * prefixes + k for r in rounds for k in range(prefixes))
+
+
+def _run_output(opts: RunOptions) -> int:
+    """The run's output length: the longest of a --seq-dist mix, else the usual one."""
+    if opts.seq_dist:
+        return max(c.output_tokens or 0 for c in opts.seq_dist) or run_max_tokens(CHAT, opts)
+    return run_max_tokens(CHAT, opts)
 
 
 def _for_api(dataset: tuple[DatasetPrompt, ...], opts: RunOptions) -> tuple[DatasetPrompt, ...]:

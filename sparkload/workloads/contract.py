@@ -118,20 +118,43 @@ class Sampling:
     pinned: bool = False  # exactly max_tokens out: ignore_eos, min_tokens = the request's length
 
 
+SEPARATOR = "\n\n"  # between a shared prefix and a synthetic prompt's own text
+
+
 @dataclass(frozen=True)
 class Synthetic:
-    """Prompts the master fitted before the load (``--input-tokens``: ``sparkload.tokens``), as
-    they travel to the workers in the options of the test's start (plain data)."""
+    """What the master settled about the prompts before the load, as it travels to the workers
+    in the options of the test's start (plain data): the prompts it fitted (``--input-tokens``,
+    ``--seq-dist``, ``--prefix-tokens``: ``sparkload.tokens``), or only a ``source`` (a trace
+    replay's: how its blocks count, the run's salt)."""
 
-    texts: tuple[str, ...]
+    texts: tuple[str, ...]  # each prompt's own text (after its prefix, when there are prefixes)
     source: dict  # the manifest's ``prompts`` entry: generator, seed, how tokens were counted
+    outputs: tuple[int | None, ...] = ()  # per prompt, its output length (None: the run's)
+    prefixes: tuple[str, ...] = ()  # prompt i starts with prefixes[i % len] + SEPARATOR
+
+    def prompt(self, index: int) -> str:
+        """Prompt ``index`` as sent: its prefix, a blank line and its own text."""
+        if not self.prefixes:
+            return self.texts[index]
+        return self.prefixes[index % len(self.prefixes)] + SEPARATOR + self.texts[index]
 
     def to_message(self) -> dict:
-        return {"texts": list(self.texts), "source": self.source}
+        return {
+            "texts": list(self.texts),
+            "source": self.source,
+            "outputs": list(self.outputs),
+            "prefixes": list(self.prefixes),
+        }
 
     @classmethod
     def from_message(cls, data: dict) -> Synthetic:
-        return cls(tuple(data["texts"]), dict(data["source"]))
+        return cls(
+            tuple(data["texts"]),
+            dict(data["source"]),
+            tuple(data.get("outputs") or ()),
+            tuple(data.get("prefixes") or ()),
+        )
 
 
 UserT = TypeVar("UserT", bound=UserState)
@@ -226,5 +249,22 @@ def check_lengths_agree(opts: RunOptions) -> None:
 
 
 def refuse_input_tokens(name: str, opts: RunOptions) -> None:
-    if opts.input_tokens is not None and name != CHAT:
-        raise ConfigError(f"--input-tokens makes chat prompts; --workload {name} has its own")
+    """The synthetic prompts' options are the chat workload's (``workloads.chat``)."""
+    given = synthetic_flags(opts)
+    if given and name != CHAT:
+        raise ConfigError(f"{given[0]} makes chat prompts; --workload {name} has its own")
+
+
+def synthetic_flags(opts: RunOptions) -> list[str]:
+    """The options given that shape synthetic prompts."""
+    return [
+        flag
+        for flag, given in (
+            ("--input-tokens", opts.input_tokens is not None),
+            ("--seq-dist", bool(opts.seq_dist)),
+            ("--input-tokens-stddev", opts.input_tokens_stddev > 0),
+            ("--output-tokens-stddev", opts.output_tokens_stddev > 0),
+            ("--prefix-tokens", opts.prefix_tokens is not None),
+        )
+        if given
+    ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 CHAT, FRESH, EDIT, PREFILL = "chat", "fresh", "edit", "prefill"
 CONVERSATION = "conversation"
 NAMES = (CHAT, FRESH, EDIT, PREFILL, CONVERSATION)
+TRACE = "trace"  # chosen by --trace, not by --workload
 # each workload's own length (a conversation's: per turn)
 OUTPUT_TOKENS = {CHAT: 128, FRESH: 400, EDIT: 3000, PREFILL: 1, CONVERSATION: 128}
 HISTORY_MODEL, HISTORY_DATASET = "model", "dataset"  # --history: whose replies a turn carries

@@ -14,6 +14,7 @@ from sparkload.workloads.conversation import ConversationWorkload, refuse_conver
 from sparkload.workloads.edit import EditWorkload
 from sparkload.workloads.fresh import FreshWorkload
 from sparkload.workloads.prefill import PrefillWorkload
+from sparkload.workloads.trace import TraceWorkload
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -26,6 +27,7 @@ WORKLOADS: dict[str, type[Workload[Any]]] = {
         EditWorkload,
         PrefillWorkload,
         ConversationWorkload,
+        TraceWorkload,
     )
 }
 
@@ -33,9 +35,11 @@ WORKLOADS: dict[str, type[Workload[Any]]] = {
 def settle(opts: RunOptions) -> RunOptions:
     """The options to run with, by the chosen workload's rules (a ConfigError of one line on a
     conflict, e.g. ``--workload prefill`` with ``--step-duration``, or a conversation option
-    with another workload)."""
+    with another workload). ``--trace`` chooses the trace workload."""
     if opts.workload != ConversationWorkload.name:
         refuse_conversation_options(opts)
+    if opts.trace is not None:
+        return TraceWorkload.settle(opts)
     return WORKLOADS[opts.workload].settle(opts)
 
 

@@ -1,12 +1,10 @@
 """Load profiles, driven tick by tick against a fake conductor (no Locust, no network)."""
 
-import random
-
 import gevent
 
 from sparkload.livetable import LevelTally
 from sparkload.shapes import SerialTicks
-from sparkload.shapes.arrival import ArrivalShape, poisson_offsets
+from sparkload.shapes.arrival import SCHEDULE_GRACE, ArrivalShape
 from sparkload.shapes.ladder import LadderShape
 from sparkload.shapes.steps import StepsShape
 from sparkload.stages import ARRIVAL, IDLE, MEASURE, RUN, SPAWN, WARMUP
@@ -40,6 +38,9 @@ class FakeConductor:
 
     def in_flight(self):
         return self.outstanding
+
+    def user_shares(self):
+        return {"local": self.users}
 
     def deliver(self, index, phase, count):
         for _ in range(count):
@@ -164,9 +165,25 @@ def test_arrival_starts_the_schedule_once_the_pool_is_up_and_ends_after_its_dura
     arrival.tick(conductor, 1)
     stage = conductor.stages[-1]
     assert (stage.kind, stage.arrival_rate, stage.arrival_duration) == (ARRIVAL, 5, 30)
-    assert arrival.tick(conductor, 31) == (8, 100.0)  # arrivals over: the queue is served
-    assert arrival.tick(conductor, 32) is None
+    assert stage.shares == {"local": 8}
+    # arrivals over (after a grace for the last ones in flight to be issued): the queue is served
+    assert arrival.tick(conductor, 31 + SCHEDULE_GRACE) == (8, 100.0)
+    assert arrival.tick(conductor, 32 + SCHEDULE_GRACE) is None
     assert conductor.ended == [0]
+
+
+def test_a_level_of_target_time_lasts_its_duration_over_the_time_scale():
+    arrival, conductor = (
+        ArrivalShape(rates=(5,), users=2, duration=30, request_timeout=60, time_scale=10),
+        FakeConductor(),
+    )
+    conductor.users = 2
+    arrival.tick(conductor, 0)
+    assert conductor.stages[-1].arrival_duration == 30  # the stage says target seconds
+    arrival.tick(conductor, 2.9 + SCHEDULE_GRACE)
+    assert arrival.drain.started is None  # 3 real seconds are 30 simulated ones
+    arrival.tick(conductor, 3 + SCHEDULE_GRACE)
+    assert arrival.drain.started is not None
 
 
 def test_a_rate_sweep_runs_one_level_per_rate_each_after_the_last_is_served():
@@ -178,25 +195,17 @@ def test_a_rate_sweep_runs_one_level_per_rate_each_after_the_last_is_served():
     arrival.tick(conductor, 0)
     assert conductor.tallies[0].arrival_rate == 2
     conductor.outstanding = 3
-    arrival.tick(conductor, 10)  # rate 2 is over, three requests still queued or in flight
-    arrival.tick(conductor, 11)
+    over = 10 + SCHEDULE_GRACE
+    arrival.tick(conductor, over)  # rate 2 is over, three requests still queued or in flight
+    arrival.tick(conductor, over + 1)
     assert conductor.ended == [] and 1 not in conductor.tallies
     conductor.outstanding = 0
-    arrival.tick(conductor, 12)
+    arrival.tick(conductor, over + 2)
     assert conductor.ended == [0] and conductor.tallies[1].arrival_rate == 8
     assert (conductor.stages[-1].index, conductor.stages[-1].arrival_rate) == (1, 8)
-    arrival.tick(conductor, 22)
-    assert arrival.tick(conductor, 23) is None and conductor.ended == [0, 1]
-
-
-def test_poisson_offsets_have_the_asked_rate_and_stay_inside_the_duration():
-    offsets = poisson_offsets(rate=50, duration=200, rng=random.Random(3))
-    assert 0.95 * 10_000 < len(offsets) < 1.05 * 10_000
-    assert offsets == sorted(offsets) and offsets[-1] < 200
-
-
-def test_poisson_offsets_are_reproducible_from_the_seed():
-    assert poisson_offsets(2, 60, random.Random("s")) == poisson_offsets(2, 60, random.Random("s"))
+    second = over + 2  # the rate 8 level started here
+    arrival.tick(conductor, second + over)
+    assert arrival.tick(conductor, second + over + 1) is None and conductor.ended == [0, 1]
 
 
 class SlowEndingConductor(FakeConductor):

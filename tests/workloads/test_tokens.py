@@ -17,8 +17,8 @@ from sparkload.tokens import (
     fit,
     synthesize,
 )
-from sparkload.workloads.chat import SYNTHETIC_POOL
 from sparkload.workloads.filler import filler_text
+from sparkload.workloads.lengths import SINGLE_POOL
 from tests.servers import Script, scripted
 
 
@@ -48,7 +48,7 @@ def test_a_fitted_prompt_has_exactly_n_tokens_by_the_tokenizer_file(bpe, tokens)
 
 def test_the_pool_is_distinct_exact_and_says_how_it_was_counted(bpe):
     synthetic = synthesize(FileTokenizer(bpe), 300, seed=5)
-    assert len(set(synthetic.texts)) == len(synthetic.texts) == SYNTHETIC_POOL
+    assert len(set(synthetic.texts)) == len(synthetic.texts) == SINGLE_POOL
     counted = synthetic.source["token_count"]
     assert counted["method"] == f"tokenizer:{bpe}"
     assert (counted["exact"], counted["min"], counted["max"]) == (True, 300, 300)
