@@ -15,7 +15,7 @@ Every prompt is distinct. The report's tool reused a pool of 100 prompts, but th
 TTFT keeps rising up to C = 16, where most of that pool had been seen before: its prefix cache
 did not help. (On Qwen3.6's hybrid architecture vLLM sizes attention blocks to the
 Gated-DeltaNet state page, hundreds of tokens, so ~128-token prompts cannot hit.) Distinct
-prompts reproduce that against the simulator, whose cache uses 16-token blocks.
+prompts reproduce that against the simulator (whose cache blocks are 512 tokens by default).
 
 Bounded: every request has a 60 s real-time limit and the ladder is fixed in size.
 Usage::

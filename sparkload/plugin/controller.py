@@ -119,6 +119,11 @@ class RunController:
         context = self.context
         if context is None or not self.parsed.headless:  # the web form may have changed them
             context = RunContext.from_options(self.parsed, self.environment.host, self.secrets)
+        if not context.endpoints:  # the web form's Host was emptied
+            if self.simulator is None or not self.simulator.url:
+                raise ConfigError("no target: give a Host (the server's base URL) or --endpoints")
+            self.environment.host = self.simulator.url  # no host means the built-in simulator
+            context = context.targeting(self.simulator.url)
         opts = context.options
         self.servers = {
             e.url: describe_server(e.url, _lookup_headers(context), opts.model, not opts.insecure)

@@ -10,8 +10,9 @@ Scheduling (vLLM V1, chunked prefill, notes s.5). Each step has a token budget
 tokens (k draft tokens with MTP). Then partial prefills, then waiting requests in arrival order
 take what is left of the budget (less any reserved draft slots:
 ``Profile.scheduled_token_budget``), chunk by chunk, as long as ``max_num_seqs`` and free KV
-blocks allow. One forward pass serves the mixed batch. Prefix-cache hits skip whole 16-token blocks
-(vLLM always computes at least the prompt's last token). When a growing sequence finds no free
+blocks allow. One forward pass serves the mixed batch. Prefix-cache hits skip whole blocks
+(``Profile.block_size``, 512 tokens by default; vLLM always computes at least the prompt's last
+token). When a growing sequence finds no free
 KV block, the most recently admitted request is preempted and later recomputed.
 
 Step time, for a TP group of N nodes, T scheduled tokens, B_d decoding and B_p prefilling

@@ -1,0 +1,64 @@
+"""The web UI's form, posted as a browser would, without a browser: what a user may type."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.conftest import free_port, locust_command
+
+pytestmark = pytest.mark.e2e
+
+
+def start_web_ui(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    process = subprocess.Popen(
+        locust_command(
+            "--web-port", str(port), "--ladder", "1", "--requests-per-user", "3",
+            "--sim-time-scale", "50", "--results-dir", str(tmp_path), *extra,
+        ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(url, timeout=1).status_code == 200:
+                return process, url
+        except requests.RequestException:
+            time.sleep(0.2)
+    process.kill()
+    raise AssertionError("the web UI did not come up")
+
+
+def records_written(results: Path, timeout: float) -> int:
+    deadline = time.monotonic() + timeout
+    count = 0
+    while time.monotonic() < deadline:
+        count = sum(len(f.read_text().splitlines()) for f in results.glob("*/requests.jsonl"))
+        if count >= 3:
+            break
+        time.sleep(0.5)
+    return count
+
+
+def test_an_emptied_host_field_runs_against_the_built_in_simulator(tmp_path):
+    process, url = start_web_ui(tmp_path)
+    try:
+        answer = requests.post(
+            url + "/swarm", data={"user_count": 1, "spawn_rate": 1, "host": ""}, timeout=10
+        )
+        count = records_written(tmp_path, timeout=60)
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=30)
+    assert answer.json()["success"] is True
+    assert count >= 3
+    assert "Traceback" not in stderr
