@@ -1,9 +1,9 @@
-"""What the client sends and how it reads what comes back, piece by piece: bodies, headers, error
-bodies, the path's identifying headers, and the keep-alive check that never yields."""
+"""What the client sends and how it reads what comes back, piece by piece: headers, error bodies,
+and the keep-alive check that never yields (bodies: test_request_body.py; the path's identifying
+headers: test_error_path.py)."""
 
 from __future__ import annotations
 
-import json
 import socket
 import ssl
 import time
@@ -13,44 +13,9 @@ import pytest
 from sparkload.client import (
     _idle_and_open,
     _unverified_tls_context,
-    build_body,
     build_headers,
     error_text,
-    identifying_headers,
 )
-
-
-def test_a_chat_body_asks_for_the_model_the_length_and_a_stream_with_usage():
-    assert json.loads(build_body("qwen", "hi", 16)) == {
-        "model": "qwen",
-        "max_tokens": 16,
-        "messages": [{"role": "user", "content": "hi"}],
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
-
-
-def test_a_datasets_messages_are_sent_as_they_are():
-    messages = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
-    body = json.loads(build_body("m", "ignored", 8, messages=messages))
-    assert body["messages"] == messages
-
-
-def test_a_completions_body_sends_the_prompt_as_text():
-    body = json.loads(build_body("m", "Once", 8, {"temperature": 0}, api="completions"))
-    assert body == {
-        "model": "m",
-        "max_tokens": 8,
-        "prompt": "Once",
-        "temperature": 0,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
-
-
-def test_extras_may_replace_the_model_and_the_length():
-    body = json.loads(build_body("m", "hi", 8, extra_body={"model": "other", "max_tokens": 2}))
-    assert (body["model"], body["max_tokens"]) == ("other", 2)
 
 
 def test_the_runs_headers_ask_for_an_event_stream_of_json_as_sparkload():
@@ -118,18 +83,6 @@ def test_a_plain_body_of_120_characters_is_quoted_whole():
 
 def test_bytes_that_are_not_utf_8_are_replaced_not_fatal():
     assert error_text(b"bad \xff gateway") == "bad \ufffd gateway"
-
-
-def test_identifying_header_values_are_cut_to_200_characters():
-    assert identifying_headers([("Via", "v" * 300)]) == {"via": "v" * 200}
-
-
-def test_identifying_headers_include_the_gateways_latency_headers():
-    headers = [("X-Kong-Proxy-Latency", "3"), ("X-Envoy-Upstream-Service-Time", "12")]
-    assert identifying_headers(headers) == {
-        "x-kong-proxy-latency": "3",
-        "x-envoy-upstream-service-time": "12",
-    }
 
 
 def test_an_idle_open_connection_may_be_reused():

@@ -11,9 +11,9 @@ from contextlib import contextmanager
 import pytest
 from gevent.server import StreamServer
 
-from sparkload.client import Connection, StreamRequest, build_body, build_headers, measure
+from sparkload.client import Connection, StreamRequest, build_headers, measure
 from sparkload.records import RequestRecord
-from tests.servers import Script, _answer, _read_request
+from tests.servers import Script, _answer, _read_request, plain_body
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +67,7 @@ def tls_server(certificate: tuple[str, str]) -> Iterator[str]:
 
 def measured(connection: Connection) -> RequestRecord:
     request = StreamRequest(
-        "/v1/chat/completions", build_body("m", "hi", 2), build_headers(None), timeout=5
+        "/v1/chat/completions", plain_body("hi", 2), build_headers(None), timeout=5
     )
     record = RequestRecord("r", 1, 0, "measure", "local", 0, "h", "m", 0, 2, 0.0)
     return measure(connection, request, record)

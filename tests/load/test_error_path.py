@@ -44,6 +44,18 @@ def test_identifying_headers_keep_server_and_gateway_names_and_nothing_else():
     }
 
 
+def test_identifying_header_values_are_cut_to_200_characters():
+    assert identifying_headers([("Via", "v" * 300)]) == {"via": "v" * 200}
+
+
+def test_identifying_headers_include_the_gateways_latency_headers():
+    headers = [("X-Kong-Proxy-Latency", "3"), ("X-Envoy-Upstream-Service-Time", "12")]
+    assert identifying_headers(headers) == {
+        "x-kong-proxy-latency": "3",
+        "x-envoy-upstream-service-time": "12",
+    }
+
+
 def test_a_json_error_body_gives_its_message():
     assert (
         error_text(b'{"error": {"message": "model not found", "code": 404}}') == "model not found"

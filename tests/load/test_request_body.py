@@ -27,6 +27,16 @@ def body(*args: str, sampling: Sampling = NOTHING, request: PlannedRequest = HI)
     return json.loads(template.encode(request))
 
 
+def test_a_chat_body_asks_for_the_model_the_length_and_a_stream_with_usage():
+    assert json.loads(BodyTemplate("qwen", 16).encode(HI)) == {
+        "model": "qwen",
+        "max_tokens": 16,
+        "messages": [{"role": "user", "content": "hi"}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+
+
 def test_a_completions_body_carries_a_prompt_string_and_asks_for_usage():
     sent = json.loads(plain_body("Once upon", 16, api="completions"))
     assert sent["prompt"] == "Once upon" and "messages" not in sent
@@ -44,6 +54,11 @@ def test_extra_body_is_merged_over_the_workloads_sampling():
     sent = body("--extra-body", extra, sampling=Sampling({"temperature": 0.7, "top_p": 0.9}))
     assert (sent["temperature"], sent["top_p"], sent["seed"]) == (0.0, 0.9, 7)
     assert sent["chat_template_kwargs"] == {"enable_thinking": False}
+
+
+def test_extra_body_may_replace_the_model_and_the_length():
+    sent = body("--extra-body", '{"model": "other", "max_tokens": 2}')
+    assert (sent["model"], sent["max_tokens"]) == ("other", 2)
 
 
 def test_a_null_in_extra_body_removes_the_key_the_workload_set():

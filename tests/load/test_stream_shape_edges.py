@@ -9,7 +9,8 @@ from sparkload.streamshape import (
     CLOCK_ADJUSTED_SHARE,
     COLLAPSED_GAP_S,
     COLLAPSED_TTFT_SHARE,
-    HEADERS_HELD_S,
+    HEADERS_HELD_SHARE,
+    TAIL_ITL_MULTIPLE,
     TAIL_MIN_S,
     level_stream_shape,
 )
@@ -29,7 +30,7 @@ def rec(ttfb=0.25, ttft=0.5, t_last=1.5, latency=1.5, gap=0.0625, itl=0.0625, **
 
 
 def flags_of(records: list[dict]) -> list[str]:
-    return level_stream_shape(records)[1]
+    return level_stream_shape(records).flags
 
 
 def test_the_summary_gives_the_medians_in_milliseconds_and_the_counts():
@@ -38,14 +39,17 @@ def test_the_summary_gives_the_medians_in_milliseconds_and_the_counts():
         rec(ttfb=0.125, ttft=0.375, t_last=1.25, latency=1.5, gap=0.03125, itl=0.0625),
         rec(ttfb=0.5, ttft=0.625, t_last=1.75, latency=2.5, gap=0.125, itl=0.25, resent=True),
     ]
-    summary, _ = level_stream_shape(records)
+    summary = level_stream_shape(records).summary
     assert summary == {
         "requests": 3,
         "chunk_gap_p50_ms": 62.5,
         "ttft_share_of_latency": 0.25,
         "ttft_minus_ttfb_ms": 250.0,
+        "ttft_minus_ttfb_share": 0.5,
         "tail_ms": 500.0,
         "itl_ms": 125.0,
+        "burst_chunks": None,
+        "burst_of_chunks": None,
         "clock_adjusted": 0,
         "resent": 1,
     }
@@ -53,7 +57,7 @@ def test_the_summary_gives_the_medians_in_milliseconds_and_the_counts():
 
 def test_figures_are_rounded_to_the_microsecond_and_shares_to_three_places():
     records = [rec(ttfb=0.1, ttft=0.1234567, t_last=0.2, latency=0.3, gap=0.0012346, itl=0.0)]
-    summary, _ = level_stream_shape(records)
+    summary = level_stream_shape(records).summary
     assert summary["chunk_gap_p50_ms"] == 1.235
     assert summary["ttft_minus_ttfb_ms"] == 23.457
     assert summary["ttft_share_of_latency"] == 0.412
@@ -62,7 +66,7 @@ def test_figures_are_rounded_to_the_microsecond_and_shares_to_three_places():
 
 def test_failed_requests_and_requests_without_a_first_token_are_left_out():
     records = [rec(), rec(status="error"), rec(ttft=None), {"ttft": 0.1}]
-    assert level_stream_shape(records)[0]["requests"] == 1
+    assert level_stream_shape(records).summary["requests"] == 1
 
 
 def test_missing_figures_are_left_out_of_their_medians():
@@ -70,7 +74,7 @@ def test_missing_figures_are_left_out_of_their_medians():
         rec(ttfb=None, gap=None, itl=None, latency=None),
         rec(ttfb=0.25, ttft=0.5, latency=2.0, gap=0.0625, itl=0.125),
     ]
-    summary, _ = level_stream_shape(records)
+    summary = level_stream_shape(records).summary
     assert summary["ttft_minus_ttfb_ms"] == 250.0 and summary["chunk_gap_p50_ms"] == 62.5
     assert summary["ttft_share_of_latency"] == 0.25 and summary["itl_ms"] == 125.0
     assert summary["tail_ms"] == 500.0
@@ -78,14 +82,10 @@ def test_missing_figures_are_left_out_of_their_medians():
 
 def test_a_level_without_any_figure_has_no_medians_and_no_flags():
     records = [rec(ttfb=None, gap=None, itl=None, latency=None, t_last=None)]
-    summary, flags = level_stream_shape(records)
+    summary, flags, _ = level_stream_shape(records)
     assert (summary["chunk_gap_p50_ms"], summary["ttft_share_of_latency"]) == (None, None)
     assert (summary["ttft_minus_ttfb_ms"], summary["tail_ms"], summary["itl_ms"]) == (None,) * 3
     assert flags == []
-
-
-def test_a_level_without_a_successful_request_counts_none():
-    assert level_stream_shape([rec(status="error")]) == ({"requests": 0}, [])
 
 
 def collapsed(gap: float, ttft: float) -> list[str]:
@@ -108,15 +108,16 @@ def test_a_first_token_at_the_collapse_share_is_not_collapsed():
 
 
 def test_held_back_headers_say_by_how_little_they_preceded_the_first_token():
-    flags = flags_of([rec(ttfb=0.5, ttft=0.5)])
+    flags = flags_of([rec(ttfb=0.4375, ttft=0.5)])
     assert flags == [
-        "headers held back until the first token (TTFT − TTFB median 0.000 ms): TTFB is not a "
-        "separate measurement here"
+        "headers held back until the first token (TTFT − TTFB median 62.500 ms, 12 % of TTFT), "
+        "by the server or something in front of it: TTFB is not a separate measurement here"
     ]
 
 
-def test_headers_exactly_the_threshold_before_the_first_token_are_not_held_back():
-    assert flags_of([rec(ttfb=0.0, ttft=HEADERS_HELD_S)]) == []
+def test_headers_exactly_the_threshold_share_of_ttft_before_the_first_token_are_not_held_back():
+    assert HEADERS_HELD_SHARE == (1.25 - 1.0) / 1.25  # the share is exact in binary
+    assert flags_of([rec(ttfb=1.0, ttft=1.25)]) == []
 
 
 def test_a_long_tail_says_its_length_and_how_many_token_times_it_is():
@@ -134,8 +135,8 @@ def test_a_long_tail_without_an_itl_says_only_its_length():
     ]
 
 
-def test_a_tail_of_three_token_times_is_not_long():
-    assert flags_of([rec(t_last=1.0, latency=1.75, itl=0.25)]) == []
+def test_a_tail_of_exactly_the_threshold_in_token_times_is_not_long():
+    assert flags_of([rec(t_last=1.0, latency=1.0 + TAIL_ITL_MULTIPLE * 0.25, itl=0.25)]) == []
 
 
 def test_a_tail_of_the_minimum_is_not_long_even_with_no_token_time():
