@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pathlib import Path
 import locust  # noqa: F401 - gevent-patches the process first, as in every Locust process
 import psutil
 import pytest
+import requests
 
 from sparkload.simproc import SimulatorProcess
 
@@ -124,3 +126,16 @@ def run_locust(
     )
     runs = sorted(results_dir.glob("*/manifest.json")) if results_dir.exists() else []
     return LocustRun(proc.returncode, proc.stdout + proc.stderr, runs[-1].parent if runs else None)
+
+
+def wait_until_up(url: str, timeout: float = 90) -> None:
+    """Until ``url`` answers 200. Generous: on a loaded machine a web UI's first page can take
+    seconds to render, so each try waits 10 s rather than giving up and asking again."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(url, timeout=10).status_code == 200:
+                return
+        except requests.RequestException:
+            time.sleep(0.2)
+    raise AssertionError(f"{url} did not come up in {timeout:g} s")

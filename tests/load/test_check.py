@@ -10,7 +10,9 @@ from tests.conftest import run_locust
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator
 
-FIXED = ("--fixed-ttft-ms", "30", "--fixed-itl-ms", "1")
+# 20 ms between tokens: a simulator held off the CPU for a few ms on a shared machine still
+# streams (at 1 ms its 8 tokens could arrive in one burst, rightly flagged collapsed)
+FIXED = ("--fixed-ttft-ms", "30", "--fixed-itl-ms", "20")
 LADDER = ["--ladder", "1,2", "--requests-per-user", "2", "--max-tokens", "8"]
 
 

@@ -8,8 +8,7 @@ import psutil
 import pytest
 import requests
 
-from tests.conftest import free_port, locust_command, run_locust
-from tests.load.test_webui import wait_until_up
+from tests.conftest import free_port, locust_command, run_locust, wait_until_up
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 

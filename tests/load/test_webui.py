@@ -9,9 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-import requests
 
-from tests.conftest import free_port, locust_command
+from tests.conftest import free_port, locust_command, wait_until_up
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None and os.environ.get("SPARKLOAD_REQUIRE_BROWSER"):
@@ -21,17 +20,6 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)"),
 ]
 SCREENSHOT = Path(os.environ.get("SPARKLOAD_SCREENSHOT_DIR", "/tmp")) / "sparkload-webui-levels.png"
-
-
-def wait_until_up(url: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(url, timeout=1).status_code == 200:
-                return
-        except requests.RequestException:
-            time.sleep(0.2)
-    raise AssertionError(f"{url} did not come up")
 
 
 @pytest.fixture

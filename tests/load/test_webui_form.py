@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.conftest import free_port, locust_command
+from tests.conftest import free_port, locust_command, wait_until_up
 
 pytestmark = pytest.mark.e2e
 
@@ -27,15 +27,12 @@ def start_web_ui(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, str]:
         text=True,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(url, timeout=1).status_code == 200:
-                return process, url
-        except requests.RequestException:
-            time.sleep(0.2)
-    process.kill()
-    raise AssertionError("the web UI did not come up")
+    try:
+        wait_until_up(url)
+    except AssertionError:
+        process.kill()
+        raise
+    return process, url
 
 
 def records_written(results: Path, timeout: float) -> int:
