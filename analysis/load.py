@@ -204,7 +204,7 @@ def discover(paths: list[str | Path]) -> list[Path]:
     """
     found: list[Path] = []
     for raw in paths:
-        path = Path(raw)
+        path = Path(raw).resolve()  # "." and "..": the directory's own name in the report
         if not path.is_dir():
             raise InputError(f"no such directory: {path}")
         if _holds_records(path):

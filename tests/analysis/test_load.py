@@ -119,6 +119,14 @@ def test_a_folder_of_runs_stands_for_all_of_them(tmp_path):
     assert [run.label for run in load([tmp_path / "results"]).runs] == ["a", "b"]
 
 
+def test_a_run_named_as_dot_keeps_its_directory_name(tmp_path, monkeypatch):
+    run_dir = write_run(
+        tmp_path, "a", closed_loop_level(1, 0, 1000.0, ttft=0.1, itl=0.05, tps=20, latency=6.0)
+    )
+    monkeypatch.chdir(run_dir)
+    assert load(["."]).runs[0].path.name == run_dir.name
+
+
 def test_a_folder_of_runs_is_their_parent_even_beside_locust_csvs(tmp_path):
     """``--csv results/loc`` writes Locust's CSVs into the folder that holds the run dirs."""
     results = tmp_path / "results"
