@@ -7,19 +7,22 @@ stderr, one line per stage.
 ``--check BOUNDS`` writes no report: it holds every level to the bounds (the --slo syntax and
 definitions) and fails every level whose streams were collapsed on the way (its stream check),
 prints one line per breach, or one line saying all hold, on stdout, and exits 0 or
-EXIT_CHECK_FAILED. The load side runs it at the end of a run.
+EXIT_CHECK_FAILED. The load side runs it at the end of a run. With ``--check-level INDEX`` it
+judges that one level of one run and prints its verdict as one JSON object (``analysis.probe``),
+exit 0 whether it meets the bounds or not: the capacity search asks it after every probe.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
-from analysis import load, percentiles, report, slices, slo
+from analysis import load, percentiles, probe, report, slices, slo
 from analysis.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, InputError
 from analysis.metrics import Settings, summarize
 
@@ -90,6 +93,13 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
         f"{EXIT_CHECK_FAILED} when any breaks",
     )
     parser.add_argument(
+        "--check-level",
+        type=_non_negative(int),
+        metavar="INDEX",
+        help="with --check and one run: judge only the level of this index (the manifest's) and "
+        "print its verdict as JSON (meets, each bound's figure, breaches); exit 0 either way",
+    )
+    parser.add_argument(
         "--think-time",
         type=_non_negative(float),
         default=10.0,
@@ -151,6 +161,8 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.check_level is not None and args.check is None:
+        raise InputError("--check-level judges a level against --check's bounds: give --check")
     if args.check is not None:
         return check(args)
     progress = _progress(args.quiet)
@@ -178,6 +190,10 @@ def check(args: argparse.Namespace) -> int:
     settings = replace(_settings(args), bootstrap_resamples=0)
     dataset = load.load(args.runs, _progress(args.quiet))
     levels = slo.evaluate(dataset.records, summarize(dataset, settings), bounds, settings)
+    if args.check_level is not None:
+        verdict = probe.level_verdict(dataset, levels, bounds, args.check_level)
+        print(json.dumps(verdict.to_dict()))
+        return 0
     if levels.empty:
         raise InputError("--check: no level with raw records to check (Locust CSV input)")
     found = [*slo.breaches(levels, bounds), *slo.stream_failures(dataset)]

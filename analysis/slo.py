@@ -80,6 +80,10 @@ class Bound:
     def holds(self, value):
         return _OPS[self.op](value, self.threshold)
 
+    def breach_text(self, value: float) -> str:
+        """How a statistic that does not hold shows: ``ttft_p90_ms = 913.4 > 800``."""
+        return f"{self.name} = {value:.6g} {_BREACHED[self.op]} {self.threshold:g}"
+
 
 def parse(text: str, option: str = "--slo") -> list[Bound]:
     """Parse an --slo (or --check) value; InputError with the offending part on any syntax
@@ -194,8 +198,7 @@ class Breach:
     value: float
 
     def __str__(self) -> str:
-        shown = f"{self.bound.name} = {self.value:.6g} {_BREACHED[self.bound.op]}"
-        return f"{self.label} {self.level}: {shown} {self.bound.threshold:g}"
+        return f"{self.label} {self.level}: {self.bound.breach_text(self.value)}"
 
 
 def breaches(levels: pd.DataFrame, bounds: list[Bound]) -> list[Breach]:
