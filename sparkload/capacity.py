@@ -1,0 +1,137 @@
+"""The capacity search, pure: which level to probe next, and what the probes found.
+
+A ladder runs every level it is given; a search runs only the levels that narrow the answer.
+From the start value it doubles while the probes meet the bounds (up to the cap), so the first
+probe that breaks them brackets the answer between it and the last that met them; then it
+bisects that bracket. Concurrency is a whole number: the bracket closes when its ends are
+adjacent, so the answer is exact. A rate is continuous: the bracket closes when the breaking
+rate is within ``RATE_TOLERANCE`` of the meeting one. The search assumes a level that meets the
+bounds has every lower level meeting them too (latency grows with load); it never probes a value
+twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+CONCURRENCY, RATE = "concurrency", "rate"
+RATE_TOLERANCE = 0.05  # a rate's bracket closes when breaking <= meeting x 1.05
+RATE_HALVINGS = 4  # a start rate that breaks is halved at most this often before giving up
+
+
+class CapacitySearch:
+    """Bracket by doubling, then bisect; ``next_value`` None once the answer is settled."""
+
+    def __init__(self, over: str, start: float, maximum: float) -> None:
+        if over not in (CONCURRENCY, RATE):
+            raise ValueError(f"a capacity search runs over {CONCURRENCY} or {RATE}, not {over!r}")
+        if not 0 < start <= maximum:
+            raise ValueError(f"the start ({start:g}) must be above 0 and at most {maximum:g}")
+        self.over = over
+        self.start = start
+        self.maximum = maximum
+        self.meeting: float | None = None  # the largest probe that met the bounds
+        self.breaking: float | None = None  # the smallest probe that broke them
+        self.probed: list[float] = []
+
+    @property
+    def capacity(self) -> float | None:
+        """The answer so far: the largest value that met every bound (None: none did)."""
+        return self.meeting
+
+    def next_value(self) -> float | None:
+        """The value to probe next, or None when the search is over."""
+        if not self.probed:
+            return self.start
+        if self.breaking is None:  # every probe met the bounds: double, up to the cap
+            assert self.meeting is not None
+            return None if self.meeting >= self.maximum else self._whole(self.meeting * 2)
+        low = self.meeting or 0.0
+        if self._settled(low, self.breaking):
+            return None
+        return self._whole((low + self.breaking) / 2)
+
+    def record(self, value: float, meets: bool) -> None:
+        """The verdict of the probe at ``value`` (the value ``next_value`` gave)."""
+        if value != self.next_value():
+            raise ValueError(f"probe {value:g} was not the one asked for ({self.next_value()})")
+        self.probed.append(value)
+        if meets:
+            self.meeting = value
+        else:
+            self.breaking = value
+
+    def _whole(self, value: float) -> float:
+        """Concurrency is a number of users: the midpoint rounds down; a rate stays as it is."""
+        value = min(value, self.maximum)
+        return float(int(value)) if self.over == CONCURRENCY else value
+
+    def _settled(self, low: float, high: float) -> bool:
+        if self.over == CONCURRENCY:
+            return high - low <= 1
+        if low == 0:  # nothing met yet: halve the start rate a few times, no further
+            return high <= self.start / 2**RATE_HALVINGS
+        return high <= low * (1 + RATE_TOLERANCE)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One level the search ran: its value, and the verdict ``--check`` gives that level."""
+
+    level_index: int
+    value: float
+    meets: bool
+    figures: dict[str, float | None] = field(default_factory=dict)  # bound -> its statistic
+    breaches: list[str] = field(default_factory=list)  # "ttft_p90_ms = 913.4 > 800"
+
+
+@dataclass(frozen=True)
+class CapacityResult:
+    """What a search found so far: the manifest's ``capacity`` and the console's line."""
+
+    bounds: str
+    over: str
+    probes: list[Probe]
+    capacity: float | None
+    complete: bool  # False while probing, or when the run stopped before the answer
+
+    @property
+    def limit(self) -> Probe | None:
+        """The smallest probe that broke the bounds above the capacity (None: none did)."""
+        floor = self.capacity if self.capacity is not None else 0.0
+        above = [p for p in self.probes if not p.meets and p.value > floor]
+        return min(above, key=lambda p: p.value, default=None)
+
+    def manifest_entry(self) -> dict[str, Any]:
+        """``Manifest.capacity``: bounds, over, capacity, probes, limit (and complete)."""
+        limit = self.limit
+        return {
+            "bounds": self.bounds,
+            "over": self.over,
+            "capacity": self.capacity,
+            "probes": [asdict(p) for p in self.probes],
+            "limit": asdict(limit) if limit is not None else None,
+            "complete": self.complete,
+        }
+
+    def line(self) -> str:
+        """``capacity: C=11 at ttft_p90_ms<=800; first failing probe C=12 (ttft_p90_ms = 913 >
+        800); 8 probes``."""
+        if self.capacity is None:
+            found = f"capacity: no probe met {self.bounds}"
+        else:
+            found = f"capacity: {level_name(self.over, self.capacity)} at {self.bounds}"
+        limit = self.limit
+        if limit is not None:
+            broke = "; ".join(limit.breaches)
+            found += f"; first failing probe {level_name(self.over, limit.value)} ({broke})"
+        elif self.capacity is not None:
+            found += " (the cap, --capacity-max: no probe broke the bounds)"
+        count = len(self.probes)
+        return found + f"; {count} probe{'' if count == 1 else 's'}"
+
+
+def level_name(over: str, value: float) -> str:
+    """A probe as the console names it: ``C=12``, ``rate 4.5/s``."""
+    return f"C={value:g}" if over == CONCURRENCY else f"rate {value:g}/s"
