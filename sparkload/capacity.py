@@ -85,6 +85,17 @@ class Probe:
     figures: dict[str, float | None] = field(default_factory=dict)  # bound -> its statistic
     breaches: list[str] = field(default_factory=list)  # "ttft_p90_ms = 913.4 > 800"
 
+    @classmethod
+    def judged(cls, level_index: int, value: float, verdict: dict[str, Any]) -> Probe:
+        """The probe of a level the analysis judged (``--check-level``'s JSON verdict)."""
+        return cls(
+            level_index,
+            value,
+            bool(verdict["meets"]),
+            dict(verdict.get("figures") or {}),
+            list(verdict.get("breaches") or []),
+        )
+
 
 @dataclass(frozen=True)
 class CapacityResult:

@@ -410,6 +410,30 @@ OPTIONS: tuple[Option, ...] = (
         positive,
     ),
     Option(
+        "--find-capacity",
+        "",
+        "Search instead of a ladder: the largest concurrency meeting every bound (--check's "
+        "syntax, e.g. 'ttft_p90_ms<=800'); doubles from --capacity-start until a probe breaks "
+        "the bounds, then bisects, each probe a complete level; exit 4 when not even the lowest "
+        "probe meets them",
+        PLAN,
+        text,
+    ),
+    Option(
+        "--capacity-start",
+        1,
+        "Capacity search, closed loop: the first concurrency probed",
+        PLAN,
+        whole,
+    ),
+    Option(
+        "--capacity-max",
+        256.0,
+        "Capacity search: the highest concurrency (closed loop) or rate (open loop) probed",
+        PLAN,
+        positive,
+    ),
+    Option(
         "--repeat",
         1,
         "Run the whole plan N times back to back, each run in its own directory (the "
@@ -857,6 +881,9 @@ class RunOptions:
     burstiness: float
     trace: Path | None
     trace_speedup: float
+    find_capacity: str  # --check bounds of a capacity search ("": no search)
+    capacity_start: int
+    capacity_max: float
     repeat: int
     seed: int
     endpoints: tuple[str, ...]

@@ -6,8 +6,10 @@ report``, the matrix's combined report and ``--check`` all run ``python -m analy
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from typing import Any
 
 
 def report_command(args: list[str]) -> list[str]:
@@ -42,3 +44,21 @@ def check_levels(spec: str, run_dir: str) -> tuple[int, str]:
         check=False,
     )
     return result.returncode, (result.stdout + result.stderr).strip()
+
+
+def judge_level(spec: str, run_dir: str, index: int) -> dict[str, Any]:
+    """One level of a run judged as ``--check`` judges it (the capacity search's probe): the
+    analysis's JSON verdict (meets, figures, breaches); ValueError with its words if it could
+    not judge the level."""
+    result = subprocess.run(
+        report_command(["--check", spec, "--check-level", str(index), "--quiet", run_dir]),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    if result.returncode != 0:
+        said = (result.stderr or result.stdout).strip().splitlines()
+        raise ValueError(said[-1] if said else f"the analysis exited with {result.returncode}")
+    verdict: dict[str, Any] = json.loads(result.stdout)
+    return verdict

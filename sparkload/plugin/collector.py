@@ -186,10 +186,10 @@ class RunCollector:
         self._stop_gauges()
         self._scrape(index, tally.concurrency, "end")
         row = tally.row()
+        planned = len((self.manifest.arrival or {}).get("rates") or self.manifest.ladder)
         logger.info(
-            "level %d/%d done: C=%d, %d measured (%d failed), TTFT mean %s ms, TPS mean %s",
-            index + 1,
-            len((self.manifest.arrival or {}).get("rates") or self.manifest.ladder),
+            "level %s done: C=%d, %d measured (%d failed), TTFT mean %s ms, TPS mean %s",
+            f"{index + 1}/{planned}" if planned else index + 1,  # a search plans as it goes
             tally.concurrency,
             tally.measured,
             tally.failures,

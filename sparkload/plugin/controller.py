@@ -27,6 +27,7 @@ from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner
 
 import sparkload
 from sparkload import stampclock, tokens
+from sparkload.capacity import CONCURRENCY, CapacityResult, CapacitySearch
 from sparkload.clocks import START
 from sparkload.config import RunOptions
 from sparkload.errors import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, ConfigError
@@ -46,12 +47,13 @@ from sparkload.records import (
     WorkerEntry,
 )
 from sparkload.redact import redacted_command
-from sparkload.report_process import check_levels, check_options
+from sparkload.report_process import check_levels, check_options, judge_level
 from sparkload.results import ResultsWriter, check_writable, utc_now
 from sparkload.scrape import MetricsScraper, Source, check_nodes, simulator_nodes, sources
 from sparkload.shapes import SerialTicks, Shape, Tick
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
+from sparkload.shapes.search import SearchShape, check_search_options
 from sparkload.shapes.steps import StepsShape
 from sparkload.simproc import SimulatorProcess
 from sparkload.stages import MSG_RECORDS, MSG_STAGE, Stage
@@ -80,6 +82,7 @@ class RunController:
         self.ticks: SerialTicks | None = None  # the shape, ticked one at a time
         self.last_rows: list[dict] = []  # the table of the last finished run (web UI)
         self.final_summary = ""  # printed after Locust's own summary in headless runs
+        self.capacity_line = ""  # a finished capacity search's answer, one line
         self.abort_reason = ""
         self._progress: gevent.Greenlet | None = None
         self._workers_with_users: set[str] = set()
@@ -100,6 +103,11 @@ class RunController:
             problem = check_options(["--slo", opts.check])
             if problem is not None:
                 raise ConfigError(f"--check: {problem}")
+        if opts.find_capacity:
+            problem = check_options(["--slo", opts.find_capacity])
+            if problem is not None:
+                raise ConfigError(f"--find-capacity: {problem.removeprefix('--slo: ')}")
+            check_search_options(opts)
         if opts.endpoints and not self.environment.host:
             self.environment.host = opts.endpoints[0]
         if not self.environment.host:
@@ -302,10 +310,10 @@ class RunController:
             return
         if self._progress is not None:
             self._progress.kill(block=False)
-        if self.shape.finished:
-            status = STATUS_COMPLETE
+        if self.abort_reason:  # a shape may finish its plan early when the run aborts
+            status = STATUS_ABORTED
         else:
-            status = STATUS_ABORTED if self.abort_reason else STATUS_STOPPED
+            status = STATUS_COMPLETE if self.shape.finished else STATUS_STOPPED
         self.collector.manifest.abort_reason = self.abort_reason or None
         self._note_workers()
         self.collector.close(status)
@@ -315,6 +323,8 @@ class RunController:
                 "sparkload: run stopped before its plan finished; manifest marked '%s'", status
             )
         self.final_summary = self.collector.summary()
+        if self.capacity_line:
+            self.final_summary += "\n" + self.capacity_line
         if self.context is not None and self.context.options.check and status != STATUS_ABORTED:
             self._check_levels(self.context.options.check, str(self.collector.writer.path))
         if not self.parsed.headless:
@@ -334,6 +344,7 @@ class RunController:
         self.shape = None
         self.ticks = None
         self.abort_reason = ""
+        self.capacity_line = ""
         self._workers_with_users.clear()
 
     def stop_simulator(self) -> None:
@@ -354,7 +365,7 @@ class RunController:
             endpoints=[e.url for e in context.endpoints],
             model=context.model,
             mode=opts.mode,
-            ladder=list(opts.ladder),
+            ladder=[] if opts.find_capacity else list(opts.ladder),  # a search's: its probes
             requests_per_user=opts.requests_per_user if ladder_mode else None,
             warmup_requests_per_level=1 if ladder_mode else 0,
             step_duration=opts.step_duration if opts.mode == "steps" else None,
@@ -497,6 +508,25 @@ class RunController:
             return {"local": self.runner.user_count}
         return {client.id: client.user_count for client in self.runner.clients.values()}
 
+    def judge_level(self, index: int) -> dict[str, Any] | None:
+        assert self.collector is not None and self.context is not None
+        run_dir = str(self.collector.writer.path)
+        try:
+            return judge_level(self.context.options.find_capacity, run_dir, index)
+        except ValueError as exc:
+            self._abort(f"--find-capacity: level {index + 1} could not be judged: {exc}")
+            return None
+
+    def record_capacity(self, result: CapacityResult) -> None:
+        assert self.collector is not None
+        self.collector.manifest.capacity = result.manifest_entry()
+        self.collector.writer.write_manifest()
+        if result.complete:
+            self.capacity_line = result.line()
+            logger.info("sparkload %s", self.capacity_line)
+            if result.capacity is None:  # not even the lowest probe met the bounds
+                self.environment.process_exit_code = EXIT_CHECK_FAILED
+
 
 def _make_shape(context: RunContext) -> Shape:
     """The load shape of the options; --repeat N runs its whole plan N times back to back."""
@@ -517,6 +547,13 @@ def _make_shape(context: RunContext) -> Shape:
             opts.arrival_duration,
             opts.request_timeout,
             context.time_scale,
+        )
+    if opts.find_capacity:
+        return SearchShape(
+            CapacitySearch(CONCURRENCY, opts.capacity_start, opts.capacity_max),
+            opts.find_capacity,
+            opts.requests_per_user,
+            context.workload.requests_per_session,
         )
     if opts.mode == "steps":
         return StepsShape(opts.ladder * opts.repeat, opts.step_duration, opts.request_timeout)

@@ -2,7 +2,8 @@
 
 Time left is an estimate, never negative: the ladder's from the last level's mean latency, a
 time-based plan's from its clock; once the plan's last level is done, the run is "finishing"
-(in-flight requests drain), whatever the estimate said.
+(in-flight requests drain), whatever the estimate said. A capacity search names its probe and
+gives no time left: how many probes follow depends on the verdicts still to come.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from sparkload.plugin.collector import RunCollector
 from sparkload.shapes import Shape
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
+from sparkload.shapes.search import SearchShape
 from sparkload.shapes.steps import StepsShape
 
 LEVEL_OVERHEAD = 2.0  # seconds a level change costs (spawn, warm-up broadcast, ticks)
@@ -25,7 +27,10 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
     tally = collector.tallies[max(collector.tallies)]
     now = time.monotonic()
     elapsed = now - collector.started
-    head = f"level {tally.index + 1}/{opts.level_count * opts.repeat} (C={tally.concurrency})"
+    if isinstance(shape, SearchShape):
+        head = f"capacity probe {tally.index + 1} (C={tally.concurrency})"
+    else:
+        head = f"level {tally.index + 1}/{opts.level_count * opts.repeat} (C={tally.concurrency})"
     failed = f", {tally.failures} failed" if tally.failures else ""
     left = _time_left(shape, collector, now)
     until = (
@@ -39,6 +44,8 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
 
 def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | None:
     """Seconds until the plan is done (0: only the drain is left), None when unknown."""
+    if isinstance(shape, SearchShape):
+        return 0.0 if shape.index >= len(shape.levels) else None
     if isinstance(shape, LadderShape):
         return _ladder_left(shape, collector)
     if isinstance(shape, StepsShape):

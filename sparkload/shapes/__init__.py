@@ -7,10 +7,11 @@ world only through a ``Conductor``.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import gevent.lock
 
+from sparkload.capacity import CapacityResult
 from sparkload.livetable import LevelTally
 from sparkload.stages import Stage
 
@@ -36,6 +37,15 @@ class Conductor(Protocol):
     def in_flight(self) -> int: ...
     def user_shares(self) -> dict[str, int]:
         """Users per process (node id): how an open-loop schedule is dealt."""
+        ...
+
+    def judge_level(self, index: int) -> dict[str, Any] | None:
+        """An ended level judged as ``--check`` judges it (the analysis's ``--check-level``
+        verdict); None when it could not be judged (the run is then aborted)."""
+        ...
+
+    def record_capacity(self, result: CapacityResult) -> None:
+        """A capacity search's answer so far: into the manifest, and said once complete."""
         ...
 
 

@@ -54,12 +54,17 @@ class LadderShape:
             self._set(conductor, MEASURE)
         if self.stage == MEASURE and self.tally.complete:
             conductor.end_level(self.index)
+            self.level_ended(conductor)
             self.index += 1
             self.stage = IDLE
             if self.index >= len(self.levels):
                 conductor.broadcast(Stage())
             return self.tick(conductor, now)
         return (c, SPAWN_RATE)
+
+    def level_ended(self, conductor: Conductor) -> None:
+        """After a level's end, before the next: a ladder's levels are all known from the start
+        (a capacity search, ``shapes/search.py``, chooses its next one here)."""
 
     def _set(self, conductor: Conductor, kind: str, warmup_node: str | None = None) -> None:
         self.stage = kind

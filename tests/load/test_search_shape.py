@@ -1,0 +1,134 @@
+"""The capacity search as a load shape, driven tick by tick against a fake conductor whose
+verdicts come from a threshold (no Locust, no analysis process, no network)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from sparkload.capacity import CONCURRENCY, CapacityResult, CapacitySearch
+from sparkload.config import default, from_namespace
+from sparkload.errors import ConfigError
+from sparkload.plugin.progress import progress_line
+from sparkload.shapes.search import SearchShape, check_search_options
+from tests.load.test_progress import collector, options, tally
+from tests.load.test_shapes import FakeConductor
+
+
+class JudgingConductor(FakeConductor):
+    """A level meets the bounds while its C is at most ``capacity``; None: it cannot be judged."""
+
+    def __init__(self, capacity: int | None) -> None:
+        super().__init__()
+        self.capacity = capacity
+        self.results: list[CapacityResult] = []
+
+    def judge_level(self, index):
+        if self.capacity is None:
+            return None
+        c = self.tallies[index].concurrency
+        meets = c <= self.capacity
+        breaches = [] if meets else [f"ttft_p90_ms = {100 * c} > {100 * self.capacity}"]
+        return {"meets": meets, "figures": {"ttft_p90_ms<=800": 100.0 * c}, "breaches": breaches}
+
+    def record_capacity(self, result):
+        self.results.append(result)
+
+
+def run_search(shape: SearchShape, conductor: JudgingConductor) -> list[int]:
+    """Tick ``shape`` to its end, serving every level; the concurrency of each level run."""
+    run = []
+    for now in range(1000):  # bounded: a shape that never ends fails the test
+        tick = shape.tick(conductor, float(now))
+        if tick is None:
+            return run
+        index = shape.index
+        if index in conductor.tallies and conductor.tallies[index].concurrency not in run[-1:]:
+            run.append(conductor.tallies[index].concurrency)
+        conductor.users = tick[0]
+        level = conductor.tallies.get(index)
+        if level is not None and shape.stage == "warmup" and level.warmups == 0:
+            conductor.deliver(index, "warmup", 1)
+        elif level is not None and shape.stage == "measure":
+            conductor.deliver(index, "measure", level.expected - level.measured)
+    raise AssertionError(f"the shape did not end: {run}")
+
+
+def search_shape(start: int = 1, maximum: float = 256) -> SearchShape:
+    return SearchShape(CapacitySearch(CONCURRENCY, start, maximum), "ttft_p90_ms<=800", 3)
+
+
+def test_each_probe_is_a_level_of_exactly_c_times_requests_per_user():
+    shape, conductor = search_shape(), JudgingConductor(capacity=11)
+    run_search(shape, conductor)
+    assert all(t.expected == 3 * t.concurrency for t in conductor.tallies.values())
+
+
+def test_the_shape_runs_the_searchs_probes_in_order_and_ends():
+    shape, conductor = search_shape(), JudgingConductor(capacity=11)
+    assert run_search(shape, conductor) == [1, 2, 4, 8, 16, 12, 10, 11]
+    assert shape.finished and conductor.ended == list(range(8))
+
+
+def test_the_answer_and_every_probe_reach_the_conductor_complete_at_the_end():
+    shape, conductor = search_shape(), JudgingConductor(capacity=11)
+    run_search(shape, conductor)
+    final = conductor.results[-1]
+    assert (final.complete, final.capacity) == (True, 11)
+    assert final.limit is not None and final.limit.value == 12
+    assert [r.complete for r in conductor.results[:-1]] == [False] * 7
+
+
+def test_a_level_that_cannot_be_judged_ends_the_search_incomplete():
+    shape, conductor = search_shape(), JudgingConductor(capacity=None)
+    assert run_search(shape, conductor) == [1]
+    assert [r.complete for r in conductor.results] == [False]
+
+
+def test_the_progress_line_names_the_probe_and_no_time_left():
+    shape = search_shape()
+    line = progress_line(shape, collector(tally(0, 1, 3, 1, 2.0)), options())
+    assert line == "capacity probe 1 (C=1): 1/3 requests · elapsed 1:40"
+
+
+def test_the_progress_line_after_the_last_probe_is_finishing_not_a_time():
+    shape, conductor = search_shape(maximum=2), JudgingConductor(capacity=8)
+    run_search(shape, conductor)
+    shape.finished = False  # as the line sees it while the last requests drain
+    line = progress_line(shape, collector(tally(1, 2, 6, 6, 2.0)), options())
+    assert line.endswith("· finishing")
+
+
+def search_options(**given: object):
+    values = {"find_capacity": "ttft_p90_ms<=800", **given}
+    return from_namespace(SimpleNamespace(**values))
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        ({"step_duration": "30"}, "--step-duration"),
+        ({"repeat": "2"}, "--repeat"),
+        ({"check": "ttft_p90_ms<=1"}, "--check"),
+        ({"arrival_rate": "2"}, "--arrival-rate"),
+        ({"ladder": "1,4"}, "--ladder"),
+    ],
+)
+def test_options_that_would_choose_or_judge_levels_are_refused_by_name(given, named):
+    with pytest.raises(ConfigError, match=f"drop {named}"):
+        check_search_options(search_options(**given))
+
+
+def test_a_start_above_the_cap_is_refused():
+    with pytest.raises(ConfigError, match="--capacity-start 32 is above --capacity-max 16"):
+        check_search_options(search_options(capacity_start="32", capacity_max="16"))
+
+
+def test_a_fractional_cap_of_users_is_refused():
+    with pytest.raises(ConfigError, match="not a whole number"):
+        check_search_options(search_options(capacity_max="12.5"))
+
+
+def test_the_default_cap_is_256_users():
+    assert default("capacity_max") == 256
