@@ -413,9 +413,9 @@ OPTIONS: tuple[Option, ...] = (
         "--find-capacity",
         "",
         "Search instead of a ladder: the largest concurrency meeting every bound (--check's "
-        "syntax, e.g. 'ttft_p90_ms<=800'); doubles from --capacity-start until a probe breaks "
-        "the bounds, then bisects, each probe a complete level; exit 4 when not even the lowest "
-        "probe meets them",
+        "syntax, e.g. 'ttft_p90_ms<=800'), or with one --arrival-rate (the first probe) the "
+        "highest rate, within 5 %; doubles until a probe breaks the bounds, then bisects, each "
+        "probe a complete level; exit 4 when not even the lowest probe meets them",
         PLAN,
         text,
     ),

@@ -27,7 +27,7 @@ from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner
 
 import sparkload
 from sparkload import stampclock, tokens
-from sparkload.capacity import CONCURRENCY, CapacityResult, CapacitySearch
+from sparkload.capacity import CapacityResult
 from sparkload.clocks import START
 from sparkload.config import RunOptions
 from sparkload.errors import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, ConfigError
@@ -53,7 +53,7 @@ from sparkload.scrape import MetricsScraper, Source, check_nodes, simulator_node
 from sparkload.shapes import SerialTicks, Shape, Tick
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
-from sparkload.shapes.search import SearchShape, check_search_options
+from sparkload.shapes.search import check_search_options, search_shape
 from sparkload.shapes.steps import StepsShape
 from sparkload.simproc import SimulatorProcess
 from sparkload.stages import MSG_RECORDS, MSG_STAGE, Stage
@@ -549,12 +549,7 @@ def _make_shape(context: RunContext) -> Shape:
             context.time_scale,
         )
     if opts.find_capacity:
-        return SearchShape(
-            CapacitySearch(CONCURRENCY, opts.capacity_start, opts.capacity_max),
-            opts.find_capacity,
-            opts.requests_per_user,
-            context.workload.requests_per_session,
-        )
+        return search_shape(opts, context.time_scale, workload.requests_per_session)
     if opts.mode == "steps":
         return StepsShape(opts.ladder * opts.repeat, opts.step_duration, opts.request_timeout)
     return LadderShape(
@@ -579,7 +574,7 @@ def _arrival_entry(context: RunContext) -> dict[str, Any]:
             "time": "target",
         }
     return {
-        "rates": list(opts.arrival_rate),
+        "rates": [] if opts.find_capacity else list(opts.arrival_rate),  # a search's: its probes
         "users": opts.arrival_users,
         "duration": opts.arrival_duration,
         "process": opts.arrival_process,

@@ -15,7 +15,7 @@ from sparkload.plugin.collector import RunCollector
 from sparkload.shapes import Shape
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
-from sparkload.shapes.search import SearchShape
+from sparkload.shapes.search import RateSearchShape, SearchShape
 from sparkload.shapes.steps import StepsShape
 
 LEVEL_OVERHEAD = 2.0  # seconds a level change costs (spawn, warm-up broadcast, ticks)
@@ -27,7 +27,9 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
     tally = collector.tallies[max(collector.tallies)]
     now = time.monotonic()
     elapsed = now - collector.started
-    if isinstance(shape, SearchShape):
+    if isinstance(shape, RateSearchShape):
+        head = f"capacity probe {tally.index + 1} ({tally.arrival_rate:g}/s)"
+    elif isinstance(shape, SearchShape):
         head = f"capacity probe {tally.index + 1} (C={tally.concurrency})"
     else:
         head = f"level {tally.index + 1}/{opts.level_count * opts.repeat} (C={tally.concurrency})"
@@ -46,6 +48,8 @@ def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | Non
     """Seconds until the plan is done (0: only the drain is left), None when unknown."""
     if isinstance(shape, SearchShape):
         return 0.0 if shape.index >= len(shape.levels) else None
+    if isinstance(shape, RateSearchShape):
+        return 0.0 if shape.index >= len(shape.rates) else None
     if isinstance(shape, LadderShape):
         return _ladder_left(shape, collector)
     if isinstance(shape, StepsShape):

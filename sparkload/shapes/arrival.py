@@ -172,6 +172,7 @@ class ArrivalShape:
             self.drain.done(conductor, now)  # arrivals are over; queued ones are still served
         elif self.drain.started is not None and self._served(conductor, now):
             conductor.end_level(self.index)  # with every record of its rate
+            self.level_ended(conductor)
             self.index += 1
             self.started = None
             self.drain = Drain(timeout=self.request_timeout + 5.0)
@@ -179,6 +180,10 @@ class ArrivalShape:
                 conductor.broadcast(Stage())
             return self.tick(conductor, now)
         return (self.users, SPAWN_RATE)
+
+    def level_ended(self, conductor: Conductor) -> None:
+        """After a level's end, before the next: a sweep's rates are all known from the start
+        (a capacity search over rates, ``shapes/search.py``, chooses its next one here)."""
 
     def _served(self, conductor: Conductor, now: float) -> bool:
         """The level's queue and in-flight requests are done (or waited for long enough)."""

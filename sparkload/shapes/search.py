@@ -2,54 +2,106 @@
 search (``sparkload/capacity.py``) from the verdict ``--check`` gives the last.
 
 Closed loop it is a ladder whose levels are not known in advance: every probe runs exactly
-C x --requests-per-user sessions after its warm-up, as a ladder level does, then the analysis
-judges it (``Conductor.judge_level``, the analysis's ``--check-level`` in a child process, about
-a second), the search records the verdict and names the next concurrency, or ends.
+C x --requests-per-user sessions after its warm-up, as a ladder level does. Open loop it is a
+rate sweep whose rates are not known in advance: every probe sends its rate's whole schedule for
+--arrival-duration and waits for all of it. When a probe's level has ended, the analysis judges
+it (``Conductor.judge_level``: the analysis's ``--check-level`` in a child process, about a
+second), the search records the verdict and names the next value, or ends.
 """
 
 from __future__ import annotations
 
-from sparkload.capacity import CONCURRENCY, CapacityResult, CapacitySearch, Probe
+from sparkload.capacity import CONCURRENCY, RATE, CapacityResult, CapacitySearch, Probe
 from sparkload.config import RunOptions, default
 from sparkload.errors import ConfigError
 from sparkload.shapes import Conductor
+from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
+
+
+class Prober:
+    """What both search shapes do when a probe's level ends: judge it, feed the search, say
+    what was found so far."""
+
+    def __init__(self, search: CapacitySearch, bounds: str) -> None:
+        self.search = search
+        self.bounds = bounds
+        self.probes: list[Probe] = []
+
+    def first(self) -> float:
+        value = self.search.next_value()
+        assert value is not None  # a new search always has a first probe
+        return value
+
+    def level_ended(self, conductor: Conductor, index: int, value: float) -> float | None:
+        """The next value to probe; None when the search is over (or the level could not be
+        judged: the run aborts with what was found so far)."""
+        verdict = conductor.judge_level(index)
+        if verdict is None:
+            conductor.record_capacity(self.result(complete=False))
+            return None
+        self.probes.append(Probe.judged(index, value, verdict))
+        self.search.record(value, self.probes[-1].meets)
+        following = self.search.next_value()
+        conductor.record_capacity(self.result(complete=following is None))
+        return following
+
+    def result(self, complete: bool) -> CapacityResult:
+        return CapacityResult(
+            self.bounds, self.search.over, list(self.probes), self.search.capacity, complete
+        )
 
 
 class SearchShape(LadderShape):
     """Closed loop: a ladder whose next level the capacity search chooses."""
 
     def __init__(
-        self,
-        search: CapacitySearch,
-        bounds: str,
-        requests_per_user: int,
-        requests_per_session: int | None = 1,
+        self, prober: Prober, requests_per_user: int, requests_per_session: int | None = 1
     ) -> None:
-        first = search.next_value()
-        assert first is not None  # a new search always has a first probe
-        super().__init__((int(first),), requests_per_user, requests_per_session)
-        self.search = search
-        self.bounds = bounds
-        self.probes: list[Probe] = []
+        super().__init__((int(prober.first()),), requests_per_user, requests_per_session)
+        self.prober = prober
 
     def level_ended(self, conductor: Conductor) -> None:
-        value = self.levels[self.index]
-        verdict = conductor.judge_level(self.index)
-        if verdict is None:  # not judged: the run aborts with what was found so far
-            conductor.record_capacity(self.result(complete=False))
-            return
-        self.probes.append(Probe.judged(self.index, value, verdict))
-        self.search.record(value, self.probes[-1].meets)
-        following = self.search.next_value()
+        following = self.prober.level_ended(conductor, self.index, self.levels[self.index])
         if following is not None:
             self.levels += (int(following),)
-        conductor.record_capacity(self.result(complete=following is None))
 
-    def result(self, complete: bool) -> CapacityResult:
-        return CapacityResult(
-            self.bounds, CONCURRENCY, list(self.probes), self.search.capacity, complete
+
+class RateSearchShape(ArrivalShape):
+    """Open loop: a rate sweep whose next rate the capacity search chooses."""
+
+    def __init__(
+        self,
+        prober: Prober,
+        users: int,
+        duration: float,
+        request_timeout: float,
+        time_scale: float = 1.0,
+    ) -> None:
+        super().__init__((prober.first(),), users, duration, request_timeout, time_scale)
+        self.prober = prober
+
+    def level_ended(self, conductor: Conductor) -> None:
+        following = self.prober.level_ended(conductor, self.index, self.rates[self.index])
+        if following is not None:
+            self.rates += (following,)
+
+
+def search_shape(opts: RunOptions, time_scale: float, requests_per_session: int | None):
+    """The search of the options: over rates from --arrival-rate, else over concurrency."""
+    if opts.arrival_rate:
+        rates = CapacitySearch(RATE, opts.arrival_rate[0], opts.capacity_max)
+        return RateSearchShape(
+            Prober(rates, opts.find_capacity),
+            opts.arrival_users,
+            opts.arrival_duration,
+            opts.request_timeout,
+            time_scale,
         )
+    users = CapacitySearch(CONCURRENCY, opts.capacity_start, opts.capacity_max)
+    return SearchShape(
+        Prober(users, opts.find_capacity), opts.requests_per_user, requests_per_session
+    )
 
 
 def check_search_options(opts: RunOptions) -> None:
@@ -61,7 +113,6 @@ def check_search_options(opts: RunOptions) -> None:
         "--step-duration": opts.step_duration > 0,
         "--repeat": opts.repeat > 1,
         "--check": bool(opts.check),
-        "--arrival-rate": bool(opts.arrival_rate),
         "--ladder": opts.ladder != default("ladder"),
     }
     given = [flag for flag, present in clash.items() if present]
@@ -69,9 +120,23 @@ def check_search_options(opts: RunOptions) -> None:
         raise ConfigError(
             f"--find-capacity chooses its own levels and judges each one: drop {', '.join(given)}"
         )
-    if opts.capacity_max != int(opts.capacity_max):
+    if opts.arrival_rate:
+        _check_rate_search(opts)
+    elif opts.capacity_max != int(opts.capacity_max):
         raise ConfigError(f"--capacity-max: {opts.capacity_max:g} users is not a whole number")
-    if opts.capacity_start > opts.capacity_max:
+    elif opts.capacity_start > opts.capacity_max:
         raise ConfigError(
             f"--capacity-start {opts.capacity_start} is above --capacity-max {opts.capacity_max:g}"
+        )
+
+
+def _check_rate_search(opts: RunOptions) -> None:
+    if len(opts.arrival_rate) > 1:
+        raise ConfigError(
+            "--find-capacity with --arrival-rate: give one rate, the first probe (the search "
+            "chooses the rest)"
+        )
+    if opts.arrival_rate[0] > opts.capacity_max:
+        raise ConfigError(
+            f"--arrival-rate {opts.arrival_rate[0]:g} is above --capacity-max {opts.capacity_max:g}"
         )

@@ -7,17 +7,19 @@ from types import SimpleNamespace
 
 import pytest
 
-from sparkload.capacity import CONCURRENCY, CapacityResult, CapacitySearch
+from sparkload.capacity import CONCURRENCY, RATE, RATE_TOLERANCE, CapacityResult, CapacitySearch
 from sparkload.config import default, from_namespace
 from sparkload.errors import ConfigError
+from sparkload.livetable import LevelTally
 from sparkload.plugin.progress import progress_line
-from sparkload.shapes.search import SearchShape, check_search_options
+from sparkload.shapes.search import Prober, RateSearchShape, SearchShape, check_search_options
 from tests.load.test_progress import collector, options, tally
 from tests.load.test_shapes import FakeConductor
 
 
 class JudgingConductor(FakeConductor):
-    """A level meets the bounds while its C is at most ``capacity``; None: it cannot be judged."""
+    """A level meets the bounds while its C (or rate) is at most ``capacity``; None: it cannot
+    be judged."""
 
     def __init__(self, capacity: int | None) -> None:
         super().__init__()
@@ -27,7 +29,8 @@ class JudgingConductor(FakeConductor):
     def judge_level(self, index):
         if self.capacity is None:
             return None
-        c = self.tallies[index].concurrency
+        level = self.tallies[index]
+        c = level.concurrency if level.arrival_rate is None else level.arrival_rate
         meets = c <= self.capacity
         breaches = [] if meets else [f"ttft_p90_ms = {100 * c} > {100 * self.capacity}"]
         return {"meets": meets, "figures": {"ttft_p90_ms<=800": 100.0 * c}, "breaches": breaches}
@@ -56,7 +59,7 @@ def run_search(shape: SearchShape, conductor: JudgingConductor) -> list[int]:
 
 
 def search_shape(start: int = 1, maximum: float = 256) -> SearchShape:
-    return SearchShape(CapacitySearch(CONCURRENCY, start, maximum), "ttft_p90_ms<=800", 3)
+    return SearchShape(Prober(CapacitySearch(CONCURRENCY, start, maximum), "ttft_p90_ms<=800"), 3)
 
 
 def test_each_probe_is_a_level_of_exactly_c_times_requests_per_user():
@@ -100,6 +103,28 @@ def test_the_progress_line_after_the_last_probe_is_finishing_not_a_time():
     assert line.endswith("· finishing")
 
 
+def test_a_rate_search_runs_one_open_loop_level_per_probe_until_the_bracket_closes():
+    prober = Prober(CapacitySearch(RATE, 1.0, 64.0), "ttft_p90_ms<=800")
+    shape = RateSearchShape(prober, users=8, duration=1.0, request_timeout=10.0)
+    conductor = JudgingConductor(capacity=5)
+    conductor.users = 8
+    for now in range(200):  # bounded: every level ends a few ticks after its start
+        if shape.tick(conductor, float(now)) is None:
+            break
+    rates = [conductor.tallies[i].arrival_rate for i in sorted(conductor.tallies)]
+    assert rates[:4] == [1.0, 2.0, 4.0, 8.0]
+    final = conductor.results[-1]
+    assert final.complete and final.capacity is not None and final.limit is not None
+    assert final.capacity <= 5 < final.limit.value <= final.capacity * (1 + RATE_TOLERANCE)
+
+
+def test_the_progress_line_of_a_rate_search_names_the_probes_rate():
+    prober = Prober(CapacitySearch(RATE, 2.0, 64.0), "ttft_p90_ms<=800")
+    shape = RateSearchShape(prober, users=8, duration=10.0, request_timeout=10.0)
+    level = LevelTally(0, 8, None, arrival_rate=2.0)
+    assert progress_line(shape, collector(level), options()).startswith("capacity probe 1 (2/s)")
+
+
 def search_options(**given: object):
     values = {"find_capacity": "ttft_p90_ms<=800", **given}
     return from_namespace(SimpleNamespace(**values))
@@ -111,13 +136,22 @@ def search_options(**given: object):
         ({"step_duration": "30"}, "--step-duration"),
         ({"repeat": "2"}, "--repeat"),
         ({"check": "ttft_p90_ms<=1"}, "--check"),
-        ({"arrival_rate": "2"}, "--arrival-rate"),
         ({"ladder": "1,4"}, "--ladder"),
     ],
 )
 def test_options_that_would_choose_or_judge_levels_are_refused_by_name(given, named):
     with pytest.raises(ConfigError, match=f"drop {named}"):
         check_search_options(search_options(**given))
+
+
+def test_a_rate_search_takes_one_start_rate():
+    with pytest.raises(ConfigError, match="give one rate"):
+        check_search_options(search_options(arrival_rate="2,4"))
+
+
+def test_a_start_rate_above_the_cap_is_refused():
+    with pytest.raises(ConfigError, match="--arrival-rate 300 is above --capacity-max 256"):
+        check_search_options(search_options(arrival_rate="300"))
 
 
 def test_a_start_above_the_cap_is_refused():
