@@ -1,0 +1,118 @@
+"""--find-capacity end to end: the search against the built-in simulator, its answer in the
+manifest, summary.json and report.md, and its exit codes."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from sparkload.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
+from tests.conftest import ROOT, LocustRun, run_locust
+
+pytestmark = pytest.mark.e2e  # starts Locust and the simulator
+
+BOUNDS = "ttft_p90_ms<=800"
+
+
+@pytest.fixture(scope="module")
+def search(tmp_path_factory) -> tuple[LocustRun, dict]:
+    """Must-show 1's run: the default profile (awq-mtp at 10x), 3 requests per user; then its
+    report (no charts). The run and its summary.json."""
+    results = tmp_path_factory.mktemp("capacity")
+    run = run_locust(
+        ["--headless", "--find-capacity", BOUNDS, "--requests-per-user", "3"], results, timeout=300
+    )
+    assert run.returncode == 0 and run.run_dir is not None, run.output
+    report = subprocess.run(
+        [sys.executable, "-m", "analysis", str(run.run_dir), "--no-charts", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert report.returncode == 0, report.stderr
+    return run, json.loads((run.run_dir / "report" / "summary.json").read_text())
+
+
+def probes_by_value(run: LocustRun) -> dict[float, dict]:
+    return {probe["value"]: probe for probe in run.manifest["capacity"]["probes"]}
+
+
+def test_summary_json_names_the_capacity_the_manifest_holds(search):
+    run, summary = search
+    (found,) = summary["capacity_searches"]
+    assert found["value"] == run.manifest["capacity"]["capacity"]
+    assert (found["bounds"], found["over"]) == (BOUNDS, "concurrency")
+
+
+def test_the_capacity_lies_where_the_ladder_puts_the_crossing(search):
+    """A ladder of this profile at 3 requests per user measures TTFT p90 of about 570-630 ms at
+    C=4 and 1,300-1,400 ms at C=16 (C=8: 740-910 ms from run to run, so C* is 6 to 11)."""
+    _, summary = search
+    assert 4 <= summary["capacity_searches"][0]["value"] < 16
+
+
+def test_the_capacity_probe_meets_the_bound_and_the_next_concurrency_up_breaks_it(search):
+    run, _ = search
+    capacity = run.manifest["capacity"]["capacity"]
+    probes = probes_by_value(run)
+    assert probes[capacity]["meets"] and probes[capacity]["figures"][BOUNDS] <= 800
+    assert not probes[capacity + 1]["meets"] and probes[capacity + 1]["figures"][BOUNDS] > 800
+    assert run.manifest["capacity"]["limit"]["value"] == capacity + 1
+
+
+def test_the_search_takes_at_most_9_probes_each_a_complete_level_of_c_times_3(search):
+    run, _ = search
+    levels = run.manifest["levels"]
+    assert len(run.manifest["capacity"]["probes"]) == len(levels) <= 9
+    assert all(level["received"] == 3 * level["concurrency"] for level in levels)
+    assert run.manifest["capacity"]["complete"] is True
+
+
+def test_the_console_and_the_report_state_the_capacity(search):
+    run, summary = search
+    capacity = f"C={summary['capacity_searches'][0]['value']:g}"
+    assert f"capacity: {capacity} at {BOUNDS}; first failing probe" in run.output
+    report = (run.run_dir / "report" / "report.md").read_text()
+    assert f"capacity **{capacity}**" in report
+
+
+def test_no_progress_line_says_a_negative_time_left(search):
+    run, _ = search
+    progress = [line for line in run.output.splitlines() if "capacity probe" in line]
+    assert progress  # the run lasts long enough for lines every 5 s
+    assert not [line for line in progress if re.search(r"about -|-\d+:\d\d left", line)]
+
+
+FIXED = ("--fixed-ttft-ms", "30", "--fixed-itl-ms", "20")
+
+
+def test_no_probe_meeting_the_bounds_exits_4_after_probing_c_1(simulator, tmp_path):
+    host = simulator("fixed", 1.0, *FIXED)
+    args = ["--headless", "-H", host, "--max-tokens", "4", "--requests-per-user", "2"]
+    run = run_locust([*args, "--find-capacity", "ttft_p90_ms<=1"], tmp_path)
+    assert run.returncode == EXIT_CHECK_FAILED, run.output
+    assert run.manifest["capacity"]["capacity"] is None
+    assert [p["value"] for p in run.manifest["capacity"]["probes"]] == [1]
+    assert "capacity: no probe met ttft_p90_ms<=1" in run.output
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--find-capacity", "ttft_p90_ms<<1"], "error: --find-capacity: cannot read"),
+        (["--find-capacity", BOUNDS, "--repeat", "2"], "drop --repeat"),
+    ],
+)
+def test_bad_search_options_are_one_line_and_exit_2_before_any_load(tmp_path, extra, said):
+    run = run_locust(["--headless", *extra], tmp_path)
+    assert run.returncode == EXIT_BAD_INPUT
+    errors = [line for line in run.output.splitlines() if line.startswith("sparkload: error:")]
+    assert len(errors) == 1 and said in errors[0] and "Traceback" not in run.output
+    assert run.run_dir is None
