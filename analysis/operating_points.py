@@ -8,19 +8,21 @@ climbs while per-stream throughput and TTFT get worse; where the climb flattens,
 little and cost every user (the single-Spark notes: C=8 is the better operating point than C=16).
 
 A level meets the SLO as ``analysis.slo`` judges it (``--slo``); the capacity point is the level a
-capacity search settled on (``Manifest.capacity``: the probe of its ``capacity`` value).
+capacity search settled on (``Manifest.capacity``: the probe of its ``capacity`` value), with its
+goodput under the search's own bounds.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analysis import slo
+from analysis.errors import InputError
 from analysis.load import Dataset, Run
 from analysis.metrics import Settings, level_keys, level_name
 
@@ -50,6 +52,9 @@ class CapacityFinding:
     value: float | None  # None: no probe met the bounds
     key: float | None  # the level key (C or offered rate) of the capacity's probe, when found
     limit: str  # the first level that failed, as its probe named it ("" when none)
+    limit_breaches: tuple[str, ...] = ()  # what broke there ("ttft_p90_ms = 913.4 > 800")
+    goodput_pct: float | None = None  # at the capacity's level, under the search's bounds
+    goodput_rps: float | None = None
 
     def describe(self) -> str:
         unit = "C=" if self.over == "concurrency" else "rate "
@@ -60,7 +65,12 @@ class CapacityFinding:
             found = f"capacity **{unit}{self.value:g}**"
             if self.key is None:
                 found += " (no measured level at that value to mark)"
-        return f"{where}: {found}" + (f"; first failing probe: {self.limit}" if self.limit else "")
+        if self.goodput_pct is not None and self.goodput_rps is not None:
+            found += f", goodput {self.goodput_pct:.1f} % ({self.goodput_rps:.3g} good req/s)"
+        if self.limit:
+            broke = f" ({'; '.join(self.limit_breaches)})" if self.limit_breaches else ""
+            found += f"; first failing probe: {self.limit}{broke}"
+        return f"{where}: {found}"
 
 
 def _number(value: object) -> float | None:
@@ -98,9 +108,34 @@ def capacity_finding(run: Run) -> CapacityFinding | None:
         key = value  # no probe list: the level run at that concurrency
     limit = entry.get("limit")
     limit_text = ""
+    breaches: tuple[str, ...] = ()
     if isinstance(limit, dict) and _number(limit.get("value")) is not None:
         limit_text = ("C=" if over == "concurrency" else "rate ") + f"{_number(limit['value']):g}"
-    return CapacityFinding(run.label, str(entry.get("bounds") or "?"), over, value, key, limit_text)
+        said = limit.get("breaches")
+        breaches = tuple(str(b) for b in said) if isinstance(said, list) else ()
+    bounds = str(entry.get("bounds") or "?")
+    return CapacityFinding(run.label, bounds, over, value, key, limit_text, breaches)
+
+
+def with_goodput(
+    finding: CapacityFinding, dataset: Dataset, summary: pd.DataFrame, settings: Settings
+) -> CapacityFinding:
+    """The finding with its level's goodput under the search's own bounds (as found when the
+    bounds cannot be read or the level was not measured)."""
+    if finding.key is None:
+        return finding
+    try:
+        bounds = slo.parse(finding.bounds)
+    except InputError:
+        return finding
+    mine = summary[summary["label"] == finding.label]
+    rows = slo.evaluate(dataset.records, mine, bounds, settings)
+    for _, row in rows.iterrows():
+        key = row["concurrency"] if row["loop"] == "closed" else row["offered_rps"]
+        if np.isclose(float(key), finding.key):
+            pct, rps = _number(row["goodput_pct"]), _number(row["goodput_rps"])
+            return replace(finding, goodput_pct=pct, goodput_rps=rps)
+    return finding
 
 
 def points(
@@ -147,7 +182,11 @@ def of_dataset(
 ) -> tuple[pd.DataFrame, list[CapacityFinding]]:
     """Every level's operating point (with its SLO verdict when an SLO is given) and the runs'
     capacity searches."""
-    findings = [found for run in dataset.runs if (found := capacity_finding(run))]
+    findings = [
+        with_goodput(found, dataset, summary, settings)
+        for run in dataset.runs
+        if (found := capacity_finding(run))
+    ]
     verdicts = (
         slo.evaluate(dataset.records, summary, bounds, settings)
         if bounds and not dataset.records.empty

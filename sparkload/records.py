@@ -392,7 +392,9 @@ class Manifest:
     arrival: dict[str, Any] | None = None
     slice_duration: float | None = None  # --slice-duration: report windows, target seconds
     # The capacity search's answer: {"bounds", "over": "concurrency" | "rate", "capacity" (None:
-    # no probe met the bounds), "probes": [{"level_index", "value", "meets"}], "limit"}
+    # no probe met the bounds), "probes": [{"level_index", "value", "meets", "figures": {bound:
+    # statistic}, "breaches": [...]}], "limit" (the smallest breaking probe above the capacity,
+    # None: none), "complete" (False while searching, or when the run stopped first)}
     capacity: dict[str, Any] | None = None
     workload: dict[str, Any] = field(default_factory=dict)
     prompts: dict[str, Any] = field(default_factory=dict)

@@ -161,3 +161,15 @@ def test_the_report_shows_the_points_and_summary_json_holds_them(tmp_path):
     document = json.loads((out / "summary.json").read_text())
     assert [p["capacity"] for p in document["operating_points"]] == [False, False, True, False]
     assert document["capacity_searches"][0]["value"] == 4
+
+
+def test_the_capacity_is_described_with_its_goodput_and_what_broke_the_next_probe(tmp_path):
+    limit = {"level_index": 3, "value": 8, "breaches": ["ttft_p90_ms = 900 > 800"]}
+    dataset = load([ladder_run(tmp_path, "b", {**CAPACITY, "limit": limit})])
+    _, (finding,) = of_dataset(dataset, summarize(dataset, SETTINGS), SETTINGS, None)
+    assert finding.describe() == (
+        "**b**: capacity search (`ttft_p90_ms<=800`, over concurrency): capacity **C=4**, "
+        f"goodput 100.0 % ({finding.goodput_rps:.3g} good req/s); first failing probe: C=8 "
+        "(ttft_p90_ms = 900 > 800)"
+    )
+    assert finding.goodput_rps == pytest.approx(4 * 4 / (4 * 3.7), rel=0.05)
