@@ -278,9 +278,9 @@ class RunController:
         # Only now that the run can be closed (a stop at any later moment finds it) is it
         # announced: the matrix runner and users take this line for "under load".
         logger.info(
-            "sparkload run %s: %s mode, results in %s",
+            "sparkload run %s: %s, results in %s",
             self.collector.writer.path.name,
-            opts.mode,
+            "capacity search" if opts.find_capacity else f"{opts.mode} mode",
             self.collector.writer.path,
         )
         self._progress = gevent.spawn(self._report_progress)
