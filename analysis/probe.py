@@ -3,7 +3,9 @@
 The load side's capacity search asks, after each probe, ``python -m analysis --check BOUNDS
 --check-level INDEX RUN_DIR``. The answer is ``--check``'s own (the report's summary, the same
 bounds, a stream collapsed on the way fails the level whatever the bounds), narrowed to the
-level of that index, so a probe meets the bounds exactly when ``--check`` would pass it.
+level of that index, so a probe meets the bounds exactly when ``--check`` would pass it; and a
+level the load side ended early as over-saturated (``LevelEntry.saturation``) breaks them, as
+its figures cover only the part of the level that ran.
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ def level_verdict(
         for failure in slo.stream_failures(dataset)
         if failure.level == name
     ]
+    if entry.saturation:
+        breaches.append(f"over-saturated, ended early: {entry.saturation}")
     figures = {b.text: _finite(row[b.text]) for b in bounds}
     return LevelVerdict(index, name, not breaches, figures, breaches)
 

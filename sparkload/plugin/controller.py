@@ -540,6 +540,8 @@ def _make_shape(context: RunContext) -> Shape:
             opts.request_timeout,
             context.time_scale,
         )
+    if opts.find_capacity:
+        return search_shape(opts, context.time_scale, workload.requests_per_session)
     if opts.mode == "arrival":
         return ArrivalShape(
             opts.arrival_rate * opts.repeat,
@@ -548,8 +550,6 @@ def _make_shape(context: RunContext) -> Shape:
             opts.request_timeout,
             context.time_scale,
         )
-    if opts.find_capacity:
-        return search_shape(opts, context.time_scale, workload.requests_per_session)
     if opts.mode == "steps":
         return StepsShape(opts.ladder * opts.repeat, opts.step_duration, opts.request_timeout)
     return LadderShape(
@@ -574,7 +574,7 @@ def _arrival_entry(context: RunContext) -> dict[str, Any]:
             "time": "target",
         }
     return {
-        "rates": [] if opts.find_capacity else list(opts.arrival_rate),  # a search's: its probes
+        "rates": [] if opts.find_capacity else list(opts.arrival_rate),  # a search's: probes
         "users": opts.arrival_users,
         "duration": opts.arrival_duration,
         "process": opts.arrival_process,

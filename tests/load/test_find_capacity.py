@@ -51,13 +51,14 @@ def test_summary_json_names_the_capacity_the_manifest_holds(search):
     assert (found["bounds"], found["over"]) == (BOUNDS, "concurrency")
 
 
-def test_the_capacity_lies_where_the_ladder_puts_the_crossing(search):
-    """At 3 requests per user a third of a level's requests start together (the first round),
-    so its TTFT p90 is that burst's: ladders of this profile measured 570-630 ms at C=4,
-    740-910 ms at C=8 and 1,300-1,400 ms at C=16; searches found C* = 5, 6 and 6. (At the
-    default 10 requests per user C=8 measured 713 ms and C=12 883 ms.)"""
+def test_the_capacity_is_found_below_c_16_where_ttft_p90_is_far_past_the_bound(search):
+    """Ladders of this profile at 3 requests per user measured TTFT p90 of 1,300-1,400 ms at
+    C=16 (a busy machine only adds to it). Not asserted: where below 16. A third of a level's
+    requests start together at 3 per user, so its p90 is that burst's: on a quiet machine C=8
+    measured 740-910 ms and searches found C* = 5, 6 and 6 (with other tests running, 3); at
+    the default 10 per user two searches found C* = 9."""
     _, summary = search
-    assert 4 <= summary["capacity_searches"][0]["value"] < 16
+    assert 1 <= summary["capacity_searches"][0]["value"] < 16
 
 
 def test_the_capacity_probe_meets_the_bound_and_the_next_concurrency_up_breaks_it(search):
@@ -103,6 +104,18 @@ def test_no_probe_meeting_the_bounds_exits_4_after_probing_c_1(simulator, tmp_pa
     assert run.manifest["capacity"]["capacity"] is None
     assert [p["value"] for p in run.manifest["capacity"]["probes"]] == [1]
     assert "capacity: no probe met ttft_p90_ms<=1" in run.output
+
+
+def test_an_open_loop_search_probes_rates_from_the_arrival_rate_up_to_the_cap(simulator, tmp_path):
+    host = simulator("fixed", 1.0, *FIXED)
+    args = ["--headless", "-H", host, "--max-tokens", "4", "--arrival-rate", "2"]
+    args += ["--arrival-duration", "2", "--capacity-max", "4"]
+    run = run_locust([*args, "--find-capacity", "ttft_p90_ms<=1000"], tmp_path)
+    assert run.returncode == 0, run.output
+    found = run.manifest["capacity"]
+    assert (found["over"], found["capacity"]) == ("rate", 4)
+    assert [level["arrival_rate"] for level in run.manifest["levels"]] == [2, 4]
+    assert "capacity: rate 4/s at ttft_p90_ms<=1000 (the cap" in run.output
 
 
 @pytest.mark.parametrize(
