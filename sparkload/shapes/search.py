@@ -17,6 +17,7 @@ from sparkload.errors import ConfigError
 from sparkload.shapes import Conductor
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
+from sparkload.workloads.names import PREFILL
 
 
 class Prober:
@@ -108,12 +109,14 @@ def check_search_options(opts: RunOptions) -> None:
     """--find-capacity's rules across options: one ConfigError line naming the conflict."""
     if not opts.find_capacity:
         return
+    prefill = opts.workload == PREFILL  # its own C=1 ladder, one level per prompt size
     clash = {
         "--trace": opts.trace is not None,
         "--step-duration": opts.step_duration > 0,
         "--repeat": opts.repeat > 1,
         "--check": bool(opts.check),
-        "--ladder": opts.ladder != default("ladder"),
+        "--workload prefill": prefill,
+        "--ladder": not prefill and opts.ladder != default("ladder"),
     }
     given = [flag for flag, present in clash.items() if present]
     if given:

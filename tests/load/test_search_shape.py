@@ -137,6 +137,7 @@ def search_options(**given: object):
         ({"repeat": "2"}, "--repeat"),
         ({"check": "ttft_p90_ms<=1"}, "--check"),
         ({"ladder": "1,4"}, "--ladder"),
+        ({"workload": "prefill", "ladder": "1,1,1"}, "--workload prefill$"),
     ],
 )
 def test_options_that_would_choose_or_judge_levels_are_refused_by_name(given, named):
