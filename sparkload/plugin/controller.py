@@ -103,11 +103,7 @@ class RunController:
             problem = check_options(["--slo", opts.check])
             if problem is not None:
                 raise ConfigError(f"--check: {problem}")
-        if opts.find_capacity:
-            problem = check_options(["--slo", opts.find_capacity])
-            if problem is not None:
-                raise ConfigError(f"--find-capacity: {problem.removeprefix('--slo: ')}")
-            check_search_options(opts)
+        self._check_search(opts)
         if opts.endpoints and not self.environment.host:
             self.environment.host = opts.endpoints[0]
         if not self.environment.host:
@@ -120,6 +116,15 @@ class RunController:
                 self.environment.host,
             )
         self.context = context.targeting(self.environment.host)
+
+    def _check_search(self, opts: RunOptions) -> None:
+        """--find-capacity: its bounds readable by the analysis, its options compatible."""
+        if not opts.find_capacity:
+            return
+        problem = check_options(["--slo", opts.find_capacity])
+        if problem is not None:
+            raise ConfigError(f"--find-capacity: {problem.removeprefix('--slo: ')}")
+        check_search_options(opts)
 
     def resolve_target(self) -> RunContext:
         """Every endpoint must answer (one clear line if not); settle the model and time scale,
@@ -252,6 +257,8 @@ class RunController:
         context = self.context if settled else self.resolve_target()
         assert context is not None
         opts = context.options
+        if not settled:  # the web form's options, unchecked until now
+            self._check_search(opts)
         metrics_sources = self.metrics_sources(context)
         scraper = (
             MetricsScraper(metrics_sources, opts.api_key, verify_tls=not opts.insecure)
