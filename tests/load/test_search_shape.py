@@ -12,7 +12,9 @@ from sparkload.config import default, from_namespace
 from sparkload.errors import ConfigError
 from sparkload.livetable import LevelTally
 from sparkload.plugin.progress import progress_line
+from sparkload.report_process import judge_level
 from sparkload.shapes.search import Prober, RateSearchShape, SearchShape, check_search_options
+from tests.analysis.analysis_synthetic import closed_loop_level, write_run
 from tests.load.test_progress import collector, options, tally
 from tests.load.test_shapes import FakeConductor
 
@@ -167,3 +169,15 @@ def test_a_fractional_cap_of_users_is_refused():
 
 def test_the_default_cap_is_256_users():
     assert default("capacity_max") == 256
+
+
+def test_the_analysis_judges_a_level_in_a_child_process_and_its_refusal_is_a_value_error(
+    tmp_path,
+):
+    records = closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.04, tps=20, latency=2.0)
+    levels = [{"index": 0, "concurrency": 1, "expected": 10, "started_at": ""}]
+    run = write_run(tmp_path, "x", records, manifest_fields={"levels": levels})
+    verdict = judge_level("ttft_p90_ms<=100", str(run), 0)
+    assert (verdict["meets"], verdict["breaches"]) == (False, ["ttft_p90_ms = 200 > 100"])
+    with pytest.raises(ValueError, match="has no level 3"):
+        judge_level("ttft_p90_ms<=100", str(run), 3)
