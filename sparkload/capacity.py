@@ -13,6 +13,7 @@ twice.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 CONCURRENCY, RATE = "concurrency", "rate"
@@ -62,6 +63,14 @@ class CapacitySearch:
         else:
             self.breaking = value
 
+    def probes_left_at_most(self) -> int:
+        """How many probes may still follow the next one, whatever their verdicts: the
+        progress line's bound, as the search's length depends on verdicts still to come."""
+        return max(_most_probes(self._state(), True), _most_probes(self._state(), False))
+
+    def _state(self) -> tuple[str, float, float, float | None, float | None, bool]:
+        return (self.over, self.start, self.maximum, self.meeting, self.breaking, bool(self.probed))
+
     def _whole(self, value: float) -> float:
         """Concurrency is a number of users: the midpoint rounds down; a rate stays as it is."""
         value = min(value, self.maximum)
@@ -73,6 +82,25 @@ class CapacitySearch:
         if low == 0:  # nothing met yet: halve the start rate a few times, no further
             return high <= self.start / 2**RATE_HALVINGS
         return high <= low * (1 + RATE_TOLERANCE)
+
+
+@lru_cache(maxsize=4096)
+def _most_probes(
+    state: tuple[str, float, float, float | None, float | None, bool], meets: bool
+) -> int:
+    """Probes after the next one of the search in ``state`` if the next one ``meets``, in the
+    worst case of every later verdict (each state is met once: a few hundred for 1..256)."""
+    over, start, maximum, meeting, breaking, started = state
+    search = CapacitySearch(over, start, maximum)
+    search.meeting, search.breaking, search.probed = meeting, breaking, [start] if started else []
+    value = search.next_value()
+    if value is None:
+        return 0
+    search.record(value, meets)
+    if search.next_value() is None:
+        return 0
+    after = search._state()
+    return 1 + max(_most_probes(after, True), _most_probes(after, False))
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Time left is an estimate, never negative: the ladder's from the last level's mean latency, a
 time-based plan's from its clock; once the plan's last level is done, the run is "finishing"
 (in-flight requests drain), whatever the estimate said. A capacity search names its probe and
-gives no time left: how many probes follow depends on the verdicts still to come.
+how many may follow at most, and gives no time left: how many do depends on verdicts to come.
 """
 
 from __future__ import annotations
@@ -27,10 +27,12 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
     tally = collector.tallies[max(collector.tallies)]
     now = time.monotonic()
     elapsed = now - collector.started
-    if isinstance(shape, RateSearchShape):
-        head = f"capacity probe {tally.index + 1} ({tally.arrival_rate:g}/s)"
-    elif isinstance(shape, SearchShape):
-        head = f"capacity probe {tally.index + 1} (C={tally.concurrency})"
+    if isinstance(shape, SearchShape | RateSearchShape):
+        level = (
+            f"C={tally.concurrency}" if tally.arrival_rate is None else f"{tally.arrival_rate:g}/s"
+        )
+        more = shape.prober.search.probes_left_at_most()
+        head = f"capacity probe {tally.index + 1} ({level}), at most {more} more"
     else:
         head = f"level {tally.index + 1}/{opts.level_count * opts.repeat} (C={tally.concurrency})"
     failed = f", {tally.failures} failed" if tally.failures else ""

@@ -91,6 +91,27 @@ def test_a_start_outside_1_to_the_cap_is_refused(start, maximum):
         CapacitySearch(CONCURRENCY, start, maximum)
 
 
+@pytest.mark.parametrize("answer", [0, 1, 5, 11, 100, 256])
+def test_the_probes_left_at_most_bound_every_search_as_it_goes(answer):
+    search = CapacitySearch(CONCURRENCY, 1, 256)
+    bounds = []
+    while search.next_value() is not None:
+        bounds.append(search.probes_left_at_most())
+        value = search.next_value()
+        assert value is not None
+        search.record(value, value <= answer)
+    assert all(bound >= len(bounds) - 1 - i for i, bound in enumerate(bounds))
+    assert bounds[0] == 15  # 1..256 doubling (9), then bisecting 128..256 (7): 16 in all
+
+
+def test_after_a_break_at_16_at_most_two_probes_follow_12():
+    search = CapacitySearch(CONCURRENCY, 1, 256)
+    for value in (1, 2, 4, 8):
+        search.record(value, True)
+    search.record(16, False)
+    assert (search.next_value(), search.probes_left_at_most()) == (12, 2)
+
+
 def result(capacity: float | None, *probes: Probe) -> CapacityResult:
     return CapacityResult("ttft_p90_ms<=800", CONCURRENCY, list(probes), capacity, True)
 

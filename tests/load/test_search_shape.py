@@ -91,10 +91,10 @@ def test_a_level_that_cannot_be_judged_ends_the_search_incomplete():
     assert [r.complete for r in conductor.results] == [False]
 
 
-def test_the_progress_line_names_the_probe_and_no_time_left():
-    shape = search_shape()
+def test_the_progress_line_names_the_probe_and_how_many_may_follow_and_no_time_left():
+    shape = search_shape()  # 1, 2, ..., 256 all meeting, then 7 bisecting 128..256: 15 after 1
     line = progress_line(shape, collector(tally(0, 1, 3, 1, 2.0)), options())
-    assert line == "capacity probe 1 (C=1): 1/3 requests · elapsed 1:40"
+    assert line == "capacity probe 1 (C=1), at most 15 more: 1/3 requests · elapsed 1:40"
 
 
 def test_the_progress_line_after_the_last_probe_is_finishing_not_a_time():
@@ -124,7 +124,8 @@ def test_the_progress_line_of_a_rate_search_names_the_probes_rate():
     prober = Prober(CapacitySearch(RATE, 2.0, 64.0), "ttft_p90_ms<=800")
     shape = RateSearchShape(prober, users=8, duration=10.0, request_timeout=10.0)
     level = LevelTally(0, 8, None, arrival_rate=2.0)
-    assert progress_line(shape, collector(level), options()).startswith("capacity probe 1 (2/s)")
+    line = progress_line(shape, collector(level), options())
+    assert line.startswith("capacity probe 1 (2/s), at most ")
 
 
 def search_options(**given: object):
