@@ -6,12 +6,17 @@ that grows for as long as the arrivals last. A healthy level's backlog rises too
 what Little's law says it holds, rate x latency, and empties within a latency or two of the
 last arrival. ``judge_open_loop`` names a level over-saturated in either of two cases:
 
-- *rising*: during the arrivals, the backlog rose through every quarter of the level so far,
-  ended at more than twice rate x the level's median latency, and the TTFT of the answers
-  rose with it (a level that outlasts its requests' latency shows it while it runs);
-- *not draining*: the arrivals are over, and twice the latency of a level that kept up later
-  at least half the backlog's peak is still unanswered (a level shorter than its requests'
-  latency cannot show the first case: its backlog only ever ramps).
+- *rising*: during the arrivals, from the first answers on (before them every level's backlog
+  ramps) and for at least two latencies, the backlog rose through every quarter, by half at
+  least, and the answers' TTFT rose with it (a level that outlasts its requests' latency shows
+  it while it runs);
+- *not draining*: the arrivals are over, and two latencies later at least half the backlog's
+  peak is still unanswered (a level shorter than its requests' latency cannot show the first
+  case: its backlog only ever ramps).
+
+The latency is the lowest known of the level's answers' median and that of an earlier level
+that kept up: over-saturation stretches the latency of the answers along with the backlog, so
+rate x latency (Little's law) is no yardstick once it sets in.
 
 Closed loop, the users wait for their answers, so no backlog grows at the client; the server's
 waiting queue (vLLM's ``vllm:num_requests_waiting``) rising through every quarter of the level
@@ -33,7 +38,7 @@ T = TypeVar("T")
 WINDOWS = 4  # quarters of the level so far: the trend must hold in each
 MIN_LOOKS = 8  # looks before the rising rules judge (two a window)
 MIN_BACKLOG = 8  # requests: a backlog below this is never over-saturation
-HOLD_FACTOR = 2.0  # "well above" rate x median latency
+GROWTH = 1.5  # the backlog's rise since the first answers, at least (x its size then)
 TTFT_RISE = 1.2  # the answers' TTFT p50 must rise by this factor with the backlog
 DRAIN_LATENCIES = 2.0  # a level that keeps up is answered within this many latencies
 UNANSWERED_SHARE = 0.5  # ... so half the peak still unanswered then is falling behind
@@ -92,43 +97,43 @@ def judge_open_loop(
     the median latency of an earlier level that was not over-saturated (the run's lowest), the
     yardstick for how soon a level that keeps up is answered. Times are target seconds.
     """
-    return _rising(looks, rate, duration, latency_p50) or _not_draining(
-        looks, duration, latency_p50, kept_up_latency
-    )
+    known = [x for x in (latency_p50, kept_up_latency) if x is not None]
+    if not known:
+        return None
+    # the yardstick: over-saturation stretches the latency of the answers with the backlog
+    latency = min(known)
+    return _rising(looks, rate, duration, latency) or _not_draining(looks, duration, latency)
 
 
-def _rising(
-    looks: Sequence[Look], rate: float, duration: float, latency_p50: float | None
-) -> str | None:
+def _rising(looks: Sequence[Look], rate: float, duration: float, latency: float) -> str | None:
     during = [look for look in looks if look.time <= duration]
-    parts = _windows(during, lambda look: look.time)
-    if parts is None or latency_p50 is None:
+    answered = [i for i, look in enumerate(during) if look.ttft_p50 is not None]
+    if not answered:
+        return None
+    since = during[answered[0] :]  # before the first answers every level's backlog ramps
+    if since[-1].time - since[0].time < DRAIN_LATENCIES * latency:
+        return None
+    parts = _windows(since, lambda look: look.time)
+    if parts is None:
         return None
     backlogs = [statistics.fmean(look.backlog for look in part) for part in parts]
-    holds = rate * latency_p50
-    last = during[-1].backlog
-    if not _strictly_rising(backlogs) or last < max(MIN_BACKLOG, HOLD_FACTOR * holds):
+    first, last = since[0], since[-1]
+    if not _strictly_rising(backlogs) or last.backlog < max(MIN_BACKLOG, GROWTH * first.backlog):
         return None
     ttfts = [ttft for ttft in (_median_ttft(part) for part in parts) if ttft is not None]
     if len(ttfts) < 2 or ttfts[-1] < TTFT_RISE * ttfts[0]:
         return None
     return (
-        f"backlog rose from {during[0].backlog} to {last} over {during[-1].time:.0f} s "
-        f"(rate x median latency holds about {holds:.0f}) while TTFT p50 rose from "
+        f"backlog rose from {first.backlog} to {last.backlog} over the "
+        f"{last.time - first.time:.0f} s since the first answers ({rate:g}/s offered) while "
+        f"TTFT p50 rose from "
         f"{ttfts[0]:.2f} s to {ttfts[-1]:.2f} s"
     )
 
 
-def _not_draining(
-    looks: Sequence[Look],
-    duration: float,
-    latency_p50: float | None,
-    kept_up_latency: float | None,
-) -> str | None:
-    known = [x for x in (latency_p50, kept_up_latency) if x is not None]
-    if len(looks) < 3 or not known:
+def _not_draining(looks: Sequence[Look], duration: float, latency: float) -> str | None:
+    if len(looks) < 3:
         return None
-    latency = min(known)
     wait = DRAIN_LATENCIES * latency
     last = looks[-1]
     if last.time < duration + wait:
@@ -138,8 +143,8 @@ def _not_draining(
         return None
     return (
         f"backlog rose to {peak} in {duration:g} s of arrivals, and {last.time - duration:.0f} s "
-        f"after they stopped ({DRAIN_LATENCIES:g}x the {latency:.1f} s median latency of a "
-        f"level that kept up) {last.backlog} were still unanswered"
+        f"after they stopped ({DRAIN_LATENCIES:g}x the {latency:.1f} s median latency) "
+        f"{last.backlog} were still unanswered"
     )
 
 

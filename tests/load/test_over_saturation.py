@@ -25,17 +25,33 @@ def falling_behind(t: float) -> float:
     return 8 * t - 1.5 * max(t - 10, 0)
 
 
+def answers_from_10_s(ttft):
+    return lambda t: None if t < 10 else ttft(t)
+
+
 def test_a_backlog_rising_through_a_long_level_with_ttft_is_over_saturated():
-    seen = looks(falling_behind, ttft=lambda t: 0.4 + t / 20)
+    seen = looks(falling_behind, ttft=answers_from_10_s(lambda t: 0.4 + t / 20))
     said = judge_open_loop(seen, rate=8, duration=120, latency_p50=10.0)
-    assert said is not None
-    assert said.startswith("backlog rose from 0 to 795 over 120 s")
-    assert "TTFT p50 rose from" in said
+    assert said == (
+        "backlog rose from 80 to 795 over the 110 s since the first answers (8/s offered) while "
+        "TTFT p50 rose from 1.57 s to 5.72 s"
+    )
+
+
+def test_a_rising_backlog_is_judged_only_two_latencies_after_the_first_answers():
+    seen = looks(falling_behind, ttft=answers_from_10_s(lambda t: 0.4 + t / 20), until=29)
+    assert judge_open_loop(seen, rate=8, duration=120, latency_p50=10.0) is None
 
 
 def test_a_rising_backlog_with_flat_ttft_is_not_enough():
-    seen = looks(falling_behind)
+    seen = looks(falling_behind, ttft=answers_from_10_s(lambda t: 0.4))
     assert judge_open_loop(seen, rate=8, duration=120, latency_p50=10.0) is None
+
+
+def test_a_latency_stretched_by_the_backlog_is_measured_against_a_level_that_kept_up():
+    seen = looks(falling_behind, ttft=answers_from_10_s(lambda t: 0.4 + t / 20), until=40)
+    assert judge_open_loop(seen, 8, 120, latency_p50=60.0) is None
+    assert judge_open_loop(seen, 8, 120, latency_p50=60.0, kept_up_latency=10.0) is not None
 
 
 def test_a_healthy_long_level_at_its_littles_law_backlog_is_not_over_saturated():
@@ -65,7 +81,7 @@ def test_a_short_level_still_unanswered_two_latencies_after_its_arrivals_is_over
     said = judge_open_loop(seen, 8, 15, latency_p50=None, kept_up_latency=13.0)
     assert said == (
         "backlog rose to 120 in 15 s of arrivals, and 26 s after they stopped (2x the 13.0 s "
-        "median latency of a level that kept up) 120 were still unanswered"
+        "median latency) 120 were still unanswered"
     )
 
 
