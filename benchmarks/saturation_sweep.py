@@ -65,10 +65,7 @@ def main() -> None:
     parser.add_argument("--no-saturation-stop", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        command = [
-            LOCUST,
-            "-f",
-            str(ROOT / "locustfiles" / "chat.py"),
+        plan = [
             "--headless",
             "--arrival-rate",
             args.rates,
@@ -78,10 +75,9 @@ def main() -> None:
             args.users,
             "--max-tokens",
             args.max_tokens,
-            "--results-dir",
-            tmp,
             *(["--no-saturation-stop"] if args.no_saturation_stop else []),
         ]
+        command = [LOCUST, "-f", str(ROOT / "locustfiles" / "chat.py"), *plan, "--results-dir", tmp]
         began = time.monotonic()
         done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
         total = time.monotonic() - began
@@ -91,7 +87,7 @@ def main() -> None:
         manifest = json.loads((run_dir / "manifest.json").read_text())
         lines = (run_dir / "requests.jsonl").read_text().splitlines()
         records = [r for r in map(json.loads, lines) if r["phase"] == "measure"]
-    print(" ".join(command[3:-2]) + (" --no-saturation-stop" if args.no_saturation_stop else ""))
+    print("locust -f locustfiles/chat.py " + " ".join(plan))
     heading = ("offered/s", "achieved/s", "n", "backlog peak", "unsent", "wall s", "verdict")
     print(
         f"{heading[0]:>9} {heading[1]:>10} {heading[2]:>5} {heading[3]:>12} {heading[4]:>6} "
