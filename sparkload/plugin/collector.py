@@ -207,7 +207,7 @@ class RunCollector:
                 "level %d (%s) over-saturated%s: %s",
                 index + 1,
                 tally.row()["level"],
-                ", arrivals stopped and the sweep ends here" if stops_sweep else " (flagged)",
+                ", arrivals stopped early, no later level runs" if stops_sweep else " (flagged)",
                 level.saturation,
             )
         self._scrape(index, tally.concurrency, "end")
