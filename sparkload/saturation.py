@@ -4,18 +4,20 @@ Open loop, arrivals keep coming whatever the server does, so a server that canno
 shows as a backlog (arrivals due and not yet answered: waiting for a free user, or in flight)
 that grows for as long as the arrivals last. A healthy level's backlog rises too, but only to
 what Little's law says it holds, rate x latency, and empties within a latency or two of the
-last arrival. ``judge_open_loop`` names a level over-saturated in either of two cases:
+last arrival (the p90 latency: a level of mixed lengths has a long tail of answers).
+``judge_open_loop`` names a level over-saturated in either of two cases:
 
-- *rising*: during the arrivals, from the first answers on (before them every level's backlog
-  ramps) and for at least two latencies, the backlog rose through every quarter, by half at
-  least, and the answers' TTFT rose with it (a level that outlasts its requests' latency shows
-  it while it runs);
+- *rising*: during the arrivals, from a latency after the first answers on (until then every
+  level's backlog ramps) and for a latency at least, the backlog rose through every quarter, by
+  a quarter of the arrivals at least (the server answered three in four or fewer), and the
+  answers' TTFT rose with it (a level that outlasts its requests' latency shows it while it
+  runs);
 - *not draining*: the arrivals are over, and two latencies later at least half the backlog's
   peak is still unanswered (a level shorter than its requests' latency cannot show the first
   case: its backlog only ever ramps).
 
-The latency is the lowest known of the level's answers' median and that of an earlier level
-that kept up: over-saturation stretches the latency of the answers along with the backlog, so
+The latency is the lowest known of the level's answers' p90 and that of an earlier level that
+kept up: over-saturation stretches the latency of the answers along with the backlog, so
 rate x latency (Little's law) is no yardstick once it sets in.
 
 Closed loop, the users wait for their answers, so no backlog grows at the client; the server's
@@ -38,7 +40,7 @@ T = TypeVar("T")
 WINDOWS = 4  # quarters of the level so far: the trend must hold in each
 MIN_LOOKS = 8  # looks before the rising rules judge (two a window)
 MIN_BACKLOG = 8  # requests: a backlog below this is never over-saturation
-GROWTH = 1.5  # the backlog's rise since the first answers, at least (x its size then)
+BEHIND_SHARE = 0.25  # the backlog's rise over what is judged, at least, x the arrivals then
 TTFT_RISE = 1.2  # the answers' TTFT p50 must rise by this factor with the backlog
 DRAIN_LATENCIES = 2.0  # a level that keeps up is answered within this many latencies
 UNANSWERED_SHARE = 0.5  # ... so half the peak still unanswered then is falling behind
@@ -87,17 +89,17 @@ def judge_open_loop(
     looks: Sequence[Look],
     rate: float,
     duration: float,
-    latency_p50: float | None,
+    latency_p90: float | None,
     kept_up_latency: float | None = None,
 ) -> str | None:
     """What shows an open-loop level over-saturated, as a sentence, or None.
 
-    ``rate``: offered requests per second; ``duration``: seconds of arrivals; ``latency_p50``:
-    the median latency of the level's answers so far (None: none yet); ``kept_up_latency``:
-    the median latency of an earlier level that was not over-saturated (the run's lowest), the
+    ``rate``: offered requests per second; ``duration``: seconds of arrivals; ``latency_p90``:
+    the p90 latency of the level's answers so far (None: none yet); ``kept_up_latency``: the
+    p90 latency of an earlier level that was not over-saturated (the run's lowest), the
     yardstick for how soon a level that keeps up is answered. Times are target seconds.
     """
-    known = [x for x in (latency_p50, kept_up_latency) if x is not None]
+    known = [x for x in (latency_p90, kept_up_latency) if x is not None]
     if not known:
         return None
     # the yardstick: over-saturation stretches the latency of the answers with the backlog
@@ -110,23 +112,27 @@ def _rising(looks: Sequence[Look], rate: float, duration: float, latency: float)
     answered = [i for i, look in enumerate(during) if look.ttft_p50 is not None]
     if not answered:
         return None
-    since = during[answered[0] :]  # before the first answers every level's backlog ramps
-    if since[-1].time - since[0].time < DRAIN_LATENCIES * latency:
+    # a healthy level's backlog ramps until a latency after its first answers: judge what
+    # follows, over a latency at least
+    settled = during[answered[0]].time + latency
+    since = [look for look in during if look.time >= settled]
+    if not since or since[-1].time - settled < latency:
         return None
     parts = _windows(since, lambda look: look.time)
     if parts is None:
         return None
     backlogs = [statistics.fmean(look.backlog for look in part) for part in parts]
     first, last = since[0], since[-1]
-    if not _strictly_rising(backlogs) or last.backlog < max(MIN_BACKLOG, GROWTH * first.backlog):
+    span = last.time - first.time
+    grew = last.backlog - first.backlog
+    if not _strictly_rising(backlogs) or grew < max(MIN_BACKLOG, BEHIND_SHARE * rate * span):
         return None
     ttfts = [ttft for ttft in (_median_ttft(part) for part in parts) if ttft is not None]
     if len(ttfts) < 2 or ttfts[-1] < TTFT_RISE * ttfts[0]:
         return None
     return (
-        f"backlog rose from {first.backlog} to {last.backlog} over the "
-        f"{last.time - first.time:.0f} s since the first answers ({rate:g}/s offered) while "
-        f"TTFT p50 rose from "
+        f"backlog rose from {first.backlog} to {last.backlog} over {span:.0f} s (about "
+        f"{rate - grew / span:.2g}/s of {rate:g}/s answered) while TTFT p50 rose from "
         f"{ttfts[0]:.2f} s to {ttfts[-1]:.2f} s"
     )
 
@@ -143,7 +149,7 @@ def _not_draining(looks: Sequence[Look], duration: float, latency: float) -> str
         return None
     return (
         f"backlog rose to {peak} in {duration:g} s of arrivals, and {last.time - duration:.0f} s "
-        f"after they stopped ({DRAIN_LATENCIES:g}x the {latency:.1f} s median latency) "
+        f"after they stopped ({DRAIN_LATENCIES:g}x the {latency:.1f} s p90 latency) "
         f"{last.backlog} were still unanswered"
     )
 

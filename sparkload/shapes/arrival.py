@@ -174,7 +174,7 @@ class ArrivalShape:
         self.started: float | None = None
         self.drain = Drain(timeout=request_timeout + 5.0)
         self.finished = False
-        # the lowest median latency of a level that was not over-saturated (target seconds)
+        # the lowest p90 latency of a level that was not over-saturated (target seconds)
         self.kept_up_latency: float | None = None
         self.saturation: str | None = None  # what showed the level under way over-saturated
         self._tally: LevelTally | None = None
@@ -244,7 +244,7 @@ class ArrivalShape:
             self._watch.looks,
             self.rates[self.index],
             self.duration,
-            tally.latency.quantile(0.5),
+            tally.latency.quantile(0.9),
             self.kept_up_latency,
         )
         if self.saturation is None or not self.saturation_stop:
@@ -258,7 +258,7 @@ class ArrivalShape:
         """End the level with every record of its rate (or what its timeout let in)."""
         stops = self.saturation is not None and self.saturation_stop
         conductor.end_level(self.index, self.saturation, stops)
-        latency = self._tally.latency.quantile(0.5) if self._tally is not None else None
+        latency = self._tally.latency.quantile(0.9) if self._tally is not None else None
         if self.saturation is None and latency is not None:
             known = self.kept_up_latency
             self.kept_up_latency = latency if known is None else min(known, latency)
