@@ -511,7 +511,9 @@ def _make_shape(context: RunContext) -> Shape:
             workload.trace.span_s / workload.speedup,
             opts.request_timeout,
             context.time_scale,
-            saturation_stop=not opts.no_saturation_stop,
+            # a trace is replayed whole (it is a recording, not a sweep): over-saturation is
+            # flagged, the replay is never cut short
+            saturation_stop=False,
         )
     if opts.mode == "arrival":
         return ArrivalShape(
