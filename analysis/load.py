@@ -267,7 +267,7 @@ def _checked(manifest: Manifest, notes: list[str]) -> Manifest:
 
 def _level_notes(run: Run) -> list[str]:
     """What the manifest says went wrong per level: missing records, client and stream flags,
-    an over-saturated level ended early."""
+    an over-saturated level (where a sweep stopped, or flagged)."""
     notes = []
     for level in run.manifest.levels:
         name = run.level_name(level)
@@ -275,8 +275,15 @@ def _level_notes(run: Run) -> list[str]:
             notes.append(f"level {name}: {level.received} of {level.expected} records received")
         notes += [f"level {name}: client flag {flag}" for flag in level.client_flags]
         notes += [f"level {name}: stream flag {flag}" for flag in level.stream_flags]
-        if level.saturation:
-            notes.append(f"level {name}: over-saturated, ended early: {level.saturation}")
+        if level.saturation and level.index == run.manifest.saturated_at:
+            notes.append(
+                f"level {name}: over-saturated, its arrivals stopped early ({level.unsent} "
+                f"unsent) and the sweep ended there: {level.saturation}"
+            )
+        elif level.saturation:
+            notes.append(
+                f"level {name}: over-saturated (flagged, the plan ran on): {level.saturation}"
+            )
     return notes
 
 

@@ -99,6 +99,7 @@ EXTRA_COLUMNS = [
     "stream_flags",
     "stream_flag_kinds",
     "saturation",
+    "saturation_stop",
     "percentile_method",
     "source",
     "p90_few_samples",
@@ -402,8 +403,8 @@ def add_rates(levels: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-# LevelEntry fields, one summary column each: the lists of flags, and the message of a level
-# judged over-saturated and ended early
+# LevelEntry fields, one summary column each: the lists of flags, and what showed a level
+# over-saturated (``saturation_stop`` beside it: its arrivals were stopped there, the sweep's end)
 FLAG_KINDS = ("client_flags", "stream_flags", "saturation")
 # ... and ``stream_flag_kinds``: the STREAM_* names of a level's stream flags, space-separated
 WARM_CACHE_PCT = 50.0  # from this share of cached prompt tokens on, TTFT measures a warm cache
@@ -422,6 +423,22 @@ def level_flags(dataset: Dataset, kind: str) -> dict[tuple[str, float], list[str
                     [found] if isinstance(found, str) else found
                 )
     return flags
+
+
+def saturation_stops(dataset: Dataset) -> set[tuple[str, float]]:
+    """(label, level key) of the levels where a sweep stopped as over-saturated (the
+    manifest's ``saturated_at``): their arrivals ended early and no later level ran."""
+    stops = set()
+    for run in dataset.runs:
+        index = run.manifest.saturated_at
+        if not isinstance(index, int):
+            continue
+        rates = run.offered_rates() if run.open_loop else {}
+        for level in run.manifest.levels:
+            if level.index == index:
+                key = rates.get(index, np.nan) if run.open_loop else level.concurrency
+                stops.add((run.label, key))
+    return stops
 
 
 def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
@@ -463,6 +480,10 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
             "; ".join(flagged.get((label, key), []))
             for label, key in zip(levels["label"], keys, strict=True)
         ]
+    stops = saturation_stops(dataset)
+    levels["saturation_stop"] = [
+        (label, key) in stops for label, key in zip(levels["label"], keys, strict=True)
+    ]
     kinds = level_flags(dataset, "stream_flag_kinds")
     levels["stream_flag_kinds"] = [
         " ".join(dict.fromkeys(kinds.get((label, key), [])))  # each kind once over repeated runs

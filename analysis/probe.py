@@ -3,9 +3,10 @@
 The load side's capacity search asks, after each probe, ``python -m analysis --check BOUNDS
 --check-level INDEX RUN_DIR``. The answer is ``--check``'s own (the report's summary, the same
 bounds, a stream collapsed on the way fails the level whatever the bounds), narrowed to the
-level of that index, so a probe meets the bounds exactly when ``--check`` would pass it; and a
-level the load side ended early as over-saturated (``LevelEntry.saturation``) breaks them, as
-its figures cover only the part of the level that ran.
+level of that index, so a probe meets the bounds exactly when ``--check`` would pass it; and an
+open-loop level the load side judged over-saturated (``LevelEntry.saturation``: the server fell
+behind its arrivals) breaks them whatever the figures of the requests it did answer. A
+closed-loop level's flag (its waiting queue rising) is the report's, not a breach.
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ def level_verdict(
         for failure in slo.stream_failures(dataset)
         if failure.level == name
     ]
-    if entry.saturation:
-        breaches.append(f"over-saturated, ended early: {entry.saturation}")
+    if entry.saturation and run.open_loop:
+        breaches.append(f"over-saturated: {entry.saturation}")
     figures = {b.text: _finite(row[b.text]) for b in bounds}
     return LevelVerdict(index, name, not breaches, figures, breaches)
 

@@ -117,7 +117,7 @@ def label_means(summary: pd.DataFrame, label: str) -> Table:
         flags = rows[column].fillna("").to_numpy()
         frame[heading] = ["ok" if not flag else f"FLAGGED: {flag}" for flag in flags]
     if (saturated := saturation_cells(rows)) is not None:
-        frame["Saturation"] = saturated
+        frame[OVER_SATURATED] = saturated
     return Table(
         f"{slug(label)}_means",
         f"{label}: performance (means)",
@@ -126,12 +126,20 @@ def label_means(summary: pd.DataFrame, label: str) -> Table:
     )
 
 
+OVER_SATURATED = "Over-saturated"  # not the saturation index (scaling): the load side's verdict
+
+
 def saturation_cells(rows: pd.DataFrame) -> list[str] | None:
-    """Per level, "ENDED EARLY: <why>" for a level judged over-saturated (None: no level was)."""
+    """Per level, what showed it over-saturated: "ENDED EARLY: <why>" where a sweep stopped
+    (its arrivals ended early), "FLAGGED: <why>" where the plan ran on (None: no level was)."""
     messages = rows["saturation"].fillna("").astype(str).to_numpy()
     if not any(messages):
         return None
-    return [f"ENDED EARLY: {message}" if message else "ok" for message in messages]
+    stops = rows["saturation_stop"].eq(True).to_numpy()
+    return [
+        ("ENDED EARLY: " if stop else "FLAGGED: ") + message if message else "ok"
+        for message, stop in zip(messages, stops, strict=True)
+    ]
 
 
 def label_percentiles(summary: pd.DataFrame, label: str) -> Table:

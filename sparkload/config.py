@@ -391,6 +391,14 @@ OPTIONS: tuple[Option, ...] = (
         positive,
     ),
     Option(
+        "--no-saturation-stop",
+        False,
+        "Open loop: run every rate of a sweep even when a level is over-saturated (its backlog "
+        "grows without bound); the level is only flagged, not ended early",
+        PLAN,
+        boolean,
+    ),
+    Option(
         "--trace",
         "",
         "Replay a trace, open loop: each line is sent at its timestamp (target time) with its "
@@ -879,6 +887,7 @@ class RunOptions:
     arrival_duration: float  # target time
     arrival_process: str  # poisson | constant | gamma
     burstiness: float
+    no_saturation_stop: bool
     trace: Path | None
     trace_speedup: float
     find_capacity: str  # --check bounds of a capacity search ("": no search)

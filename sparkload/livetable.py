@@ -10,7 +10,7 @@ twenty thousand. The report, from requests.jsonl, is always exact.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from ddsketch import DDSketch
@@ -19,6 +19,7 @@ from sparkload.records import PHASE_MEASURE, STATUS_OK, linear_percentile
 
 EXACT_VALUES = 20_000  # values per metric and level kept exactly; a sketch beyond
 SKETCH_ACCURACY = 0.01  # the sketch's relative error bound
+RECENT_TTFTS = 256  # the latest TTFTs a level keeps in order (the over-saturation watch's)
 
 COLUMNS = (
     ("level", "C / rate"),
@@ -108,6 +109,8 @@ class LevelTally:
     warmups: int = 0
     failures: int = 0
     error_kinds: Counter = field(default_factory=Counter)
+    # the latest answers' TTFTs in arrival order (``ttft.count`` says how many came in all)
+    recent_ttfts: deque[float] = field(default_factory=lambda: deque(maxlen=RECENT_TTFTS))
 
     def add(self, record: dict) -> None:
         """Take one record (already in simulated time when the target is time-scaled)."""
@@ -133,6 +136,8 @@ class LevelTally:
             value = record.get(name)
             if value is not None:
                 getattr(self, name).add(value)
+        if record.get("ttft") is not None:
+            self.recent_ttfts.append(record["ttft"])
         self.output_tokens += record.get("output_tokens") or 0
 
     @property

@@ -334,8 +334,10 @@ class LevelEntry:
     stream_flags: list[str] = field(default_factory=list)  # what the stream shape says of the path
     stream_flag_kinds: list[str] = field(default_factory=list)  # STREAM_* of each, in order
     arrival_rate: float | None = None  # open loop: the offered rate of this level (requests/s)
-    # Why the level was judged over-saturated and ended early (None: it was not)
+    # What showed the level over-saturated (None: nothing did); an open-loop level's arrivals
+    # then stopped early unless --no-saturation-stop, a ladder level is only flagged
     saturation: str | None = None
+    unsent: int = 0  # open loop: arrivals of its schedule never sent (stopped early)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LevelEntry:
@@ -396,6 +398,8 @@ class Manifest:
     # statistic}, "breaches": [...]}], "limit" (the smallest breaking probe above the capacity,
     # None: none), "complete" (False while searching, or when the run stopped first)}
     capacity: dict[str, Any] | None = None
+    # A rate sweep stopped at an over-saturated level: its index (later rates were not run)
+    saturated_at: int | None = None
     workload: dict[str, Any] = field(default_factory=dict)
     prompts: dict[str, Any] = field(default_factory=dict)
     sampling: dict[str, Any] = field(default_factory=dict)

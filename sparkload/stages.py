@@ -7,8 +7,8 @@ and sleep on ``wait_change`` between requests, so a level change wakes them at o
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Protocol
 
-import gevent
 from gevent.event import Event
 from gevent.queue import Empty, Queue
 
@@ -19,6 +19,8 @@ WARMUP = "warmup"  # one user on ``warmup_node`` sends the level's warm-up reque
 MEASURE = "measure"  # every user sends its quota of measured requests, then waits
 RUN = "run"  # time-based step: users send back to back until the stage changes
 ARRIVAL = "arrival"  # open loop: users take requests from the process's arrival schedule
+# open loop, an over-saturated level: its arrivals stopped early; users finish what they hold
+ARRIVALS_STOPPED = "arrivals_stopped"
 
 MSG_STAGE = "sparkload_stage"
 MSG_RECORDS = "sparkload_records"
@@ -50,13 +52,21 @@ class Arrival:
     stage: Stage | None = None
 
 
+class Schedule(Protocol):
+    """A process's feed of one level's arrivals (``shapes.arrival.Feed``)."""
+
+    def stop(self) -> int:
+        """Stop feeding; the arrivals it never issued."""
+        ...
+
+
 class LevelSignal:
     def __init__(self) -> None:
         self.current = Stage()
         self._changed = Event()
         self._warmups_claimed: set[int] = set()
         self.arrivals: Queue[Arrival] = Queue()
-        self._schedule: gevent.Greenlet | None = None
+        self._schedule: Schedule | None = None
 
     def update(self, stage: Stage) -> None:
         self.current = stage
@@ -84,13 +94,26 @@ class LevelSignal:
         except Empty:
             return None
 
-    def run_schedule(self, schedule: gevent.Greenlet | None) -> None:
+    def run_schedule(self, schedule: Schedule | None) -> None:
         """Replace this process's arrival schedule (None just stops the current one)."""
         if self._schedule is not None:
-            self._schedule.kill(block=False)
+            self._schedule.stop()
         self._schedule = schedule
         if schedule is None:
             self.arrivals = Queue()
+
+    def stop_arrivals(self) -> tuple[int, int]:
+        """Stop the level's arrivals early: (arrivals never issued, issued ones that were still
+        waiting for a free user and are now dropped, never to be sent)."""
+        never = self._schedule.stop() if self._schedule is not None else 0
+        self._schedule = None
+        dropped = 0
+        while True:
+            try:
+                self.arrivals.get_nowait()
+            except Empty:
+                return never, dropped
+            dropped += 1
 
     def reset(self) -> None:
         self.run_schedule(None)

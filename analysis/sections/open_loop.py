@@ -55,7 +55,7 @@ def rates_table(levels: pd.DataFrame, label: str) -> Table:
     rows = rows.assign(achieved_pct=rows["measured_rps"] / rows["offered_rps"] * 100)
     frame = rows[list(RATES)].rename(columns={k: heading for k, (heading, _) in RATES.items()})
     if (saturated := tables.saturation_cells(rows)) is not None:
-        frame["Saturation"] = saturated
+        frame[tables.OVER_SATURATED] = saturated
     formats = {heading: pattern for heading, pattern in RATES.values() if pattern}
     return Table(f"{slug(label)}_open_loop", f"{label}: offered vs achieved", frame, formats)
 

@@ -20,6 +20,7 @@ from sparkload.records import (
     scale_to_simulated_time,
 )
 from sparkload.results import ResultsWriter, utc_now
+from sparkload.saturation import QueueSample, judge_closed_loop
 from sparkload.scrape import GAUGES, MetricsScraper
 from sparkload.streamshape import LevelSample, short_name
 
@@ -55,6 +56,9 @@ class RunCollector:
         self._measure_scraped: set[int] = set()
         self.tallies: dict[int, LevelTally] = {}
         self.issued_by_node: dict[str, int] = {}
+        self.unsent_by_node: dict[str, dict[str, int]] = {}  # node -> level index -> unsent
+        # the server's waiting queue sampled during the level under way (closed loop's flag)
+        self.queue_samples: list[QueueSample] = []
         # node -> level index -> its self-measurements
         self.client_load: dict[str, dict[str, dict]] = {}
         # measured records, wire time, as the stream check keeps them (bounded per level)
@@ -80,6 +84,8 @@ class RunCollector:
         ``clock_offset``: the sending worker's clock minus the master's (seconds), taken off
         every record's wall-clock fields (None: a local run's, or not known)."""
         self.issued_by_node[batch["node"]] = batch["issued"]
+        if batch.get("unsent"):
+            self.unsent_by_node[batch["node"]] = batch["unsent"]
         if batch.get("monitor"):
             self.client_load[batch["node"]] = batch["monitor"]
         if batch.get("servers"):
@@ -154,15 +160,28 @@ class RunCollector:
             LevelEntry(index, concurrency, expected, utc_now(), arrival_rate=arrival_rate)
         )
         self.writer.write_manifest()
+        self.queue_samples = []
         self._scrape(index, concurrency, "start")
         if self.scraper is not None and self.gauge_interval > 0:
             self._gauges = gevent.spawn(self._sample_gauges, index, concurrency)
         return tally
 
-    def end_level(self, index: int) -> None:
+    def end_level(
+        self, index: int, saturation: str | None = None, stops_sweep: bool = False
+    ) -> None:
+        """Close the level in the manifest. ``saturation``: what showed an open-loop level
+        over-saturated (its shape judged it); ``stops_sweep``: its arrivals were stopped and no
+        later level runs. A closed-loop level's flag comes from the server's waiting queue."""
         tally = self.tallies[index]
         writer = self._writer_for(index)
         level = next(entry for entry in writer.manifest.levels if entry.index == index)
+        self._stop_gauges()
+        level.saturation = saturation or (
+            judge_closed_loop(self.queue_samples) if tally.arrival_rate is None else None
+        )
+        level.unsent = sum(levels.get(str(index), 0) for levels in self.unsent_by_node.values())
+        if stops_sweep:
+            writer.manifest.saturated_at = index
         level.client, level.client_flags = self.client_verdict(index)
         check = self.stream_samples.pop(index, LevelSample()).check()
         level.stream, level.stream_flags, level.stream_flag_kinds = check
@@ -183,7 +202,14 @@ class RunCollector:
                 tally.concurrency,
                 "; ".join(level.stream_flags),
             )
-        self._stop_gauges()
+        if level.saturation:
+            logger.warning(
+                "level %d (%s) over-saturated%s: %s",
+                index + 1,
+                tally.row()["level"],
+                ", arrivals stopped early, no later level runs" if stops_sweep else " (flagged)",
+                level.saturation,
+            )
         self._scrape(index, tally.concurrency, "end")
         row = tally.row()
         planned = len((self.manifest.arrival or {}).get("rates") or self.manifest.ladder)
@@ -204,6 +230,20 @@ class RunCollector:
             return
         for snapshot in self.scraper.take(index, concurrency, when, names):
             self.writer.append_server_metrics(snapshot)
+            if when == "during" and "endpoint" in snapshot:
+                self._note_queue(snapshot)
+
+    def _note_queue(self, snapshot: dict) -> None:
+        """An API endpoint's waiting queue, summed with the other endpoints' of the same
+        round of samples (they are taken within milliseconds of each other)."""
+        waiting = sum(
+            s["value"] for s in snapshot["samples"] if s["name"] == "vllm:num_requests_waiting"
+        )
+        samples = self.queue_samples
+        if samples and snapshot["time"] - samples[-1].time < self.gauge_interval / 2:
+            samples[-1] = QueueSample(samples[-1].time, samples[-1].waiting + waiting)
+        else:
+            samples.append(QueueSample(snapshot["time"], waiting))
 
     def _sample_gauges(self, index: int, concurrency: int) -> None:
         while True:

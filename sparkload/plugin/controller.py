@@ -501,10 +501,12 @@ class RunController:
         self._note_workers()
         return self.collector.begin_level(index, concurrency, expected, arrival_rate, sessions)
 
-    def end_level(self, index: int) -> None:
+    def end_level(
+        self, index: int, saturation: str | None = None, stops_sweep: bool = False
+    ) -> None:
         assert self.collector is not None
         self._note_workers()
-        self.collector.end_level(index)
+        self.collector.end_level(index, saturation, stops_sweep)
 
     def in_flight(self) -> int:
         assert self.collector is not None
@@ -546,6 +548,9 @@ def _make_shape(context: RunContext) -> Shape:
             workload.trace.span_s / workload.speedup,
             opts.request_timeout,
             context.time_scale,
+            # a trace is replayed whole (it is a recording, not a sweep): over-saturation is
+            # flagged, the replay is never cut short
+            saturation_stop=False,
         )
     if opts.find_capacity:
         return search_shape(opts, context.time_scale, workload.requests_per_session)
@@ -556,6 +561,7 @@ def _make_shape(context: RunContext) -> Shape:
             opts.arrival_duration,
             opts.request_timeout,
             context.time_scale,
+            saturation_stop=not opts.no_saturation_stop,
         )
     if opts.mode == "steps":
         return StepsShape(opts.ladder * opts.repeat, opts.step_duration, opts.request_timeout)

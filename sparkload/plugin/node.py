@@ -26,8 +26,17 @@ from sparkload.plugin.selfmon import ClientMonitor
 from sparkload.plugin.session import UserSession
 from sparkload.plugin.shipper import RecordShipper
 from sparkload.prompts import PromptOrder
-from sparkload.shapes.arrival import Due, my_share, rate_schedule, start_schedule, trace_schedule
-from sparkload.stages import ARRIVAL, MEASURE, MSG_STAGE, RUN, WARMUP, LevelSignal, Stage
+from sparkload.shapes.arrival import Due, Feed, my_share, rate_schedule, trace_schedule
+from sparkload.stages import (
+    ARRIVAL,
+    ARRIVALS_STOPPED,
+    MEASURE,
+    MSG_STAGE,
+    RUN,
+    WARMUP,
+    LevelSignal,
+    Stage,
+)
 from sparkload.workloads.trace import TraceWorkload
 
 
@@ -111,17 +120,19 @@ class Node:
     def _active_level(self) -> int:
         """The level this process is sending for, or -1 while it idles (not measured then)."""
         stage = self.signal.current
-        return stage.index if stage.kind in (WARMUP, MEASURE, RUN, ARRIVAL) else -1
+        sending = (WARMUP, MEASURE, RUN, ARRIVAL, ARRIVALS_STOPPED)
+        return stage.index if stage.kind in sending else -1
 
     def _on_stage(self, environment: Environment, msg, **_kwargs) -> None:
         stage = Stage(**msg.data)
         if stage.kind == ARRIVAL and self.context is not None and self.shipper is not None:
             mine = my_share(level_schedule(self.context, stage), stage.shares, self.node_id)
             self.signal.run_schedule(
-                start_schedule(
-                    self.signal, mine, self.context.time_scale, self.shipper.issue, stage
-                )
+                Feed(self.signal, mine, self.context.time_scale, self.shipper.issue, stage)
             )
+        elif stage.kind == ARRIVALS_STOPPED and self.shipper is not None:
+            never, dropped = self.signal.stop_arrivals()
+            self.shipper.withdraw(stage.index, never, dropped)
         self.signal.update(stage)
 
 

@@ -58,8 +58,11 @@ def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | Non
         return _clocked_left(
             shape.index, len(shape.levels), shape.step_started, shape.step_duration, now
         )
-    if isinstance(shape, ArrivalShape):
-        return _clocked_left(shape.index, len(shape.rates), shape.started, shape.real_duration, now)
+    if isinstance(shape, ArrivalShape):  # ``planned`` shrinks when a level is over-saturated
+        if shape.index >= shape.planned:
+            return 0.0
+        later = shape.planned - shape.index - 1
+        return shape.arrivals_left(now) + later * (shape.real_duration + LEVEL_OVERHEAD)
     return None
 
 

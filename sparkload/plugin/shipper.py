@@ -30,6 +30,9 @@ class RecordShipper:
         self.node_id = node_id
         self.monitor = monitor  # its self-measurements ride along with every batch
         self.issued = 0  # requests this process committed to (sent, or due in open loop)
+        # open loop, a level whose arrivals were stopped early: level index -> arrivals unsent
+        self.unsent: dict[str, int] = {}
+        self._unsent_changed = False
         self._buffer: list[dict] = []
         self._reported_issued = 0
         self._identity: dict[str, dict[str, str]] = {}  # endpoint -> headers seen by this process
@@ -38,6 +41,16 @@ class RecordShipper:
 
     def issue(self) -> None:
         self.issued += 1
+
+    def withdraw(self, level_index: int, never_issued: int, dropped: int) -> None:
+        """An over-saturated level's arrivals were stopped: ``dropped`` issued ones will not be
+        sent after all, and with the ``never_issued`` rest they are the level's unsent,
+        shipped at once so the master stops waiting for them."""
+        self.issued -= dropped
+        key = str(level_index)
+        self.unsent[key] = self.unsent.get(key, 0) + never_issued + dropped
+        self._unsent_changed = True
+        self.flush()
 
     def ship(self, record: dict) -> None:
         self._buffer.append(record)
@@ -51,7 +64,12 @@ class RecordShipper:
             self._new_identity[endpoint] = dict(known)
 
     def flush(self) -> None:
-        if not self._buffer and self.issued == self._reported_issued and not self._new_identity:
+        if (
+            not self._buffer
+            and self.issued == self._reported_issued
+            and not self._new_identity
+            and not self._unsent_changed
+        ):
             return
         batch, self._buffer = self._buffer, []
         identity, self._new_identity = self._new_identity, {}
@@ -65,6 +83,7 @@ class RecordShipper:
                     "records": batch,
                     "monitor": self.monitor.snapshot() if self.monitor else None,
                     "servers": identity,
+                    "unsent": dict(self.unsent),
                 },
             )
         except Exception:
@@ -72,10 +91,12 @@ class RecordShipper:
             self._new_identity = {**identity, **self._new_identity}
             raise
         self._reported_issued = issued
+        self._unsent_changed = False
 
     def reset(self) -> None:
         self.flush()
         self.issued = self._reported_issued = 0
+        self.unsent = {}
         if self.monitor:
             self.monitor.reset()
 

@@ -33,7 +33,13 @@ class Conductor(Protocol):
         arrival_rate: float | None = None,
         sessions: int | None = None,
     ) -> LevelTally: ...
-    def end_level(self, index: int) -> None: ...
+    def end_level(
+        self, index: int, saturation: str | None = None, stops_sweep: bool = False
+    ) -> None:
+        """``saturation``: what showed the level over-saturated; ``stops_sweep``: no level
+        follows it (its arrivals were stopped early)."""
+        ...
+
     def in_flight(self) -> int: ...
     def user_shares(self) -> dict[str, int]:
         """Users per process (node id): how an open-loop schedule is dealt."""

@@ -23,12 +23,16 @@ from typing import TypeVar
 import gevent
 
 from sparkload.config import CONSTANT, GAMMA
+from sparkload.livetable import LevelTally
+from sparkload.saturation import LevelWatch, judge_open_loop
 from sparkload.shapes import SPAWN_RATE, Conductor, Tick
 from sparkload.shapes.drain import Drain
-from sparkload.stages import ARRIVAL, Arrival, LevelSignal, Stage
+from sparkload.stages import ARRIVAL, ARRIVALS_STOPPED, Arrival, LevelSignal, Stage
 
 T = TypeVar("T")
 SCHEDULE_GRACE = 1.0  # real seconds after a level's last due time before its drain begins
+LOOKS_PER_LEVEL = 100  # the over-saturation watch's looks over a level's arrivals, at most
+MIN_LOOK_INTERVAL = 0.2  # real seconds between two looks, at least
 Due = tuple[float, int | None]  # (target seconds from the level's start, trace line or None)
 
 
@@ -88,31 +92,53 @@ def my_share(items: Iterable[T], shares: Mapping[str, int], node: str) -> Iterat
             yield item
 
 
-def start_schedule(
-    signal: LevelSignal,
-    schedule: Iterable[Due],
-    time_scale: float,
-    on_arrival: Callable[[], None],
-    stage: Stage | None = None,
-) -> gevent.Greenlet:
-    """Feed this process's arrivals of ``stage`` into ``signal.arrivals`` at their due times
-    (target seconds divided by ``time_scale``).
+class Feed:
+    """This process's arrivals of one level, fed into ``signal.arrivals`` at their due times
+    (target seconds divided by ``time_scale``) by a greenlet of its own.
 
     ``on_arrival`` counts each one as issued the moment it is due, so requests still waiting
-    for a free user keep the run from ending before they are served.
+    for a free user keep the run from ending before they are served. ``stop`` ends the feed
+    early (an over-saturated level) and says how many arrivals it never issued.
     """
 
-    def feed() -> None:
+    def __init__(
+        self,
+        signal: LevelSignal,
+        schedule: Iterable[Due],
+        time_scale: float,
+        on_arrival: Callable[[], None],
+        stage: Stage | None = None,
+    ) -> None:
+        self._due = iter(schedule)
+        self._holding = False  # an arrival taken from the schedule, its due time not yet come
+        self._greenlet = gevent.spawn(self._feed, signal, time_scale, on_arrival, stage)
+
+    def _feed(
+        self,
+        signal: LevelSignal,
+        time_scale: float,
+        on_arrival: Callable[[], None],
+        stage: Stage | None,
+    ) -> None:
         start, start_wall = time.perf_counter(), time.time()
-        for offset, line in schedule:
+        for offset, line in self._due:
+            self._holding = True
             real = offset / time_scale
             delay = start + real - time.perf_counter()
             if delay > 0:
                 gevent.sleep(delay)
-            on_arrival()
+            self._holding = False
+            on_arrival()  # no switch between the count and the put
             signal.arrivals.put(Arrival(start_wall + real, start + real, line, stage))
 
-    return gevent.spawn(feed)
+    def join(self, timeout: float | None = None) -> None:
+        """Wait until the whole schedule is issued (or ``timeout`` seconds passed)."""
+        self._greenlet.join(timeout)
+
+    def stop(self) -> int:
+        """Stop feeding; the arrivals of the schedule that were never issued."""
+        self._greenlet.kill(block=True)
+        return int(self._holding) + sum(1 for _ in self._due)
 
 
 class ArrivalShape:
@@ -121,6 +147,11 @@ class ArrivalShape:
     A level's arrivals run for ``duration`` (target seconds; a trace's level lasts as long as
     the trace); the next rate starts once the previous level's queued and in-flight requests
     are done (or their timeout passed), so each level's records are its own rate's.
+
+    While a level runs, its backlog (arrivals due and not yet answered) and its answers' TTFTs
+    are watched (``sparkload.saturation``). A level judged over-saturated has its arrivals
+    stopped (the rest of its schedule, and the due ones still waiting for a free user, are not
+    sent), drains, and is the sweep's last; with ``saturation_stop`` off it is only flagged.
     """
 
     def __init__(
@@ -130,56 +161,115 @@ class ArrivalShape:
         duration: float,
         request_timeout: float,
         time_scale: float = 1.0,
+        saturation_stop: bool = True,
     ) -> None:
         self.rates = rates
         self.users = users
         self.duration = duration
         self.time_scale = time_scale
         self.request_timeout = request_timeout
+        self.saturation_stop = saturation_stop
+        self.planned = len(rates)  # levels the sweep runs: fewer once one is over-saturated
         self.index = 0
         self.started: float | None = None
         self.drain = Drain(timeout=request_timeout + 5.0)
         self.finished = False
+        # the lowest p90 latency of a level that was not over-saturated (target seconds)
+        self.kept_up_latency: float | None = None
+        self.saturation: str | None = None  # what showed the level under way over-saturated
+        self._tally: LevelTally | None = None
+        self._watch = self._new_watch()
+        self._ttfts_seen = 0
 
     @property
     def real_duration(self) -> float:
         """Real seconds of a level's arrivals."""
         return self.duration / self.time_scale
 
+    def arrivals_left(self, now: float) -> float:
+        """Real seconds of the current level's arrivals still to come (0 once it drains)."""
+        if self.started is None:
+            return self.real_duration
+        if self.drain.started is not None:
+            return 0.0
+        return max(self.real_duration - (now - self.started), 0.0)
+
     def tick(self, conductor: Conductor, now: float) -> Tick:
-        if self.index >= len(self.rates):
+        if self.index >= self.planned:
             self.finished = self.drain.done(conductor, now)
             return None if self.finished else (self.users, SPAWN_RATE)
         if self.started is None:
             if not conductor.users_ready(self.users):
                 return (self.users, SPAWN_RATE)
             rate = self.rates[self.index]
-            conductor.begin_level(self.index, self.users, None, arrival_rate=rate)
-            conductor.broadcast(
-                Stage(
-                    ARRIVAL,
-                    self.index,
-                    self.users,
-                    arrival_rate=rate,
-                    arrival_duration=self.duration,
-                    shares=conductor.user_shares(),
-                )
-            )
+            self._tally = conductor.begin_level(self.index, self.users, None, arrival_rate=rate)
+            conductor.broadcast(self._stage(ARRIVAL, conductor))
             self.started = now
-        elif (
-            now - self.started >= self.real_duration + SCHEDULE_GRACE and self.drain.started is None
-        ):
+            return (self.users, SPAWN_RATE)
+        self._watch_level(conductor, now)
+        if now - self.started >= self.real_duration + SCHEDULE_GRACE and self.drain.started is None:
             self.drain.done(conductor, now)  # arrivals are over; queued ones are still served
         elif self.drain.started is not None and self._served(conductor, now):
-            conductor.end_level(self.index)  # with every record of its rate
-            self.level_ended(conductor)
-            self.index += 1
-            self.started = None
-            self.drain = Drain(timeout=self.request_timeout + 5.0)
-            if self.index >= len(self.rates):
-                conductor.broadcast(Stage())
+            self._end_level(conductor)
             return self.tick(conductor, now)
         return (self.users, SPAWN_RATE)
+
+    def _stage(self, kind: str, conductor: Conductor) -> Stage:
+        return Stage(
+            kind,
+            self.index,
+            self.users,
+            arrival_rate=self.rates[self.index],
+            arrival_duration=self.duration,
+            shares=conductor.user_shares(),
+        )
+
+    def _new_watch(self) -> LevelWatch:
+        interval = max(self.duration / LOOKS_PER_LEVEL, MIN_LOOK_INTERVAL * self.time_scale)
+        return LevelWatch(interval)
+
+    def _watch_level(self, conductor: Conductor, now: float) -> None:
+        """Look at the level; once judged over-saturated, stop its arrivals (unless only
+        flagging) and drain it: it is the sweep's last."""
+        tally = self._tally
+        if self.saturation is not None or tally is None or self.started is None:
+            return
+        new = tally.ttft.count - self._ttfts_seen
+        self._ttfts_seen = tally.ttft.count
+        recent = list(tally.recent_ttfts)[-new:] if new else []
+        elapsed = (now - self.started) * self.time_scale  # target seconds
+        if not self._watch.look(elapsed, conductor.in_flight(), recent):
+            return
+        self.saturation = judge_open_loop(
+            self._watch.looks,
+            self.rates[self.index],
+            self.duration,
+            tally.latency.quantile(0.9),
+            self.kept_up_latency,
+        )
+        if self.saturation is None or not self.saturation_stop:
+            return
+        self.planned = self.index + 1
+        conductor.broadcast(self._stage(ARRIVALS_STOPPED, conductor))
+        if self.drain.started is None:
+            self.drain.done(conductor, now)
+
+    def _end_level(self, conductor: Conductor) -> None:
+        """End the level with every record of its rate (or what its timeout let in)."""
+        stops = self.saturation is not None and self.saturation_stop
+        conductor.end_level(self.index, self.saturation, stops)
+        latency = self._tally.latency.quantile(0.9) if self._tally is not None else None
+        if self.saturation is None and latency is not None:
+            known = self.kept_up_latency
+            self.kept_up_latency = latency if known is None else min(known, latency)
+        self.level_ended(conductor)
+        self.index += 1
+        self.started = None
+        self.drain = Drain(timeout=self.request_timeout + 5.0)
+        self.saturation, self._tally = None, None
+        self._watch, self._ttfts_seen = self._new_watch(), 0
+        if self.index >= self.planned:
+            conductor.broadcast(Stage())
 
     def level_ended(self, conductor: Conductor) -> None:
         """After a level's end, before the next: a sweep's rates are all known from the start

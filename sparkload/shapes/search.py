@@ -69,7 +69,9 @@ class SearchShape(LadderShape):
 
 
 class RateSearchShape(ArrivalShape):
-    """Open loop: a rate sweep whose next rate the capacity search chooses."""
+    """Open loop: a rate sweep whose next rate the capacity search chooses. An over-saturated
+    probe is flagged, not stopped: it is not the plan's last (the search goes on below it), and
+    its flag breaks the bounds (``analysis/probe.py``)."""
 
     def __init__(
         self,
@@ -79,13 +81,15 @@ class RateSearchShape(ArrivalShape):
         request_timeout: float,
         time_scale: float = 1.0,
     ) -> None:
-        super().__init__((prober.first(),), users, duration, request_timeout, time_scale)
+        first = (prober.first(),)
+        super().__init__(first, users, duration, request_timeout, time_scale, saturation_stop=False)
         self.prober = prober
 
     def level_ended(self, conductor: Conductor) -> None:
         following = self.prober.level_ended(conductor, self.index, self.rates[self.index])
         if following is not None:
             self.rates += (following,)
+            self.planned = len(self.rates)
 
 
 def search_shape(opts: RunOptions, time_scale: float, requests_per_session: int | None):

@@ -66,14 +66,23 @@ def test_a_level_whose_streams_collapsed_breaks_whatever_the_bounds(tmp_path, ca
     assert verdict["breaches"][0].startswith("stream check: collapsed")
 
 
-def test_a_level_ended_early_as_over_saturated_breaks_whatever_the_bounds(tmp_path, capsys):
+def test_an_open_loop_level_judged_over_saturated_breaks_whatever_the_bounds(tmp_path, capsys):
     records = open_loop_level(64, 0, 1000.0, interval=0.5, count=10, latency=1.0, ttft=0.3)
     fields = arrival_manifest([2], 64)
     fields["levels"][0]["saturation"] = "in flight grew while TTFT rose"
     run = write_run(tmp_path / "r", "arr", records, manifest_fields=fields)
     _, verdict, _ = _verdict(capsys, run, "--check", "ttft_p90_ms<=1000", "--check-level", 0)
     assert verdict is not None and verdict["meets"] is False
-    assert verdict["breaches"] == ["over-saturated, ended early: in flight grew while TTFT rose"]
+    assert verdict["breaches"] == ["over-saturated: in flight grew while TTFT rose"]
+
+
+def test_a_closed_loop_levels_saturation_flag_is_not_a_breach(ladder, capsys):
+    manifest_path = ladder / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["levels"][2]["saturation"] = "the waiting queue rose throughout"
+    manifest_path.write_text(json.dumps(manifest))
+    _, verdict, _ = _verdict(capsys, ladder, "--check", "ttft_p90_ms<=5000", "--check-level", 2)
+    assert verdict is not None and verdict["meets"] is True
 
 
 def test_an_open_loop_level_is_judged_at_its_offered_rate(tmp_path, capsys):

@@ -16,11 +16,11 @@ from sparkload.plugin.options import register
 from sparkload.plugin.session import UserSession
 from sparkload.prompts import PromptOrder
 from sparkload.shapes.arrival import (
+    Feed,
     gaps,
     my_share,
     offsets,
     rate_schedule,
-    start_schedule,
     trace_schedule,
 )
 from sparkload.stages import ARRIVAL, Arrival, LevelSignal, Stage
@@ -99,7 +99,7 @@ def test_a_trace_is_sent_at_its_timestamps_over_the_speedup_naming_its_lines():
 def test_the_feed_turns_target_seconds_into_real_ones_by_the_time_scale():
     signal, issued = LevelSignal(), []
     schedule = [(0.01, 4), (0.03, 5), (0.06, None)]
-    start_schedule(signal, schedule, time_scale=10.0, on_arrival=lambda: issued.append(1)).join(5)
+    Feed(signal, schedule, time_scale=10.0, on_arrival=lambda: issued.append(1)).join(5)
     arrivals = [signal.arrivals.get_nowait() for _ in schedule]
     real = [0.0, 0.002, 0.005]  # 0.01, 0.03 and 0.06 target seconds at 10x, from the first
     assert [a.due - arrivals[0].due for a in arrivals] == pytest.approx(real, abs=1e-9)
@@ -109,7 +109,7 @@ def test_the_feed_turns_target_seconds_into_real_ones_by_the_time_scale():
 
 def test_the_feed_files_each_arrival_under_the_level_it_was_started_for():
     signal, level = LevelSignal(), Stage(ARRIVAL, 3, 8)
-    start_schedule(signal, [(0.0, None)], 1.0, lambda: None, level).join(5)
+    Feed(signal, [(0.0, None)], 1.0, lambda: None, level).join(5)
     assert signal.arrivals.get_nowait().stage == level
 
 

@@ -19,6 +19,7 @@ class FakeConductor:
         self.tallies = {}
         self.ended = []
         self.outstanding = 0
+        self.saturation = {}
 
     def broadcast(self, stage):
         self.stages.append(stage)
@@ -33,8 +34,9 @@ class FakeConductor:
         self.tallies[index] = LevelTally(index, concurrency, expected, arrival_rate, 1.0, sessions)
         return self.tallies[index]
 
-    def end_level(self, index):
+    def end_level(self, index, saturation=None, stops_sweep=False):
         self.ended.append(index)
+        self.saturation[index] = (saturation, stops_sweep)
 
     def in_flight(self):
         return self.outstanding
@@ -211,9 +213,9 @@ def test_a_rate_sweep_runs_one_level_per_rate_each_after_the_last_is_served():
 class SlowEndingConductor(FakeConductor):
     """A level's end writes files and reads /metrics: other greenlets run meanwhile."""
 
-    def end_level(self, index):
+    def end_level(self, index, saturation=None, stops_sweep=False):
         gevent.sleep(0.01)
-        super().end_level(index)
+        super().end_level(index, saturation, stops_sweep)
 
 
 def finished_first_level(conductor) -> LadderShape:

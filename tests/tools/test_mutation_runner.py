@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tools.mutation import equivalents
-from tools.mutation.run import EQUIVALENTS, ModuleResult, score
+from tools.mutation.run import EQUIVALENTS, ROOT, ModuleResult, score
 from tools.mutation.targets import TARGET_BY_NAME, TARGETS
 
 DIFF = """--- sparkload/sse.py
@@ -82,3 +82,23 @@ def test_totals_count_equivalent_survivors_apart_and_the_score_leaves_them_out()
 def test_a_module_of_only_equivalent_mutants_has_no_score():
     totals = result({"a": "survived"}, ["a"]).totals()
     assert score(totals) is None
+
+
+def test_every_target_names_its_module_and_test_files_that_exist():
+    for target in TARGETS:
+        assert (ROOT / target.source).is_file(), target.source
+        missing = [test for test in target.tests if not (ROOT / test).is_file()]
+        assert not missing, f"{target.name}: {missing}"
+
+
+def test_every_module_of_the_measurement_core_is_a_target():
+    core = {
+        "sparkload/sse.py",
+        "sparkload/stream.py",
+        "sparkload/client.py",
+        "sparkload/records.py",
+        "sparkload/streamshape.py",
+        "analysis/percentiles.py",
+        "analysis/metrics.py",
+    }
+    assert {target.source for target in TARGETS} == core
