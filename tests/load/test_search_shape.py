@@ -3,6 +3,7 @@ verdicts come from a threshold (no Locust, no analysis process, no network)."""
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -182,3 +183,22 @@ def test_the_analysis_judges_a_level_in_a_child_process_and_its_refusal_is_a_val
     assert (verdict["meets"], verdict["breaches"]) == (False, ["ttft_p90_ms = 200 > 100"])
     with pytest.raises(ValueError, match="has no level 3"):
         judge_level("ttft_p90_ms<=100", str(run), 3)
+
+
+class SlowJudge(JudgingConductor):
+    """Its verdicts take a tenth of a second, as the analysis's child process takes about one."""
+
+    def judge_level(self, index):
+        time.sleep(0.1)
+        return super().judge_level(index)
+
+
+def test_a_level_started_right_after_a_verdict_is_dated_after_the_verdict():
+    prober = Prober(CapacitySearch(RATE, 1.0, 64.0), "ttft_p90_ms<=800")
+    shape, conductor = RateSearchShape(prober, 8, 1.0, 10.0), SlowJudge(capacity=5)
+    conductor.users = 8
+    shape.tick(conductor, 0.0)  # level 0 starts
+    shape.tick(conductor, 2.0)  # its arrivals are over: the drain starts
+    shape.tick(conductor, 2.5)  # served: it ends, is judged, and level 1 starts
+    assert shape.index == 1 and shape.started is not None
+    assert shape.started >= 2.5 + 0.1
