@@ -20,7 +20,9 @@ saturation_pct are left empty; measured_rps and measured_total_tps are the achie
 
   arrival_cv           coefficient of variation (sd / mean) of the gaps between the scheduled
                        times of the level's requests, all sent or not: 1 for Poisson arrivals,
-                       0 for constant ones, 1/√B for gamma of shape B
+                       0 for constant ones, 1/√B for gamma of shape B (the manifest's whole
+                       schedule where it has one: a level stopped early sent only its start)
+  scheduled            arrivals in the level's whole schedule (the manifest's), sent or not
 
 Per-request itl/tps come from the records (``RequestRecord.derive``) and are never recomputed.
 Extra columns beside them: p99s, bootstrap CIs, decode tok/s, chunk ITL (vLLM's per-chunk gap,
@@ -117,6 +119,7 @@ EXTRA_COLUMNS = [
     "expected_cached_pct",
     *LENGTH_COLUMNS,
     "arrival_cv",
+    "scheduled",
     "time_scale",
     "runs",
     "incomplete",
@@ -425,6 +428,17 @@ def level_flags(dataset: Dataset, kind: str) -> dict[tuple[str, float], list[str
     return flags
 
 
+def level_schedules(dataset: Dataset) -> dict[tuple[str, float], list[dict]]:
+    """(label, offered rate) -> the whole schedules the manifests keep for its levels."""
+    schedules: dict[tuple[str, float], list[dict]] = {}
+    for run in dataset.runs:
+        rates = run.offered_rates() if run.open_loop else {}
+        for level in run.manifest.levels:
+            if level.schedule and level.index in rates:
+                schedules.setdefault((run.label, rates[level.index]), []).append(level.schedule)
+    return schedules
+
+
 def saturation_stops(dataset: Dataset) -> set[tuple[str, float]]:
     """(label, level key) of the levels where a sweep stopped as over-saturated (the
     manifest's ``saturated_at``): their arrivals ended early and no later level ran."""
@@ -489,6 +503,18 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
         " ".join(dict.fromkeys(kinds.get((label, key), [])))  # each kind once over repeated runs
         for label, key in zip(levels["label"], keys, strict=True)
     ]
+    schedules = level_schedules(dataset)
+    found = [
+        schedules.get((label, key), []) for label, key in zip(levels["label"], keys, strict=True)
+    ]
+    levels["scheduled"] = [sum(s["arrivals"] for s in runs) if runs else np.nan for runs in found]
+    whole_cv = [
+        np.mean(cvs)
+        if (cvs := [s["gap_cv"] for s in runs if s.get("gap_cv") is not None])
+        else np.nan
+        for runs in found
+    ]
+    levels["arrival_cv"] = levels["arrival_cv"].where(np.isnan(whole_cv), whole_cv)
     for column in ("concurrency", "tp", "nodes"):
         levels[column] = levels[column].astype("Int64")
     levels = add_rates(levels)

@@ -338,6 +338,8 @@ class LevelEntry:
     # then stopped early unless --no-saturation-stop, a ladder level is only flagged
     saturation: str | None = None
     unsent: int = 0  # open loop: arrivals of its schedule never sent (stopped early)
+    # open loop: its whole seeded schedule, sent or not: {"arrivals", "gap_cv"}
+    schedule: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LevelEntry:

@@ -24,15 +24,17 @@ INTRO = (
     "complete, time mean and peak (a sweep over the sends and completions of the level's "
     "measured requests); send lateness = how long a due request waited for a free client "
     "(queue_wait), p50 / p99: a growing lateness means the pool, not the server, held the "
-    "rate back; arrival CV = standard deviation / mean of the gaps between the requests' "
-    "scheduled times (1 for Poisson arrivals, 0 for constant ones, 1/√B for gamma arrivals of "
-    "`--burstiness` B). Rates are in the target's time."
+    "rate back; scheduled = the arrivals of the level's whole schedule, sent or not (a level "
+    "stopped as over-saturated sends only its start); arrival CV = standard deviation / mean "
+    "of the gaps between the schedule's arrivals (1 for Poisson arrivals, 0 for constant "
+    "ones, 1/√B for gamma arrivals of `--burstiness` B). Rates are in the target's time."
 )
 RATES = {  # summary column → (heading, format)
     "offered_rps": ("Offered (req/s)", "{:.4g}"),
     "measured_rps": ("Achieved (req/s)", "{:.2f}"),
     "achieved_pct": ("Achieved / offered", "{:.1f}%"),
     "measured_total_tps": ("Output tok/s", "{:.1f}"),
+    "scheduled": ("Scheduled", "{:.0f}"),
     "n": ("n", None),
     "failures": ("Failures", None),
     "inflight_mean": ("In flight, mean", "{:.1f}"),

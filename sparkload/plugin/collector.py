@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 import gevent
 
@@ -165,6 +166,13 @@ class RunCollector:
         if self.scraper is not None and self.gauge_interval > 0:
             self._gauges = gevent.spawn(self._sample_gauges, index, concurrency)
         return tally
+
+    def note_schedule(self, index: int, schedule: dict[str, Any]) -> None:
+        """Keep an open-loop level's whole schedule (``shapes.arrival.schedule_summary``)."""
+        writer = self._writer_for(index)
+        level = next(entry for entry in writer.manifest.levels if entry.index == index)
+        level.schedule = schedule
+        writer.write_manifest()
 
     def end_level(
         self, index: int, saturation: str | None = None, stops_sweep: bool = False

@@ -36,7 +36,7 @@ from sparkload.livetable import LevelTally
 from sparkload.plugin.admission import MasterGate
 from sparkload.plugin.clockwatch import WorkerClocks
 from sparkload.plugin.collector import RunCollector
-from sparkload.plugin.context import RunContext
+from sparkload.plugin.context import RunContext, level_schedule
 from sparkload.plugin.progress import progress_line
 from sparkload.records import (
     SCHEMA_VERSION,
@@ -51,12 +51,12 @@ from sparkload.report_process import check_levels, check_options, judge_level
 from sparkload.results import ResultsWriter, check_writable, utc_now
 from sparkload.scrape import MetricsScraper, Source, check_nodes, simulator_nodes, sources
 from sparkload.shapes import SerialTicks, Shape, Tick
-from sparkload.shapes.arrival import ArrivalShape
+from sparkload.shapes.arrival import ArrivalShape, schedule_summary
 from sparkload.shapes.ladder import LadderShape
 from sparkload.shapes.search import check_search_options, search_shape
 from sparkload.shapes.steps import StepsShape
 from sparkload.simproc import SimulatorProcess
-from sparkload.stages import MSG_RECORDS, MSG_STAGE, Stage
+from sparkload.stages import ARRIVAL, MSG_RECORDS, MSG_STAGE, Stage
 from sparkload.target import ServerInfo, describe_server
 from sparkload.workloads import chat, registry
 from sparkload.workloads.contract import Synthetic
@@ -474,6 +474,9 @@ class RunController:
 
     # ----- Conductor (what shapes may do) ------------------------------------------------
     def broadcast(self, stage: Stage) -> None:
+        if stage.kind == ARRIVAL and self.collector is not None and self.context is not None:
+            summary = schedule_summary(level_schedule(self.context, stage))
+            self.collector.note_schedule(stage.index, summary)
         self.runner.send_message(MSG_STAGE, stage.to_message())
 
     def users_ready(self, count: int) -> bool:

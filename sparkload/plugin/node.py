@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import socket
-from collections.abc import Iterator
 from typing import Any, cast
 
 from locust.env import Environment
@@ -21,12 +20,12 @@ from sparkload import stampclock
 from sparkload.hostsecrets import HostSecrets
 from sparkload.plugin import clockwatch
 from sparkload.plugin.admission import WorkerPass
-from sparkload.plugin.context import RunContext
+from sparkload.plugin.context import RunContext, level_schedule
 from sparkload.plugin.selfmon import ClientMonitor
 from sparkload.plugin.session import UserSession
 from sparkload.plugin.shipper import RecordShipper
 from sparkload.prompts import PromptOrder
-from sparkload.shapes.arrival import Due, Feed, my_share, rate_schedule, trace_schedule
+from sparkload.shapes.arrival import Feed, my_share
 from sparkload.stages import (
     ARRIVAL,
     ARRIVALS_STOPPED,
@@ -37,7 +36,6 @@ from sparkload.stages import (
     LevelSignal,
     Stage,
 )
-from sparkload.workloads.trace import TraceWorkload
 
 
 class Node:
@@ -134,21 +132,6 @@ class Node:
             never, dropped = self.signal.stop_arrivals()
             self.shipper.withdraw(stage.index, never, dropped)
         self.signal.update(stage)
-
-
-def level_schedule(context: RunContext, stage: Stage) -> Iterator[Due]:
-    """The open-loop level's whole schedule, the same on every process: the trace's lines, or
-    arrivals of the run's process at the stage's rate (seeded by the run's seed and the level)."""
-    workload, opts = context.workload, context.options
-    if isinstance(workload, TraceWorkload):
-        return trace_schedule((line.time_s for line in workload.trace.lines), workload.speedup)
-    return rate_schedule(
-        opts.arrival_process,
-        stage.arrival_rate,
-        opts.burstiness,
-        stage.arrival_duration,
-        f"{opts.seed}:arrivals:{stage.index}",
-    )
 
 
 def _parsed_options(environment: Environment) -> argparse.Namespace:

@@ -15,7 +15,9 @@ waits, and that wait is recorded as ``queue_wait``.
 
 from __future__ import annotations
 
+import itertools
 import random
+import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TypeVar
@@ -70,6 +72,17 @@ def rate_schedule(
 def trace_schedule(timestamps: Iterable[float], speedup: float) -> Iterator[Due]:
     """A trace's schedule: line i at its timestamp (seconds from the first line) / speedup."""
     return ((t / speedup, line) for line, t in enumerate(timestamps))
+
+
+def schedule_summary(schedule: Iterable[Due]) -> dict[str, float | int | None]:
+    """A level's whole schedule as the manifest keeps it: how many arrivals it held and the
+    coefficient of variation of their gaps (target seconds). A level stopped as over-saturated
+    sends only part of its schedule, so its records alone would misstate how bursty it was."""
+    times = [offset for offset, _ in schedule]
+    gap_list = [later - earlier for earlier, later in itertools.pairwise(times)]
+    mean = statistics.fmean(gap_list) if gap_list else 0.0
+    cv = statistics.pstdev(gap_list) / mean if mean > 0 else None
+    return {"arrivals": len(times), "gap_cv": cv}
 
 
 def my_share(items: Iterable[T], shares: Mapping[str, int], node: str) -> Iterator[T]:

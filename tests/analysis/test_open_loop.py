@@ -137,3 +137,17 @@ def test_a_mixed_report_keeps_each_label_in_its_own_sections(tmp_path):
     assert [row[0] for row in markdown_table(report, "Mean TPS per stream (tok/s)")[1:]] == ["fp8"]
     assert "**arr: offered vs achieved**" in report and "**fp8: offered vs achieved**" not in report
     assert "`20260101T000000Z-arr`: **open loop**" in report
+
+
+def test_a_level_stopped_early_takes_its_arrival_cv_and_count_from_the_whole_schedule(tmp_path):
+    records = open_loop_level(64, 0, 1000.0, interval=0.02, count=100, latency=0.5)
+    fields = arrival_manifest([50.0], 64)
+    fields["levels"][0]["schedule"] = {"arrivals": 2000, "gap_cv": 2.04}
+    summary, report = _report(
+        tmp_path, write_run(tmp_path / "r", "cut", records, manifest_fields=fields)
+    )
+    row = summary.iloc[0]
+    assert (row["n"], row["scheduled"]) == (100, 2000)
+    assert row["arrival_cv"] == pytest.approx(2.04)
+    header, first = markdown_table(report, "cut: offered vs achieved")[:2]
+    assert first[header.index("Scheduled")] == "2000"
