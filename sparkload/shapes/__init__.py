@@ -7,6 +7,8 @@ world only through a ``Conductor``.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import gevent.lock
@@ -64,6 +66,17 @@ class Shape(Protocol):
     finished: bool
 
     def tick(self, conductor: Conductor, now: float) -> Tick: ...
+
+
+def after(now: float, act: Callable[[], object]) -> float:
+    """``act()``, then ``now`` moved on by the real time it took. A shape that ends a level
+    starts the next in the same tick; ending one writes the manifest, scrapes /metrics and may
+    judge the level (a capacity search's verdict takes about a second), so the next level must
+    not be dated as if it began before all that (an open-loop level would then end its arrivals,
+    and judge its backlog, that much too soon)."""
+    began = time.monotonic()
+    act()
+    return now + (time.monotonic() - began)
 
 
 class SerialTicks:

@@ -27,7 +27,7 @@ import gevent
 from sparkload.config import CONSTANT, GAMMA
 from sparkload.livetable import LevelTally
 from sparkload.saturation import LevelWatch, judge_open_loop
-from sparkload.shapes import SPAWN_RATE, Conductor, Tick
+from sparkload.shapes import SPAWN_RATE, Conductor, Tick, after
 from sparkload.shapes.drain import Drain
 from sparkload.stages import ARRIVAL, ARRIVALS_STOPPED, Arrival, LevelSignal, Stage
 
@@ -223,8 +223,7 @@ class ArrivalShape:
         if now - self.started >= self.real_duration + SCHEDULE_GRACE and self.drain.started is None:
             self.drain.done(conductor, now)  # arrivals are over; queued ones are still served
         elif self.drain.started is not None and self._served(conductor, now):
-            self._end_level(conductor)
-            return self.tick(conductor, now)
+            return self.tick(conductor, after(now, lambda: self._end_level(conductor)))
         return (self.users, SPAWN_RATE)
 
     def _stage(self, kind: str, conductor: Conductor) -> Stage:

@@ -11,12 +11,10 @@ second), the search records the verdict and names the next value, or ends.
 
 from __future__ import annotations
 
-import time
-
 from sparkload.capacity import CONCURRENCY, RATE, CapacityResult, CapacitySearch, Probe
 from sparkload.config import RunOptions, default
 from sparkload.errors import ConfigError
-from sparkload.shapes import Conductor, Tick
+from sparkload.shapes import Conductor
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
 from sparkload.workloads.names import PREFILL
@@ -30,7 +28,6 @@ class Prober:
         self.search = search
         self.bounds = bounds
         self.probes: list[Probe] = []
-        self._judging = 0.0  # real seconds the last verdict took, not yet added to a tick's now
 
     def first(self) -> float:
         value = self.search.next_value()
@@ -40,9 +37,7 @@ class Prober:
     def level_ended(self, conductor: Conductor, index: int, value: float) -> float | None:
         """The next value to probe; None when the search is over (or the level could not be
         judged: the run aborts with what was found so far)."""
-        asked = time.monotonic()
         verdict = conductor.judge_level(index)
-        self._judging += time.monotonic() - asked
         if verdict is None:
             conductor.record_capacity(self.result(complete=False))
             return None
@@ -51,13 +46,6 @@ class Prober:
         following = self.search.next_value()
         conductor.record_capacity(self.result(complete=following is None))
         return following
-
-    def now(self, now: float) -> float:
-        """A tick's ``now`` plus the time a verdict took since: a shape starts its next level
-        in the tick that ended the last, and must not date the start a second early (an
-        open-loop level would end its arrivals, and judge its backlog, that much too soon)."""
-        now, self._judging = now + self._judging, 0.0
-        return now
 
     def result(self, complete: bool) -> CapacityResult:
         return CapacityResult(
@@ -73,9 +61,6 @@ class SearchShape(LadderShape):
     ) -> None:
         super().__init__((int(prober.first()),), requests_per_user, requests_per_session)
         self.prober = prober
-
-    def tick(self, conductor: Conductor, now: float) -> Tick:
-        return super().tick(conductor, self.prober.now(now))
 
     def level_ended(self, conductor: Conductor) -> None:
         following = self.prober.level_ended(conductor, self.index, self.levels[self.index])
@@ -99,9 +84,6 @@ class RateSearchShape(ArrivalShape):
         first = (prober.first(),)
         super().__init__(first, users, duration, request_timeout, time_scale, saturation_stop=False)
         self.prober = prober
-
-    def tick(self, conductor: Conductor, now: float) -> Tick:
-        return super().tick(conductor, self.prober.now(now))
 
     def level_ended(self, conductor: Conductor) -> None:
         following = self.prober.level_ended(conductor, self.index, self.rates[self.index])

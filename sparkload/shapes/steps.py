@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sparkload.shapes import SPAWN_RATE, Conductor, Tick
+from sparkload.shapes import SPAWN_RATE, Conductor, Tick, after
 from sparkload.shapes.drain import Drain
 from sparkload.stages import RUN, Stage
 
@@ -32,11 +32,13 @@ class StepsShape:
                 conductor.broadcast(Stage(RUN, self.index, c))
                 self.step_started = now
         elif now - self.step_started >= self.step_duration:
-            conductor.end_level(self.index)
-            self.index += 1
-            self.level_begun = False
-            self.step_started = None
-            if self.index >= len(self.levels):
-                conductor.broadcast(Stage())  # stop sending; in-flight requests still finish
-            return self.tick(conductor, now)
+            return self.tick(conductor, after(now, lambda: self._end_step(conductor)))
         return (c, SPAWN_RATE)
+
+    def _end_step(self, conductor: Conductor) -> None:
+        conductor.end_level(self.index)
+        self.index += 1
+        self.level_begun = False
+        self.step_started = None
+        if self.index >= len(self.levels):
+            conductor.broadcast(Stage())  # stop sending; in-flight requests still finish

@@ -205,8 +205,8 @@ def test_a_rate_sweep_runs_one_level_per_rate_each_after_the_last_is_served():
     arrival.tick(conductor, over + 2)
     assert conductor.ended == [0] and conductor.tallies[1].arrival_rate == 8
     assert (conductor.stages[-1].index, conductor.stages[-1].arrival_rate) == (1, 8)
-    second = over + 2  # the rate 8 level started here
-    arrival.tick(conductor, second + over)
+    second = over + 2  # the rate 8 level started here (dated after the first level's end)
+    arrival.tick(conductor, second + over + 0.5)
     assert arrival.tick(conductor, second + over + 1) is None and conductor.ended == [0, 1]
 
 
@@ -237,3 +237,16 @@ def test_a_tick_arriving_while_a_level_ends_does_not_end_it_twice():
     gevent.joinall([first, second])
     assert conductor.ended == [0]
     assert ticks.shape.index == 1  # level 2 comes next, not skipped
+
+
+def test_a_step_that_follows_a_slow_level_end_is_dated_after_it():
+    steps, conductor = (
+        StepsShape(levels=(1, 2), step_duration=10, request_timeout=60),
+        (SlowEndingConductor()),
+    )
+    conductor.users = 1
+    steps.tick(conductor, 0.0)
+    conductor.users = 2
+    steps.tick(conductor, 10.0)  # the first step ends (its end takes 10 ms), the second begins
+    assert steps.index == 1 and steps.step_started is not None
+    assert steps.step_started >= 10.0 + 0.01
