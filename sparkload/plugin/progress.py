@@ -27,14 +27,14 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
     tally = collector.tallies[max(collector.tallies)]
     now = time.monotonic()
     elapsed = now - collector.started
+    level = (  # an open-loop level's users are only its client pool: its rate says what it is
+        f"C={tally.concurrency}" if tally.arrival_rate is None else f"{tally.arrival_rate:g}/s"
+    )
     if isinstance(shape, SearchShape | RateSearchShape):
-        level = (
-            f"C={tally.concurrency}" if tally.arrival_rate is None else f"{tally.arrival_rate:g}/s"
-        )
         more = shape.prober.search.probes_left_at_most()
         head = f"capacity probe {tally.index + 1} ({level}), at most {more} more"
     else:
-        head = f"level {tally.index + 1}/{opts.level_count * opts.repeat} (C={tally.concurrency})"
+        head = f"level {tally.index + 1}/{opts.level_count * opts.repeat} ({level})"
     failed = f", {tally.failures} failed" if tally.failures else ""
     left = _time_left(shape, collector, now)
     until = (

@@ -61,9 +61,11 @@ def test_a_time_based_step_counts_down_its_clock_and_never_below_zero(seconds_in
     assert int(minutes) * 60 + int(seconds) == round(max(60 - seconds_into_step, 0) + 62)
 
 
-def test_an_open_loop_run_counts_down_its_arrival_time():
+def test_an_open_loop_line_names_the_rate_and_counts_down_its_arrival_time():
     shape = ArrivalShape((2.0,), users=8, duration=30.0, request_timeout=10.0)
     shape.started = time.monotonic() - 10.0
     opts = options(mode="arrival", arrival_rate=(2.0,))
-    line = progress_line(shape, collector(tally(0, 8, None, 20, 1.0)), opts)
-    assert line == "level 1/1 (C=8): 20 requests · elapsed 1:40 · about 0:20 left"
+    level = tally(0, 8, None, 20, 1.0)
+    level.arrival_rate = 2.0
+    line = progress_line(shape, collector(level), opts)
+    assert line == "level 1/1 (2/s): 20 requests · elapsed 1:40 · about 0:20 left"
