@@ -2,7 +2,14 @@
 
 import pytest
 
-from sparkload.records import Manifest, RequestRecord, scale_to_simulated_time, summarize_gaps
+from sparkload.records import (
+    Manifest,
+    RequestRecord,
+    on_master_clock,
+    scale_to_simulated_time,
+    summarize_gaps,
+    telemetry_family,
+)
 
 
 def record(**fields) -> RequestRecord:
@@ -98,3 +105,55 @@ def test_the_capacity_search_and_saturation_survive_a_round_trip():
     level = {"index": 0, "concurrency": 12, "expected": None, "started_at": "", "saturation": "x"}
     data = Manifest.from_dict({"label": "x", "capacity": capacity, "levels": [level]}).to_dict()
     assert data["capacity"] == capacity and data["levels"][0]["saturation"] == "x"
+
+
+def test_a_workers_record_on_the_masters_clock_moves_only_its_wall_clock_fields():
+    record = {"start_time": 102.5, "scheduled_time": None, "ttft": 0.25, "latency": 1.5}
+    moved = on_master_clock(record, 2.0)
+    assert moved == {
+        "start_time": 100.5,
+        "scheduled_time": None,
+        "ttft": 0.25,
+        "latency": 1.5,
+        "clock_offset": 2.0,
+    }
+    assert record["start_time"] == 102.5 and "clock_offset" not in record  # a copy
+
+
+@pytest.mark.parametrize(
+    ("sample", "name"),
+    [
+        ("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"),
+        ("sparkload_gpu_energy_joules_total", "sparkload_gpu_energy_joules"),
+        ("sparkload_gpu_energy_joules_created", "sparkload_gpu_energy_joules"),
+        ("node_hwmon_power_average_watt", "node_hwmon_power_average_watt"),
+    ],
+)
+def test_a_sample_belongs_to_its_family_whatever_its_counter_suffix(sample, name):
+    family = telemetry_family(sample)
+    assert family is not None and family.name == name
+
+
+@pytest.mark.parametrize("sample", ["vllm:num_requests_running", "total", "_created", ""])
+def test_a_sample_of_no_known_family_has_none(sample):
+    assert telemetry_family(sample) is None
+
+
+def test_a_manifests_workers_are_read_back_as_worker_entries_and_other_items_dropped():
+    manifest = Manifest.from_dict(
+        {
+            "label": "run",
+            "workers": [
+                {"node": "host-a_1", "index": 0, "hostname": "host-a", "clock_offset": 2.0},
+                "not a worker",
+            ],
+        }
+    )
+    (worker,) = manifest.workers
+    assert (worker.node, worker.index, worker.hostname, worker.clock_offset) == (
+        "host-a_1",
+        0,
+        "host-a",
+        2.0,
+    )
+    assert worker.clock_flags == []

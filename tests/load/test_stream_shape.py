@@ -186,3 +186,87 @@ def test_a_level_sample_replaces_uniformly_once_full(monkeypatch):
         sample.add(rec(ttft=float(i + 1)))
     kept = sorted(r["ttft"] for r in sample.records)
     assert 3000 < statistics.median(kept) < 7000  # not the first hundred: the whole level
+
+
+def test_the_partial_burst_says_how_late_the_first_token_came():
+    # ttft 1.8 s of a 1.8 + 63 x 0.01 + 0.0002 = 2.4302 s latency: 74 % (74.07)
+    (flag,) = level_stream_shape([rec(ttft=1.8, ttfb=0.0, burst=40) for _ in range(5)]).flags
+    assert flag == (
+        "partial burst: 40 of 64 tokens of the median request arrived in one burst (first token "
+        "at 74 % of latency): TTFT and ITL measure the intermediary's buffering, not the model "
+        "server"
+    )
+
+
+def test_the_median_burst_of_an_even_count_is_the_lower_of_the_two_middle_ones():
+    records = [rec(burst=b, ttfb=0.0) for b in (2, 10, 20, 30, 40, 50)]
+    assert level_stream_shape(records).summary["burst_chunks"] == 20
+
+
+def test_the_median_burst_is_by_share_not_by_the_order_records_came_in():
+    records = [rec(burst=b, ttfb=0.0) for b in (40, 2, 30, 10, 20)]
+    assert level_stream_shape(records).summary["burst_chunks"] == 20
+
+
+def test_the_median_burst_is_by_share_not_by_size():
+    # shares 12/100, 8/16, 40/64: the median share is 8 of 16, the median size 12
+    records = [rec(tokens=n, burst=b, ttfb=0.0) for b, n in ((12, 100), (8, 16), (40, 64))]
+    summary = level_stream_shape(records).summary
+    assert (summary["burst_chunks"], summary["burst_of_chunks"]) == (8, 16)
+
+
+def test_a_request_of_exactly_the_minimum_chunks_is_judged_for_bursts():
+    tokens = streamshape.BURST_MIN_CHUNKS
+    check = level_stream_shape([rec(tokens=tokens, burst=tokens // 2, ttfb=0.0)] * 3)
+    assert check.kinds == [STREAM_PARTIAL_BURST]
+
+
+def test_requests_one_chunk_short_of_the_minimum_are_not_judged_for_bursts():
+    tokens = streamshape.BURST_MIN_CHUNKS - 1
+    check = level_stream_shape([rec(tokens=tokens, burst=tokens, ttfb=0.0)] * 3)
+    assert check.kinds == [] and check.summary.get("burst_chunks") is None
+
+
+def test_requests_without_a_burst_figure_are_not_judged_for_bursts():
+    records = [rec(ttfb=0.0, burst=None)] * 3 + [rec(ttfb=0.0, burst=40)]
+    assert level_stream_shape(records).summary["burst_chunks"] == 40
+
+
+def test_a_burst_of_exactly_the_threshold_share_and_size_is_flagged():
+    share = streamshape.PARTIAL_BURST_SHARE
+    size = streamshape.BURST_MIN_SIZE
+    tokens = round(size / share)  # 8 of 32: exactly a quarter, exactly the minimum size
+    check = level_stream_shape([rec(tokens=tokens, burst=size, ttfb=0.0)] * 3)
+    assert check.kinds == [STREAM_PARTIAL_BURST]
+
+
+@pytest.mark.parametrize(
+    ("kind", "summary", "shown"),
+    [
+        (STREAM_PARTIAL_BURST, {"burst_chunks": 40, "burst_of_chunks": 64}, "partial burst 40/64"),
+        (STREAM_HEADERS_HELD, {"ttft_minus_ttfb_ms": 0.5}, "headers held 0.5 ms"),
+        (STREAM_LONG_TAIL, {"tail_ms": 72.5}, "long tail 72.5 ms"),
+        (STREAM_CLOCK_ADJUSTED, {"clock_adjusted": 3}, "clock adjusted 3"),
+        (STREAM_COLLAPSED, {}, "collapsed"),
+    ],
+)
+def test_the_live_tables_short_name_of_each_flag(kind, summary, shown):
+    assert short_name(kind, summary) == shown
+
+
+def test_a_level_sample_keeps_the_same_records_for_the_same_seed(monkeypatch):
+    monkeypatch.setattr(streamshape, "SAMPLE_SIZE", 10)
+    kept = []
+    for _ in range(2):
+        sample = streamshape.LevelSample(seed=3)
+        for i in range(200):
+            sample.add(rec(ttft=float(i + 1)))
+        kept.append([r["ttft"] for r in sample.records])
+    assert kept[0] == kept[1]
+
+
+def test_a_level_sample_leaves_out_a_failure_that_had_a_first_token():
+    sample = streamshape.LevelSample(seed=1)
+    sample.add(rec(status="error"))
+    sample.add(rec())
+    assert len(sample.records) == 1 and sample.check().summary["requests"] == 1
