@@ -81,6 +81,7 @@ TARGETS = (
             "tests/analysis/test_level_rates.py",
             "tests/analysis/test_locust_csv.py",
             "tests/analysis/test_percentiles.py",
+            "tests/analysis/test_saturation.py",  # saturation_stops: the sweep's stop per level
             *_REPORT,
         ),
     ),
