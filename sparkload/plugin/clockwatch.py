@@ -18,7 +18,7 @@ from typing import Any
 import gevent
 from gevent.event import AsyncResult
 
-from sparkload.clocks import Reading, RoundTrip, moved, reading
+from sparkload.clocks import START, Reading, RoundTrip, moved, reading
 
 logger = logging.getLogger("sparkload")
 
@@ -26,6 +26,9 @@ MSG_PING = "sparkload_clock_ping"  # master -> worker: {"seq"}
 MSG_PONG = "sparkload_clock_pong"  # worker -> master: {"seq", "time": its wall clock}
 TRIPS = 5  # round trips per reading
 ANSWER_TIMEOUT = 2.0  # seconds a round trip may take; a worker that does not answer is skipped
+# ... at the run's start: nothing waits on it yet, and a worker that has just connected may still
+# be busy starting (a loaded client host); without this reading its first records are unaligned
+START_ANSWER_TIMEOUT = 10.0
 
 
 def answer_pings(runner: Any) -> None:
@@ -85,13 +88,14 @@ class WorkerClocks:
 
     def _measure(self, node: str, at: str | int) -> None:
         trips = []
+        timeout = START_ANSWER_TIMEOUT if at == START else ANSWER_TIMEOUT
         for _ in range(TRIPS):
             seq = next(self._seq)
             answer = self._answers[seq] = AsyncResult()
             sent = time.time()
             try:
                 self.runner.send_message(MSG_PING, {"seq": seq}, client_id=node)
-                worker, back = answer.get(timeout=ANSWER_TIMEOUT)
+                worker, back = answer.get(timeout=timeout)
             except gevent.Timeout:
                 break
             finally:

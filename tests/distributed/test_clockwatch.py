@@ -53,7 +53,7 @@ def test_every_reading_is_kept_with_when_it_was_taken():
 
 
 def test_a_worker_that_does_not_answer_has_no_offset_and_is_flagged(monkeypatch):
-    monkeypatch.setattr(clockwatch, "ANSWER_TIMEOUT", 0.05)
+    monkeypatch.setattr(clockwatch, "START_ANSWER_TIMEOUT", 0.05)
     runner = StandInMaster()
     runner.answering = False
     clocks = WorkerClocks(runner)
@@ -108,3 +108,17 @@ def test_a_worker_answers_a_ping_with_its_own_clock():
     worker.custom[MSG_PING](environment=None, msg=Message(MSG_PING, {"seq": 7}, "master"))
     ((kind, data),) = sent
     assert kind == MSG_PONG and data["seq"] == 7 and before <= data["time"] <= time.time()
+
+
+def test_a_level_reading_waits_less_for_an_answer_than_the_start_reading(monkeypatch):
+    monkeypatch.setattr(clockwatch, "ANSWER_TIMEOUT", 0.05)
+    monkeypatch.setattr(clockwatch, "START_ANSWER_TIMEOUT", 1.0)
+    runner = StandInMaster()
+    runner.answering = False
+    clocks = WorkerClocks(runner)
+    began = time.monotonic()
+    clocks.measure([NODE], 0, wait=True)
+    level_wait = time.monotonic() - began
+    began = time.monotonic()
+    clocks.measure([NODE], START, wait=True)
+    assert level_wait < 1.0 <= time.monotonic() - began
