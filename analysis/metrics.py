@@ -38,13 +38,15 @@ Several runs of one label pool their requests; their wall times add up.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from analysis import percentiles
-from analysis.load import Dataset, describe_level
+from analysis.load import Dataset, Run, describe_level
+from sparkload.records import LevelEntry
 
 
 @dataclass(frozen=True)
@@ -413,46 +415,44 @@ FLAG_KINDS = ("client_flags", "stream_flags", "saturation")
 WARM_CACHE_PCT = 50.0  # from this share of cached prompt tokens on, TTFT measures a warm cache
 
 
+def manifest_levels(dataset: Dataset) -> Iterator[tuple[Run, LevelEntry, float]]:
+    """Every level of every run's manifest with its key in the summary: C, or the offered rate
+    of an open-loop level (NaN when its rate is unknown)."""
+    for run in dataset.runs:
+        rates = run.offered_rates() if run.open_loop else {}
+        for level in run.manifest.levels:
+            yield run, level, rates.get(level.index, np.nan) if run.open_loop else level.concurrency
+
+
 def level_flags(dataset: Dataset, kind: str) -> dict[tuple[str, float], list[str]]:
     """(label, level key: C or offered rate) -> a level's flags of one kind (``FLAG_KINDS``)
     from the manifests: what the load generator's self-monitor or the stream shape said."""
     flags: dict[tuple[str, float], list[str]] = {}
-    for run in dataset.runs:
-        rates = run.offered_rates() if run.open_loop else {}
-        for level in run.manifest.levels:
-            key = rates.get(level.index, np.nan) if run.open_loop else level.concurrency
-            if found := getattr(level, kind):
-                flags.setdefault((run.label, key), []).extend(
-                    [found] if isinstance(found, str) else found
-                )
+    for run, level, key in manifest_levels(dataset):
+        if found := getattr(level, kind):
+            flags.setdefault((run.label, key), []).extend(
+                [found] if isinstance(found, str) else found
+            )
     return flags
 
 
 def level_schedules(dataset: Dataset) -> dict[tuple[str, float], list[dict]]:
     """(label, offered rate) -> the whole schedules the manifests keep for its levels."""
     schedules: dict[tuple[str, float], list[dict]] = {}
-    for run in dataset.runs:
-        rates = run.offered_rates() if run.open_loop else {}
-        for level in run.manifest.levels:
-            if level.schedule and level.index in rates:
-                schedules.setdefault((run.label, rates[level.index]), []).append(level.schedule)
+    for run, level, key in manifest_levels(dataset):
+        if run.open_loop and level.schedule:
+            schedules.setdefault((run.label, key), []).append(level.schedule)
     return schedules
 
 
 def saturation_stops(dataset: Dataset) -> set[tuple[str, float]]:
     """(label, level key) of the levels where a sweep stopped as over-saturated (the
     manifest's ``saturated_at``): their arrivals ended early and no later level ran."""
-    stops = set()
-    for run in dataset.runs:
-        index = run.manifest.saturated_at
-        if not isinstance(index, int):
-            continue
-        rates = run.offered_rates() if run.open_loop else {}
-        for level in run.manifest.levels:
-            if level.index == index:
-                key = rates.get(index, np.nan) if run.open_loop else level.concurrency
-                stops.add((run.label, key))
-    return stops
+    return {
+        (run.label, key)
+        for run, level, key in manifest_levels(dataset)
+        if level.index == run.manifest.saturated_at
+    }
 
 
 def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:

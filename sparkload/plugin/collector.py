@@ -76,6 +76,11 @@ class RunCollector:
     def manifest(self) -> Manifest:
         return self.writer.manifest
 
+    def _level_entry(self, index: int) -> tuple[ResultsWriter, LevelEntry]:
+        """The run directory that holds level ``index`` and its manifest entry."""
+        writer = self._writer_for(index)
+        return writer, next(entry for entry in writer.manifest.levels if entry.index == index)
+
     def _writer_for(self, level_index: int) -> ResultsWriter:
         run = level_index // self.levels_per_run if self.levels_per_run else 0
         return self.writers[min(run, len(self.writers) - 1)]
@@ -169,8 +174,7 @@ class RunCollector:
 
     def note_schedule(self, index: int, schedule: dict[str, Any]) -> None:
         """Keep an open-loop level's whole schedule (``shapes.arrival.schedule_summary``)."""
-        writer = self._writer_for(index)
-        level = next(entry for entry in writer.manifest.levels if entry.index == index)
+        writer, level = self._level_entry(index)
         level.schedule = schedule
         writer.write_manifest()
 
@@ -181,8 +185,7 @@ class RunCollector:
         over-saturated (its shape judged it); ``stops_sweep``: its arrivals were stopped and no
         later level runs. A closed-loop level's flag comes from the server's waiting queue."""
         tally = self.tallies[index]
-        writer = self._writer_for(index)
-        level = next(entry for entry in writer.manifest.levels if entry.index == index)
+        writer, level = self._level_entry(index)
         self._stop_gauges()
         level.saturation = saturation or (
             judge_closed_loop(self.queue_samples) if tally.arrival_rate is None else None
