@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -16,13 +17,42 @@ from tests.conftest import ROOT, free_port
 
 pytestmark = pytest.mark.e2e  # builds a wheel, installs it in a new virtualenv, runs it
 
+# What a checkout may hold beside its sources, none of it read by the build.
+UNPACKAGED = (
+    ".git",
+    ".venv",
+    "build",
+    "*.egg-info",
+    "__pycache__",
+    ".pytest_cache",
+    "results",
+    "mutants",
+    ".mutmut-cache",
+)
+
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
-    """A fresh virtualenv with the built wheel installed; returns its bin directory."""
+    """A fresh virtualenv with the built wheel installed; returns its bin directory.
+
+    The wheel is built from a copy of the checkout: setuptools builds inside the source tree
+    (build/, *.egg-info), so two test processes building from the checkout itself at once (CI
+    runs the suite as two groups, and this module's tests may fall into both) collide there."""
     work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*UNPACKAGED))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(work), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "-w",
+            str(work),
+            str(source),
+        ],
         check=True,
         timeout=300,
     )
