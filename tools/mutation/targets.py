@@ -82,6 +82,7 @@ TARGETS = (
             "tests/analysis/test_locust_csv.py",
             "tests/analysis/test_percentiles.py",
             "tests/analysis/test_saturation.py",  # saturation_stops: the sweep's stop per level
+            "tests/analysis/test_length_stats.py",
             *_REPORT,
         ),
     ),
