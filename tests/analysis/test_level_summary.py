@@ -102,6 +102,32 @@ def test_failures_are_counted_by_kind_and_a_failure_without_one_as_unknown(tmp_p
     assert sorted(row["error_kinds"].split("; ")) == ["timeout: 2", "unknown: 1"]
 
 
+def failed(c: int, index: int, start: float, kind: str) -> dict:
+    return make_record(
+        c,
+        index,
+        ttft=None,
+        itl=None,
+        tps=None,
+        latency=None,
+        start_time=start,
+        status="error",
+        error_kind=kind,
+    )
+
+
+def test_each_label_and_level_names_only_the_failures_it_had(tmp_path):
+    summary = summary_of(
+        tmp_path,
+        {
+            "a": level(1, 0, 1000.0) + [failed(1, 0, 1010.0, "timeout")],
+            "b": level(1, 0, 1000.0) + level(2, 1, 1100.0) + [failed(2, 1, 1110.0, "http_500")],
+        },
+    )
+    kinds = {(r.label, r.concurrency): r.error_kinds for r in summary.itertuples()}
+    assert kinds == {("a", 1): "timeout: 1", ("b", 1): "", ("b", 2): "http_500: 1"}
+
+
 def test_a_level_ends_when_its_last_request_does_even_a_failed_one_without_a_latency(tmp_path):
     records = level(1, 0, 1000.0)  # two requests of 2 s: 1000 to 1004
     records.append(

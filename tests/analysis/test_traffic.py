@@ -3,6 +3,8 @@ variation, the lengths each level achieved, and the expected beside the served p
 
 from __future__ import annotations
 
+import warnings
+
 import pandas as pd
 import pytest
 
@@ -60,6 +62,37 @@ def test_the_arrival_cv_is_that_of_the_scheduled_gaps(tmp_path):
     assert cvs[10.0] == pytest.approx(0.0, abs=1e-6)
     assert cvs[20.0] == pytest.approx(0.5, abs=0.02)
     assert "Arrival CV" in report(tmp_path, run)
+
+
+def arrival_cvs(tmp_path, schedules: list[list[float]]) -> list[float]:
+    """The arrival CV of one open-loop level per schedule (offsets in seconds)."""
+    records = []
+    for index, offsets in enumerate(schedules):
+        level = open_loop_level(
+            4, index, 1000.0 * (index + 1), interval=0.5, count=len(offsets), latency=0.1
+        )
+        for record, offset in zip(level, offsets, strict=True):
+            record["scheduled_time"] = 1000.0 * (index + 1) + offset
+        records += level
+    rates = [float(i + 1) for i in range(len(schedules))]
+    run = write_run(tmp_path / "r", "arr", records, manifest_fields=target_time_manifest(rates, 4))
+    return list(summarize(load([run]), SETTINGS)["arrival_cv"])
+
+
+def test_the_arrival_cv_of_two_gaps_is_their_sd_over_their_mean(tmp_path):
+    (cv,) = arrival_cvs(tmp_path, [[0.0, 0.1, 0.4]])  # gaps 0.1 and 0.3 s: sd 0.1, mean 0.2
+    assert cv == pytest.approx(0.5)
+
+
+def test_one_gap_or_none_has_no_arrival_cv(tmp_path):
+    assert all(pd.isna(cv) for cv in arrival_cvs(tmp_path, [[0.0, 0.3], [0.0]]))
+
+
+def test_arrivals_all_scheduled_at_once_have_no_arrival_cv(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not 0 / 0
+        (cv,) = arrival_cvs(tmp_path, [[2.0, 2.0, 2.0]])
+    assert pd.isna(cv)
 
 
 def prefix_run(tmp_path):

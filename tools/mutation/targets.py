@@ -83,6 +83,7 @@ TARGETS = (
             "tests/analysis/test_percentiles.py",
             "tests/analysis/test_saturation.py",  # saturation_stops: the sweep's stop per level
             "tests/analysis/test_length_stats.py",
+            "tests/analysis/test_traffic.py",  # arrival CV, expected cache share
             *_REPORT,
         ),
     ),
