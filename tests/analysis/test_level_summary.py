@@ -299,6 +299,12 @@ def test_labels_come_in_the_order_given_and_levels_by_concurrency(tmp_path):
     assert rows == [("zeta", 1), ("zeta", 4), ("alpha", 2)]
 
 
+def test_the_summarys_labels_are_plain_text_not_the_loaders_categories(tmp_path):
+    summary = summary_of(tmp_path, {"a": level(1, 0, 1000.0), "b": level(2, 0, 1000.0)})
+    assert not isinstance(summary["label"].dtype, pd.CategoricalDtype)
+    assert list(summary["label"]) == ["a", "b"]
+
+
 def test_a_label_is_incomplete_when_any_of_its_runs_is(tmp_path):
     root = tmp_path / "r"
     paths = [

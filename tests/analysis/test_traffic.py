@@ -155,3 +155,30 @@ def test_a_trace_lines_own_expected_cache_is_read_from_its_record(tmp_path):
     text = report(tmp_path, run)
     assert "replayed trace `t.jsonl` (mooncake, 4 lines" in text
     assert not pd.isna(row["prompt_tokens_sd"])
+
+
+def shares_of(tmp_path, figures: list[tuple[float | None, float | None, float | None]]) -> dict:
+    """The cache shares of one C=1 level whose requests have these (prompt, cached, expected)
+    token counts (None: the record does not say)."""
+    records = closed_loop_level(
+        1, 0, 1000.0, ttft=0.1, itl=0.01, tps=50, latency=1.0, per_user=len(figures)
+    )
+    for record, (prompt, cached, expected) in zip(records, figures, strict=True):
+        record.update(prompt_tokens=prompt, cached_tokens=cached)
+        if expected is not None:
+            record["extra"] = {"expected_cached_tokens": expected, "trace_line": 1}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no 0 / 0 on the way
+        row = summarize(load([write_run(tmp_path / "r", "c", records)]), SETTINGS).iloc[0]
+    return {"served": row["cached_prompt_pct"], "expected": row["expected_cached_pct"]}
+
+
+def test_cache_shares_count_only_requests_that_report_both_figures(tmp_path):
+    # the second request's prompt has no cached or expected figure: it is left out of both
+    shares = shares_of(tmp_path, [(1000, 500, 250), (1000, None, None), (None, 300, 300)])
+    assert shares == {"served": pytest.approx(50.0), "expected": pytest.approx(25.0)}
+
+
+def test_a_level_whose_requests_report_no_cache_figures_has_no_shares(tmp_path):
+    shares = shares_of(tmp_path, [(1000, None, None), (None, 300, 300)])
+    assert pd.isna(shares["served"]) and pd.isna(shares["expected"])
