@@ -487,26 +487,18 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
             for label, info in meta.items()
         }
     )
-    keys = level_keys(levels)
+    # each row's level as the manifests name it: (label, C or offered rate)
+    named = list(zip(levels["label"], level_keys(levels), strict=True))
     for kind in FLAG_KINDS:
         flagged = level_flags(dataset, kind)
-        levels[kind] = [
-            "; ".join(flagged.get((label, key), []))
-            for label, key in zip(levels["label"], keys, strict=True)
-        ]
+        levels[kind] = ["; ".join(flagged.get(level, [])) for level in named]
     stops = saturation_stops(dataset)
-    levels["saturation_stop"] = [
-        (label, key) in stops for label, key in zip(levels["label"], keys, strict=True)
-    ]
+    levels["saturation_stop"] = [level in stops for level in named]
     kinds = level_flags(dataset, "stream_flag_kinds")
-    levels["stream_flag_kinds"] = [
-        " ".join(dict.fromkeys(kinds.get((label, key), [])))  # each kind once over repeated runs
-        for label, key in zip(levels["label"], keys, strict=True)
-    ]
+    # each kind once over repeated runs
+    levels["stream_flag_kinds"] = [" ".join(dict.fromkeys(kinds.get(level, []))) for level in named]
     schedules = level_schedules(dataset)
-    found = [
-        schedules.get((label, key), []) for label, key in zip(levels["label"], keys, strict=True)
-    ]
+    found = [schedules.get(level, []) for level in named]
     levels["scheduled"] = [sum(s["arrivals"] for s in runs) if runs else np.nan for runs in found]
     whole_cv = [
         np.mean(cvs)

@@ -3,6 +3,8 @@ reproducible confidence intervals, and the means of optional fields."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -349,3 +351,41 @@ def test_a_levels_flags_are_joined_in_one_cell(tmp_path):
         "event loop late; CPU 95 %",
         "collapsed stream",
     )
+
+
+def flagged_level(kinds: list[str]) -> dict:
+    return {
+        "index": 0,
+        "concurrency": 1,
+        "expected": 2,
+        "started_at": "t",
+        "stream_flags": [f"{kind}: what was seen" for kind in kinds],
+        "stream_flag_kinds": kinds,
+    }
+
+
+def test_a_levels_stream_flag_kinds_are_named_once_each_over_its_runs(tmp_path):
+    runs = [
+        write_run(
+            tmp_path / "results",
+            "a",
+            level(1, 0, 1000.0 * (i + 1)),
+            stamp=f"20260101T00000{i}Z",
+            manifest_fields={"levels": [flagged_level(kinds)]},
+        )
+        for i, kinds in enumerate((["partial_burst", "headers_held"], ["partial_burst"]))
+    ]
+    (row,) = summarize(load(runs), NO_BOOTSTRAP).itertuples()
+    assert row.stream_flag_kinds == "partial_burst headers_held"
+
+
+def test_a_level_without_stream_flags_has_no_kinds_and_a_closed_one_no_schedule(tmp_path):
+    (row,) = summary_of(tmp_path, {"a": level(1, 0, 1000.0)}).itertuples()
+    assert row.stream_flag_kinds == ""
+    assert pd.isna(row.scheduled) and pd.isna(row.arrival_cv)
+
+
+def test_summarizing_a_plain_ladder_raises_no_numeric_warning(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no mean of nothing, no 0 / 0
+        summary_of(tmp_path, {"a": level(1, 0, 1000.0) + level(2, 1, 1100.0)})

@@ -78,3 +78,13 @@ def test_warm_up_rows_never_stand_for_their_level(tmp_path):
     summary = pd.read_csv(out / "summary.csv").set_index("concurrency")
     assert summary.loc[1, "ttft_ms_mean"] == pytest.approx(270.57)
     assert "1 Locust CSV warm-up row(s) left out" in (out / "report.md").read_text()
+
+
+def test_levels_come_out_by_concurrency_whatever_order_the_file_lists_them(tmp_path):
+    run = tmp_path / "descending"
+    run.mkdir()
+    descending = [row for row in ROWS if ",c=2," in row] + [row for row in ROWS if ",c=1," in row]
+    (run / "run_stats.csv").write_text("\n".join([HEADER, *descending]) + "\n")
+    out = tmp_path / "out"
+    assert main([str(run), "--out", str(out), "--no-charts", "--quiet"]) == 0
+    assert list(pd.read_csv(out / "summary.csv")["concurrency"]) == [1, 2]
