@@ -83,28 +83,7 @@ def test_two_labels_with_different_offered_rates_each_report_only_their_own_rate
     assert list(summary["inflight_mean"]) == pytest.approx([6 / wall for wall in walls])
 
 
-def test_failures_are_counted_by_kind_and_a_failure_without_one_as_unknown(tmp_path):
-    records = level(1, 0, 1000.0)
-    for start, kind in ((1010.0, "timeout"), (1011.0, None), (1012.0, "timeout")):
-        records.append(
-            make_record(
-                1,
-                0,
-                ttft=None,
-                itl=None,
-                tps=None,
-                latency=None,
-                start_time=start,
-                status="error",
-                error_kind=kind,
-            )
-        )
-    row = summary_of(tmp_path, {"a": records}).iloc[0]
-    assert (row["n"], row["failures"]) == (2, 3)
-    assert sorted(row["error_kinds"].split("; ")) == ["timeout: 2", "unknown: 1"]
-
-
-def failed(c: int, index: int, start: float, kind: str) -> dict:
+def failed(c: int, index: int, start: float, kind: str | None) -> dict:
     return make_record(
         c,
         index,
@@ -116,6 +95,15 @@ def failed(c: int, index: int, start: float, kind: str) -> dict:
         status="error",
         error_kind=kind,
     )
+
+
+def test_failures_are_counted_by_kind_and_a_failure_without_one_as_unknown(tmp_path):
+    records = level(1, 0, 1000.0)
+    for start, kind in ((1010.0, "timeout"), (1011.0, None), (1012.0, "timeout")):
+        records.append(failed(1, 0, start, kind))
+    row = summary_of(tmp_path, {"a": records}).iloc[0]
+    assert (row["n"], row["failures"]) == (2, 3)
+    assert sorted(row["error_kinds"].split("; ")) == ["timeout: 2", "unknown: 1"]
 
 
 def test_each_label_and_level_names_only_the_failures_it_had(tmp_path):

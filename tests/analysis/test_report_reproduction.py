@@ -81,13 +81,13 @@ def test_known_rounding_cases_really_differ_from_the_printed_report():
 
 
 @pytest.fixture(scope="module")
-def report_md(report_out) -> str:
-    return (report_out / "report.md").read_text()
+def report_md(report_tables) -> str:
+    return (report_tables / "report.md").read_text()
 
 
 @pytest.fixture(scope="module")
-def summary(report_out) -> pd.DataFrame:
-    return pd.read_csv(report_out / "summary.csv")
+def summary(report_tables) -> pd.DataFrame:
+    return pd.read_csv(report_tables / "summary.csv")
 
 
 def test_system_rps_table_of_section_5_5(report_md):

@@ -44,17 +44,17 @@ def test_sections_carry_no_numbers_of_their_own(context, module):
         assert not any(NUMBERED.match(key) for key in keys), keys
 
 
-def test_report_md_numbers_sections_from_one_in_list_order(report_out):
-    headings = re.findall(r"^## (\d+)\. (.+)$", (report_out / "report.md").read_text(), re.M)
+def test_report_md_numbers_sections_from_one_in_list_order(report_tables):
+    headings = re.findall(r"^## (\d+)\. (.+)$", (report_tables / "report.md").read_text(), re.M)
     assert headings[0] == ("1", "Runs and method")
     numbers = [int(n) for n, _ in headings]
     assert numbers == sorted(numbers)
     assert set(numbers) <= set(range(1, len(report.SECTIONS) + 1))
 
 
-def test_table_files_sort_in_report_order(report_out):
-    text = (report_out / "report.md").read_text()
-    files = sorted(p.stem for p in (report_out / "tables").glob("*.csv"))
+def test_table_files_sort_in_report_order(report_tables):
+    text = (report_tables / "report.md").read_text()
+    files = sorted(p.stem for p in (report_tables / "tables").glob("*.csv"))
     assert files[0] == "01_runs"
     sections = [name.split("_")[0] for name in files]
     assert sections == sorted(sections) and all(len(s) == 2 for s in sections)
@@ -62,8 +62,8 @@ def test_table_files_sort_in_report_order(report_out):
     assert first_seen == sorted(first_seen)
 
 
-def test_cross_references_name_the_sections_where_they_stand(context, report_out):
-    text = (report_out / "report.md").read_text()
+def test_cross_references_name_the_sections_where_they_stand(context, report_tables):
+    text = (report_tables / "report.md").read_text()
     concurrency = context.numbers["concurrency"]
     assert f"## {concurrency}. Concurrency effect" in text
     assert f"see §{concurrency} for system-wide RPS" in text
