@@ -88,7 +88,7 @@ def read_levels(stats: Path, notes: list[str]) -> pd.DataFrame:
         if metric is None or level is None:
             ignored += 1
             continue
-        out = levels.setdefault(level, {"concurrency": level})
+        out = levels.setdefault(level, {"concurrency": level, "runs": 1})
         column, divisor = _COLUMN[metric], _UNIT_DIVISOR[metric]
         for stat, source in (
             ("mean", "Average Response Time"),
@@ -97,6 +97,8 @@ def read_levels(stats: Path, notes: list[str]) -> pd.DataFrame:
             ("p99", "99%"),
         ):
             out[f"{column}_{stat}"] = pd.to_numeric(row.get(source), errors="coerce") / divisor
+        if metric == "itl":  # one ITL event per request that had a second token
+            out["itl_n"] = int(row["Request Count"])
         if metric == "latency" or "n" not in out:
             out["n"] = int(row["Request Count"]) - int(row["Failure Count"])
             out["failures"] = int(row["Failure Count"])

@@ -58,6 +58,28 @@ def test_two_labels_with_different_ladders_each_report_only_their_own_levels(tmp
     assert list(summary["ttft_ms_mean"]) == pytest.approx([100.0] * 4)
 
 
+def test_two_labels_at_one_offered_rate_keep_their_own_in_flight_figures(tmp_path):
+    paths = [
+        write_run(
+            tmp_path / "r",
+            label,
+            open_loop_level(4, 0, 1000.0, interval=0.5, count=6, latency=latency),
+            stamp=f"20260101T00000{i}Z",
+            manifest_fields=arrival_manifest([2.0], 4),
+        )
+        for i, (label, latency) in enumerate((("a", 0.25), ("b", 1.0)))
+    ]
+    summary = summarize(load(paths), NO_BOOTSTRAP)
+    assert list(zip(summary["label"], summary["offered_rps"], strict=True)) == [
+        ("a", 2.0),
+        ("b", 2.0),
+    ]
+    walls = [5 * 0.5 + latency for latency in (0.25, 1.0)]
+    expected = [6 * latency / wall for latency, wall in zip((0.25, 1.0), walls, strict=True)]
+    assert list(summary["inflight_mean"]) == pytest.approx(expected)
+    assert list(summary["inflight_peak"]) == [1, 2]
+
+
 def test_two_labels_with_different_offered_rates_each_report_only_their_own_rates(tmp_path):
     def sweep(rate: float) -> list[dict]:
         return open_loop_level(4, 0, 1000.0, interval=1 / rate, count=6, latency=1.0)

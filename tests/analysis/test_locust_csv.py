@@ -88,3 +88,12 @@ def test_levels_come_out_by_concurrency_whatever_order_the_file_lists_them(tmp_p
     out = tmp_path / "out"
     assert main([str(run), "--out", str(out), "--no-charts", "--quiet"]) == 0
     assert list(pd.read_csv(out / "summary.csv")["concurrency"]) == [1, 2]
+
+
+def test_a_stats_file_level_is_one_run_with_its_itl_samples_and_no_warm_up(locust_run, tmp_path):
+    out = tmp_path / "out"
+    assert main([str(locust_run), "--out", str(out), "--no-charts", "--quiet"]) == 0
+    summary = pd.read_csv(out / "summary.csv").set_index("concurrency")
+    assert list(summary["runs"]) == [1, 1]
+    assert list(summary["itl_n"]) == [10, 0]  # c=2 has no ITL row
+    assert list(summary["warmup_excluded"]) == [0, 0]
