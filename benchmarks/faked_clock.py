@@ -1,7 +1,7 @@
 """Receive times under a faked clock: translated kernel stamps against read times.
 
 A process whose wall clock is faked (``faketime -f +2s``, the monotonic clock untouched) cannot
-use the kernel's receive stamps as they are (``sparkload.stampclock``). This starts the
+use the kernel's receive stamps as they are (``sparkload.transport.stamps``). This starts the
 reference server (TTFT 100 ms, 10 ms between tokens; on the real clock, so its own timing log
 is right) and a client process under faketime, which calibrates and streams at several
 concurrencies with the stamps translated onto its faked clock (what sparkload chooses for a
@@ -35,12 +35,13 @@ from pathlib import Path  # noqa: E402
 import gevent  # noqa: E402
 from harness import reference_server  # noqa: E402 - benchmarks/ is on sys.path as a script
 
-from sparkload import client as client_module  # noqa: E402
-from sparkload import sse, stampclock  # noqa: E402
+from sparkload import stampclock  # noqa: E402
 from sparkload.body import BodyTemplate  # noqa: E402
-from sparkload.client import Connection, StreamRequest, build_headers, measure  # noqa: E402
 from sparkload.records import RequestRecord  # noqa: E402
-from sparkload.sse import receive  # noqa: E402
+from sparkload.transport import client as client_module  # noqa: E402
+from sparkload.transport import sse  # noqa: E402
+from sparkload.transport.client import Connection, StreamRequest, build_headers, measure  # noqa: E402
+from sparkload.transport.sse import receive  # noqa: E402
 from sparkload.workloads.contract import PlannedRequest  # noqa: E402
 
 TOKENS = 64

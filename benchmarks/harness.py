@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sparkload.simproc import ServerProcess  # noqa: E402
+from sparkload.run.simulator_process import ServerProcess  # noqa: E402
 
 LOCUST = str(Path(sys.executable).with_name("locust"))
 RUN_DEADLINE = 600  # seconds one run of the main job may take

@@ -23,8 +23,8 @@ import json
 import random
 from pathlib import Path
 
-from sparkload.traces import BLOCK_TOKENS as BLOCK
-from sparkload.traces import load_trace
+from sparkload.inputs.traces import BLOCK_TOKENS as BLOCK
+from sparkload.inputs.traces import load_trace
 from sparkload.workloads.trace import reused_blocks
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from harness import run_main_job  # puts the checkout on sys.path, for benchmarks.*
 
 from benchmarks.mooncake_trace import generate, write
-from sparkload.simproc import SimulatorProcess
-from sparkload.traces import BLOCK_TOKENS, load_trace
+from sparkload.inputs.traces import BLOCK_TOKENS, load_trace
+from sparkload.run.simulator_process import SimulatorProcess
 from sparkload.workloads.trace import reused_blocks
 
 

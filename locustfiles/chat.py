@@ -9,7 +9,7 @@ reads a locustfile's options only after its own --help has been answered). See R
 """
 
 from sparkload.plugin import install
-from sparkload.plugin.shape import SparkloadShape  # noqa: F401 - Locust picks the shape up from here
+from sparkload.plugin.loadshape import SparkloadShape  # noqa: F401 - Locust picks the shape up from here
 from sparkload.plugin.user import ChatUser  # noqa: F401 - and the user class
 
 install()

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from sparkload.errors import ConfigError
-from sparkload.stream import API_CHAT, API_COMPLETIONS
+from sparkload.transport.stream import API_CHAT, API_COMPLETIONS
 from sparkload.workloads.contract import PlannedRequest, Sampling
 
 if TYPE_CHECKING:

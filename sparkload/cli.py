@@ -80,7 +80,7 @@ def _sim(argv: list[str]) -> int:
 
 
 def _report(argv: list[str]) -> int:
-    from sparkload.report_process import report_command
+    from sparkload.run.report_process import report_command
 
     return subprocess.run(report_command(argv), check=False).returncode
 

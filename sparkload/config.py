@@ -27,7 +27,7 @@ from sparkload.errors import ConfigError
 from sparkload.paths import DEFAULT_PROMPTS
 from sparkload.sim import options as sim_options
 from sparkload.sim.speculation import parse_spec
-from sparkload.stream import API_CHAT, API_COMPLETIONS
+from sparkload.transport.stream import API_CHAT, API_COMPLETIONS
 from sparkload.workloads.lengths import Component, parse_seq_dist
 from sparkload.workloads.names import CHAT, HISTORIES, HISTORY_MODEL, NAMES, OUTPUT_TOKENS
 

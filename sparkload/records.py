@@ -39,7 +39,7 @@ ERROR_SERVER_EVENT = "server_error_event"  # {"error": ...} inside a 200 stream
 ERROR_EMPTY_OUTPUT = "empty_output"
 ERROR_CLIENT = "client_error"  # a fault of the load generator itself (always a bug to report)
 
-# What a level's stream check can say (``LevelEntry.stream_flag_kinds``; ``sparkload.streamshape``
+# What a level's stream check can say (``LevelEntry.stream_flag_kinds``; ``sparkload.streamcheck``
 # decides). The first two mean TTFT and ITL measure an intermediary's buffering, not the model
 # server: ``--check`` fails such a level by default. The others qualify a figure but keep it.
 STREAM_COLLAPSED = "collapsed"
@@ -99,7 +99,7 @@ MEMORY_AVAILABLE = "memory_available_bytes"
 # Every family the scraper keeps beside ``vllm:``, in order of preference within a quantity:
 # dcgm-exporter's DCGM fields (power in W, energy in mJ since boot), ``sparkload node-exporter``
 # (nvidia-smi once a second, energy integrated there), node_exporter's hwmon, cpu and meminfo
-# collectors. Written by ``sparkload.scrape`` and ``sparkload node-exporter``, read by
+# collectors. Written by ``sparkload.run.scrape`` and ``sparkload node-exporter``, read by
 # ``analysis/telemetry.py``.
 TELEMETRY = (
     TelemetryFamily("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", ENERGY, 1e-3),
@@ -362,7 +362,7 @@ class WorkerEntry:
     clock_rtt: float | None = None  # the round trip of that reading
     clock_readings: list[dict[str, Any]] = field(default_factory=list)  # {"at", "offset", "rtt"}
     clock_flags: list[str] = field(default_factory=list)  # offset unknown, or it moved
-    receive_stamps: dict[str, Any] = field(default_factory=dict)  # sparkload.stampclock's
+    receive_stamps: dict[str, Any] = field(default_factory=dict)  # sparkload.transport.stamps's
     secrets: dict[str, Any] = field(default_factory=dict)  # its own: a key or not, header names
 
     @classmethod

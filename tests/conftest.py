@@ -19,7 +19,7 @@ import psutil
 import pytest
 import requests
 
-from sparkload.simproc import SimulatorProcess
+from sparkload.run.simulator_process import SimulatorProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCUSTFILE = ROOT / "locustfiles" / "chat.py"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import socket
 import struct
 
-from sparkload.sse import SO_TIMESTAMPNS
+from sparkload.transport.sse import SO_TIMESTAMPNS
 
 SECOND = 1_000_000_000
 HEADERS = (

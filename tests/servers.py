@@ -16,9 +16,9 @@ import gevent
 from gevent.server import StreamServer
 
 from sparkload.body import BodyTemplate
-from sparkload.client import Connection, StreamRequest, build_headers, measure
 from sparkload.records import RequestRecord
-from sparkload.simproc import READY_PREFIX, ServerProcess
+from sparkload.run.simulator_process import READY_PREFIX, ServerProcess
+from sparkload.transport.client import Connection, StreamRequest, build_headers, measure
 from sparkload.workloads.contract import PlannedRequest
 
 __all__ = ["READY_PREFIX", "Script", "ScriptedServer", "plain_body", "running_sim", "scripted"]

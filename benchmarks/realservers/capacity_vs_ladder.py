@@ -31,7 +31,7 @@ if __package__ in (None, ""):
 
 from benchmarks.harness import run_main_job
 from benchmarks.realservers.llama_server import LlamaServer
-from sparkload.report_process import judge_level
+from sparkload.run.report_process import judge_level
 
 AUTO_FACTOR = 4.0  # the default bound: TTFT p90 <= this x the ladder's C=1 TTFT p90
 

@@ -16,7 +16,7 @@ import requests
 
 from sparkload.matrix import process
 from sparkload.matrix.spec import Target
-from sparkload.target import Endpoint
+from sparkload.transport.target import Endpoint
 
 POLL_S = 2.0
 REQUEST_TIMEOUT_S = 5.0

@@ -33,7 +33,7 @@ from sparkload.matrix.spec import Matrix, Target
 from sparkload.paths import LOCUSTFILE
 from sparkload.records import MANIFEST_FILE, STATUS_COMPLETE, Manifest, read_manifest
 from sparkload.redact import redacted_command
-from sparkload.report_process import report_command
+from sparkload.run.report_process import report_command
 
 SUMMARY_FILE = "matrix-summary.txt"
 MATRIX_FILE = "matrix.yaml"

@@ -38,8 +38,8 @@ import yaml
 
 from sparkload import config
 from sparkload.errors import ConfigError
-from sparkload.report_process import check_options
-from sparkload.target import Endpoint
+from sparkload.run.report_process import check_options
+from sparkload.transport.target import Endpoint
 
 TP_SIZES = (1, 2, 4)
 DEFAULT_DEPLOY_TIMEOUT = 1800.0

@@ -10,7 +10,7 @@ told to quit, named in the log and the manifest, and everything it sends is drop
 heartbeats, Locust's statistics, records.
 
 Every worker (``WorkerPass``) says hello once it has started: its host name, how it times
-receives (``sparkload.stampclock``) and which secrets of its own it holds (never their values);
+receives (``transport.stamps``) and which secrets of its own it holds (never their values);
 the master answers with its challenge, or with none when it has no token. A worker that holds a
 token checks the master's proof too, and leaves a master that cannot give one (or has no
 token): it would otherwise send its own API key wherever that master points it.
@@ -28,7 +28,7 @@ from locust.rpc import Message
 
 from sparkload.errors import EXIT_BAD_INPUT
 from sparkload.hostsecrets import HostSecrets
-from sparkload.results import utc_now
+from sparkload.run.results import utc_now
 from sparkload.workertoken import MASTER, WORKER, new_nonce, proof, verify
 
 logger = logging.getLogger("sparkload")

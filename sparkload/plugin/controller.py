@@ -26,18 +26,14 @@ from locust.env import Environment
 from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner
 
 import sparkload
-from sparkload import stampclock, tokens
 from sparkload.capacity import CapacityResult
-from sparkload.clocks import START
+from sparkload.clock_offsets import START
 from sparkload.config import RunOptions
 from sparkload.errors import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, ConfigError
 from sparkload.hostsecrets import HostSecrets
-from sparkload.livetable import LevelTally
 from sparkload.plugin.admission import MasterGate
-from sparkload.plugin.clockwatch import WorkerClocks
-from sparkload.plugin.collector import RunCollector
-from sparkload.plugin.context import RunContext, level_schedule
 from sparkload.plugin.progress import progress_line
+from sparkload.plugin.worker_clocks import WorkerClocks
 from sparkload.records import (
     SCHEMA_VERSION,
     STATUS_ABORTED,
@@ -47,18 +43,22 @@ from sparkload.records import (
     WorkerEntry,
 )
 from sparkload.redact import redacted_command
-from sparkload.report_process import check_levels, check_options, judge_level
-from sparkload.results import ResultsWriter, check_writable, utc_now
-from sparkload.scrape import MetricsScraper, Source, check_nodes, simulator_nodes, sources
+from sparkload.run.collector import RunCollector
+from sparkload.run.context import RunContext
+from sparkload.run.livetable import LevelTally
+from sparkload.run.report_process import check_levels, check_options, judge_level
+from sparkload.run.results import ResultsWriter, check_writable, utc_now
+from sparkload.run.scrape import MetricsScraper, Source, check_nodes, simulator_nodes, sources
+from sparkload.run.simulator_process import SimulatorProcess
 from sparkload.shapes import SerialTicks, Shape, Tick
-from sparkload.shapes.arrival import ArrivalShape, schedule_summary
+from sparkload.shapes.arrival import ArrivalShape, level_schedule, schedule_summary
 from sparkload.shapes.ladder import LadderShape
 from sparkload.shapes.search import check_search_options, search_shape
 from sparkload.shapes.steps import StepsShape
-from sparkload.simproc import SimulatorProcess
 from sparkload.stages import ARRIVAL, MSG_RECORDS, MSG_STAGE, Stage
-from sparkload.target import ServerInfo, describe_server
-from sparkload.workloads import chat, registry
+from sparkload.transport import stamps
+from sparkload.transport.target import ServerInfo, describe_server
+from sparkload.workloads import chat, fitting, registry
 from sparkload.workloads.contract import Synthetic
 from sparkload.workloads.trace import TraceWorkload
 
@@ -176,12 +176,12 @@ class RunController:
     def _on_simulator(self) -> bool:
         return self.simulator is not None and self.simulator.url == self.environment.host
 
-    def _counter(self, context: RunContext, what: str) -> tokens.Counter:
+    def _counter(self, context: RunContext, what: str) -> fitting.Counter:
         """How the target's tokens are counted (a warning when only the estimate is left)."""
-        counter = tokens.counter_for(
+        counter = fitting.counter_for(
             context.options, context.endpoints[0].url, context.model, _lookup_headers(context)
         )
-        if isinstance(counter, tokens.Estimate):
+        if isinstance(counter, fitting.Estimate):
             logger.warning(
                 "sparkload: %s: %s: prompts are sized at 4 characters a token, an estimate (the "
                 "manifest says so)",
@@ -197,7 +197,7 @@ class RunController:
         opts = context.options
         what = "--input-tokens" if opts.input_tokens is not None else "--seq-dist"
         counter = self._counter(context, what)
-        synthetic = tokens.synthesize(
+        synthetic = fitting.synthesize(
             counter,
             chat.run_lengths(opts),
             opts.seed,
@@ -220,7 +220,7 @@ class RunController:
         """--trace: the run's salt (its blocks are cold in this run) and how the target counts a
         block of the trace's text (512 tokens when exact)."""
         counter = self._counter(context, "--trace")
-        source = tokens.count_blocks(counter)
+        source = fitting.count_blocks(counter)
         if not source["token_count"]["exact"]:
             logger.warning(
                 "sparkload: --trace: a 512-token block of the trace's text counts %s tokens by %s: "
@@ -422,7 +422,7 @@ class RunController:
                 "workers": len(self.runner.clients) if self.distributed else 1,
                 "processes": getattr(self.parsed, "processes", None),
                 # how this process timed receives (a master's workers: in ``workers``)
-                **({} if self.distributed else {"receive_stamps": stampclock.active.describe()}),
+                **({} if self.distributed else {"receive_stamps": stamps.active.describe()}),
             },
             command=redacted_command(sys.argv),
             started_at=utc_now(),

@@ -3,7 +3,7 @@
 Lives as long as the Locust Environment; ``begin_test`` takes the run's context at every test
 start, ``end_test`` returns to idle. The master's run itself is ``controller.RunController``.
 A process that sends requests first measures how its clock relates to the kernel's receive
-stamps (``sparkload.stampclock``); a worker then says hello to the master (``admission``) and
+stamps (``sparkload.transport.stamps``); a worker then says hello to the master (``admission``) and
 answers its clock checks (``clockwatch``).
 """
 
@@ -16,16 +16,15 @@ from typing import Any, cast
 from locust.env import Environment
 from locust.runners import MasterRunner, WorkerRunner
 
-from sparkload import stampclock
+from sparkload.clientcheck import ClientMonitor
 from sparkload.hostsecrets import HostSecrets
-from sparkload.plugin import clockwatch
+from sparkload.inputs.prompts import PromptOrder
+from sparkload.plugin import worker_clocks
 from sparkload.plugin.admission import WorkerPass
-from sparkload.plugin.context import RunContext, level_schedule
-from sparkload.plugin.selfmon import ClientMonitor
-from sparkload.plugin.session import UserSession
 from sparkload.plugin.shipper import RecordShipper
-from sparkload.prompts import PromptOrder
-from sparkload.shapes.arrival import Feed, my_share
+from sparkload.run.context import RunContext
+from sparkload.run.session import UserSession
+from sparkload.shapes.arrival import Feed, level_schedule, my_share
 from sparkload.stages import (
     ARRIVAL,
     ARRIVALS_STOPPED,
@@ -36,6 +35,7 @@ from sparkload.stages import (
     LevelSignal,
     Stage,
 )
+from sparkload.transport import stamps
 
 
 class Node:
@@ -55,12 +55,12 @@ class Node:
         self._requests = 0
         self.runner.register_message(MSG_STAGE, self._on_stage)
         if not self.distributed:
-            stampclock.use(stampclock.calibrate())
+            stamps.use(stamps.calibrate())
         if self.is_worker:
-            clockwatch.answer_pings(self.runner)
+            worker_clocks.answer_pings(self.runner)
             about = {
                 "hostname": socket.gethostname(),
-                "receive_stamps": stampclock.active.describe(),
+                "receive_stamps": stamps.active.describe(),
                 "secrets": secrets.names(),
             }
             WorkerPass(self.runner, secrets, about)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from sparkload.config import RunOptions
-from sparkload.plugin.collector import RunCollector
+from sparkload.run.collector import RunCollector
 from sparkload.shapes import Shape
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape

@@ -4,7 +4,7 @@ Batches keep the master's receive loop short (a big msgpack unpack blocks it); a
 bounds the delay. With the local runner ``send_message`` calls the master's handler in-process,
 so one code path serves local, ``--processes N`` and separate workers.
 
-What the responses said about the path (``sparkload.identity``) rides along: each process ships
+What the responses said about the path (``transport.identity``) rides along: each process ships
 an endpoint's identifying headers whenever it sees one it had not seen before.
 """
 
@@ -14,9 +14,9 @@ import logging
 
 import gevent
 
-from sparkload.identity import merge_identity
-from sparkload.plugin.selfmon import ClientMonitor
+from sparkload.clientcheck import ClientMonitor
 from sparkload.stages import MSG_RECORDS
+from sparkload.transport.identity import merge_identity
 
 FLUSH_INTERVAL = 0.25  # seconds
 MAX_BATCH = 200  # records

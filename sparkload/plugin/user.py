@@ -6,8 +6,8 @@ from locust import User, constant, task
 from locust.env import Environment
 
 from sparkload.plugin.node import node_of
-from sparkload.plugin.session import UserSession
 from sparkload.records import PHASE_WARMUP, STATUS_OK, RequestRecord
+from sparkload.run.session import UserSession
 
 
 class ChatUser(User):

@@ -12,7 +12,7 @@ import json
 
 from flask import Response, request
 
-from sparkload.livetable import COLUMNS
+from sparkload.run.livetable import COLUMNS
 
 TAB_KEY = "sparkload-levels"
 CSV_ROUTE = "/sparkload/levels.csv"

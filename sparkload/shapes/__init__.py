@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import gevent.lock
 
 from sparkload.capacity import CapacityResult
-from sparkload.livetable import LevelTally
+from sparkload.run.livetable import LevelTally
 from sparkload.stages import Stage
 
 SPAWN_RATE = 100.0  # users/s: levels start at once (Locust warns above 100 per worker)

@@ -25,11 +25,13 @@ from typing import TypeVar
 import gevent
 
 from sparkload.config import CONSTANT, GAMMA
-from sparkload.livetable import LevelTally
+from sparkload.run.context import RunContext
+from sparkload.run.livetable import LevelTally
 from sparkload.saturation import LevelWatch, judge_open_loop
 from sparkload.shapes import SPAWN_RATE, Conductor, Tick, after
 from sparkload.shapes.drain import Drain
 from sparkload.stages import ARRIVAL, ARRIVALS_STOPPED, Arrival, LevelSignal, Stage
+from sparkload.workloads.trace import TraceWorkload
 
 T = TypeVar("T")
 SCHEDULE_GRACE = 1.0  # real seconds after a level's last due time before its drain begins
@@ -290,3 +292,18 @@ class ArrivalShape:
     def _served(self, conductor: Conductor, now: float) -> bool:
         """The level's queue and in-flight requests are done (or waited for long enough)."""
         return conductor.in_flight() <= 0 or now - (self.drain.started or now) > self.drain.timeout
+
+
+def level_schedule(context: RunContext, stage: Stage) -> Iterator[Due]:
+    """The open-loop level's whole schedule, the same on every process: the trace's lines, or
+    arrivals of the run's process at the stage's rate (seeded by the run's seed and the level)."""
+    workload, opts = context.workload, context.options
+    if isinstance(workload, TraceWorkload):
+        return trace_schedule((line.time_s for line in workload.trace.lines), workload.speedup)
+    return rate_schedule(
+        opts.arrival_process,
+        stage.arrival_rate,
+        opts.burstiness,
+        stage.arrival_duration,
+        f"{opts.seed}:arrivals:{stage.index}",
+    )

@@ -10,7 +10,7 @@ quota → the level ends when the master holds all of its records, whatever mode
 
 from __future__ import annotations
 
-from sparkload.livetable import LevelTally
+from sparkload.run.livetable import LevelTally
 from sparkload.shapes import SPAWN_RATE, Conductor, Tick
 from sparkload.shapes.drain import Drain
 from sparkload.stages import IDLE, MEASURE, SPAWN, WARMUP, Stage

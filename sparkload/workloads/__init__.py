@@ -6,7 +6,7 @@
 workload   prompt                                              max_tokens    length pinned
 =========  ==================================================  ============  ==================
 chat       a line of ``--prompts`` (the ladder's default)      --max-tokens  no (``--ignore-eos``)
-           or a dataset's messages (``sparkload.datasets``)    or the line's
+           or a dataset's messages (``sparkload.inputs.datasets``)    or the line's
            or ``--input-tokens`` synthetic prompts             --output-tokens yes
 fresh      "write a module" + a one-line spec (prompts/fresh)  400           yes
 edit       a ~2,000-token source file (prompts/edit/*.py) +    3,000         yes

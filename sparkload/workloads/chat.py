@@ -3,12 +3,12 @@
 - **Prompt file** (``--prompts``, one prompt per line): each request sends one line, in the
   seeded prompt order, as one user message; prompts are reused across levels (the quantization
   report's method) unless ``--cache-bust``.
-- **Dataset** (JSONL messages or ShareGPT, ``sparkload.datasets``): a prompt is sent as its
+- **Dataset** (JSONL messages or ShareGPT, ``sparkload.inputs.datasets``): a prompt is sent as its
   messages (system prompt and all) and asks for its own ``max_tokens`` where its line gives one
   (else the run's); ``--output-tokens`` overrides both. ``--api completions`` sends text, so it
   takes only datasets of one user message per prompt.
 - **Synthetic** (``--input-tokens N``, ``--seq-dist``): a pool of distinct filler texts, each
-  fitted once, on the master, to its exact prompt length (``sparkload.tokens``); the texts reach
+  fitted once, on the master, to its exact prompt length (``workloads.fitting``); the texts reach
   the workers with the options of the test's start (``Synthetic``). One length gives 16 texts;
   a spread (``--input-tokens-stddev``, ``--output-tokens-stddev``) or a mix (``--seq-dist``)
   gives 64 entries of stratified lengths (``workloads.lengths``), dealt in the process's seeded
@@ -32,10 +32,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from sparkload.datasets import DatasetPrompt
 from sparkload.errors import ConfigError
-from sparkload.prompts import load_prompts
-from sparkload.stream import API_COMPLETIONS
+from sparkload.inputs.datasets import DatasetPrompt
+from sparkload.inputs.prompts import load_prompts
+from sparkload.transport.stream import API_COMPLETIONS
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,

@@ -3,7 +3,7 @@
 A workload decides what each request asks (its prompt, its output length, whether its reply is
 wanted back) and what its record keeps beside the measurement. Everything else is the load
 side's: the body's common fields (``sparkload.body``), the send and the measurement
-(``sparkload.client``), the record's timing fields, and when a request goes (the load shape).
+(``transport.client``), the record's timing fields, and when a request goes (the load shape).
 
 How the load side drives a workload (``sparkload.plugin``):
 
@@ -25,7 +25,7 @@ before the load, as the ``--input-tokens`` prompts are fitted; a wait before the
 Sessions and the ladder's count. A user's quota of a ladder level is ``--requests-per-user``
 *sessions*: a request planned without ``turn`` is a session of its own; a conversation is one
 session of ``turns`` requests, planned back to back (``turn`` 1, 2, ... ``turns``) within one
-level. The session (``plugin/session.py``) starts a new session of the quota only when the one
+level. The session (``run/session.py``) starts a new session of the quota only when the one
 under way has planned all its turns, so ``next_request`` must continue the conversation under
 way while it has turns left and the slot is of the same level (and not the warm-up, which is a
 session of its own: ``Slot.warmup``). ``requests_per_session`` tells the master the level's
@@ -60,8 +60,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from sparkload.datasets import Messages
 from sparkload.errors import ConfigError
+from sparkload.inputs.datasets import Messages
 from sparkload.records import RequestRecord
 from sparkload.stages import Arrival
 from sparkload.workloads.names import CHAT, OUTPUT_TOKENS
@@ -125,7 +125,7 @@ SEPARATOR = "\n\n"  # between a shared prefix and a synthetic prompt's own text
 class Synthetic:
     """What the master settled about the prompts before the load, as it travels to the workers
     in the options of the test's start (plain data): the prompts it fitted (``--input-tokens``,
-    ``--seq-dist``, ``--prefix-tokens``: ``sparkload.tokens``), or only a ``source`` (a trace
+    ``--seq-dist``, ``--prefix-tokens``: ``workloads.fitting``), or only a ``source`` (a trace
     replay's: how its blocks count, the run's salt)."""
 
     texts: tuple[str, ...]  # each prompt's own text (after its prefix, when there are prefixes)

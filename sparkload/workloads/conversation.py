@@ -51,11 +51,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sparkload.datasets import DatasetConversation, Messages
 from sparkload.errors import ConfigError
-from sparkload.prompts import load_conversations, load_prompts
+from sparkload.inputs.datasets import DatasetConversation, Messages
+from sparkload.inputs.prompts import load_conversations, load_prompts
 from sparkload.records import STATUS_OK, RequestRecord
-from sparkload.stream import API_COMPLETIONS
+from sparkload.transport.stream import API_COMPLETIONS
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,

@@ -1,7 +1,7 @@
 """Seeded filler text: survey-note prose from a small vocabulary, all generated here.
 
 The prefill probe's prompts (``prefill.py``) and the ``--input-tokens`` synthetic prompts
-(``sparkload.tokens`` fits prefixes of it to a token count) are made of it. It is
+(``sparkload.workloads.fitting`` fits prefixes of it to a token count) are made of it. It is
 prefix-stable: the text of ``chars`` characters starts the text of more, for the same seed.
 """
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from sparkload.inputs.prompts import load_prompts
 from sparkload.paths import FRESH_SPECS
-from sparkload.prompts import load_prompts
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,

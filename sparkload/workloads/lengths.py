@@ -2,7 +2,7 @@
 it (``--input-tokens-stddev``, ``--output-tokens-stddev``) or aiperf's mix (``--seq-dist``).
 
 A run's lengths are a fixed **pool** of (input, output) pairs, planned here and fitted once on
-the master (``sparkload.tokens``): every distinct input length is a text that must be counted,
+the master (``workloads.fitting``): every distinct input length is a text that must be counted,
 and on a server's ``/tokenize`` each count is an HTTP request, so the cost is bounded by the pool,
 not by the run's length. Requests take pool entries in the process's seeded shuffle, which deals
 every entry once per round: over whole rounds the lengths sent are the pool's exactly.

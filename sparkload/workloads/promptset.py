@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sparkload.datasets import Messages
+from sparkload.inputs.datasets import Messages
 from sparkload.workloads.contract import PlannedRequest, Sampling, UserState, Workload
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sparkload.errors import ConfigError
-from sparkload.traces import BLOCK_TOKENS, Trace, TraceLine, load_trace
+from sparkload.inputs.traces import BLOCK_TOKENS, Trace, TraceLine, load_trace
 from sparkload.workloads import blocktext
 from sparkload.workloads.contract import (
     PlannedRequest,

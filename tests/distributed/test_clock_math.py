@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sparkload.clocks import MOVE_LIMIT, START, Reading, RoundTrip, moved, reading
+from sparkload.clock_offsets import MOVE_LIMIT, START, Reading, RoundTrip, moved, reading
 from sparkload.records import Manifest, WorkerEntry, on_master_clock
 
 

@@ -11,9 +11,9 @@ import gevent
 import pytest
 from locust.rpc import Message
 
-from sparkload.clocks import START
-from sparkload.plugin import clockwatch
-from sparkload.plugin.clockwatch import MSG_PING, MSG_PONG, WorkerClocks, answer_pings
+from sparkload.clock_offsets import START
+from sparkload.plugin import worker_clocks
+from sparkload.plugin.worker_clocks import MSG_PING, MSG_PONG, WorkerClocks, answer_pings
 
 NODE = "client-b_0123"
 
@@ -53,7 +53,7 @@ def test_every_reading_is_kept_with_when_it_was_taken():
 
 
 def test_a_worker_that_does_not_answer_has_no_offset_and_is_flagged(monkeypatch):
-    monkeypatch.setattr(clockwatch, "START_ANSWER_TIMEOUT", 0.05)
+    monkeypatch.setattr(worker_clocks, "START_ANSWER_TIMEOUT", 0.05)
     runner = StandInMaster()
     runner.answering = False
     clocks = WorkerClocks(runner)
@@ -111,8 +111,8 @@ def test_a_worker_answers_a_ping_with_its_own_clock():
 
 
 def test_a_level_reading_waits_less_for_an_answer_than_the_start_reading(monkeypatch):
-    monkeypatch.setattr(clockwatch, "ANSWER_TIMEOUT", 0.05)
-    monkeypatch.setattr(clockwatch, "START_ANSWER_TIMEOUT", 1.0)
+    monkeypatch.setattr(worker_clocks, "ANSWER_TIMEOUT", 0.05)
+    monkeypatch.setattr(worker_clocks, "START_ANSWER_TIMEOUT", 1.0)
     runner = StandInMaster()
     runner.answering = False
     clocks = WorkerClocks(runner)

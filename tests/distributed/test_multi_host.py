@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from sparkload.simproc import READY_PREFIX
+from sparkload.run.simulator_process import READY_PREFIX
 from tests.conftest import locust_command
 from tests.distributed.processes import FAKETIME, faked_clock
 from tests.netbed import Host, NetBed, require

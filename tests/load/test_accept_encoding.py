@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sparkload.records import RequestRecord
-from sparkload.sse import BodyDecodeError, body_decoder
+from sparkload.transport.sse import BodyDecodeError, body_decoder
 from tests.servers import Script, measure_on
 
 

@@ -11,10 +11,10 @@ import pytest
 from locust.argument_parser import LocustArgumentParser
 
 from sparkload.config import ARRIVAL_PROCESSES, CONSTANT, GAMMA, POISSON
-from sparkload.plugin.context import RunContext
+from sparkload.inputs.prompts import PromptOrder
 from sparkload.plugin.options import register
-from sparkload.plugin.session import UserSession
-from sparkload.prompts import PromptOrder
+from sparkload.run.context import RunContext
+from sparkload.run.session import UserSession
 from sparkload.shapes.arrival import (
     Feed,
     gaps,

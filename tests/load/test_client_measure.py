@@ -8,10 +8,10 @@ import json
 import socket
 import time
 
-from sparkload import client
-from sparkload.client import Connection, StreamRequest, build_headers, measure
 from sparkload.records import RequestRecord
-from sparkload.sse import read_events, receive
+from sparkload.transport import client
+from sparkload.transport.client import Connection, StreamRequest, build_headers, measure
+from sparkload.transport.sse import read_events, receive
 from tests.servers import Script, measure_on, plain_body, scripted
 
 

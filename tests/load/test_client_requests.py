@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from sparkload.client import (
+from sparkload.transport.client import (
     _idle_and_open,
     _unverified_tls_context,
     build_headers,

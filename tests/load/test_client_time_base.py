@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from sparkload.client import Answer, StampedResponse, StreamRequest, measure
 from sparkload.records import RequestRecord
+from sparkload.transport.client import Answer, StampedResponse, StreamRequest, measure
 from tests.packets import END, HEADERS, SECOND, PacketSocket, event, stamped
 
 MS = 1_000_000

@@ -11,8 +11,8 @@ from contextlib import contextmanager
 import pytest
 from gevent.server import StreamServer
 
-from sparkload.client import Connection, StreamRequest, build_headers, measure
 from sparkload.records import RequestRecord
+from sparkload.transport.client import Connection, StreamRequest, build_headers, measure
 from tests.servers import Script, _answer, _read_request, plain_body
 
 

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from sparkload.errors import ConfigError
-from sparkload.target import Endpoint
+from sparkload.transport.target import Endpoint
 from tests.conftest import free_port, run_locust
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes

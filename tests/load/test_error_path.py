@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import requests
 
-from sparkload.client import error_text
-from sparkload.identity import identifying_headers, merge_identity
 from sparkload.records import RequestRecord
-from sparkload.target import refusal
+from sparkload.transport.client import error_text
+from sparkload.transport.identity import identifying_headers, merge_identity
+from sparkload.transport.target import refusal
 from tests.servers import NGINX_502, Script, measure_on
 
 BAD_GATEWAY = (

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from sparkload.client import Connection, StreamRequest, build_headers, measure
 from sparkload.records import RequestRecord
+from sparkload.transport.client import Connection, StreamRequest, build_headers, measure
 from tests.conftest import free_port, run_locust
 from tests.servers import plain_body
 

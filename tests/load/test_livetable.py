@@ -3,9 +3,9 @@ level of many requests in bounded memory."""
 
 import pytest
 
-from sparkload import livetable
-from sparkload.livetable import LevelTally, format_table
 from sparkload.records import linear_percentile
+from sparkload.run import livetable
+from sparkload.run.livetable import LevelTally, format_table
 
 
 def add(tally, **fields):

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 from sparkload.config import default
-from sparkload.livetable import LevelTally
 from sparkload.plugin.progress import progress_line
+from sparkload.run.livetable import LevelTally
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
 from sparkload.shapes.steps import StepsShape

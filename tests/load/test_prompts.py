@@ -3,8 +3,8 @@
 import pytest
 
 from sparkload.errors import ConfigError
+from sparkload.inputs.prompts import PromptOrder, load_prompts
 from sparkload.paths import DEFAULT_PROMPTS
-from sparkload.prompts import PromptOrder, load_prompts
 
 
 def test_the_default_prompt_set_has_100_prompts():

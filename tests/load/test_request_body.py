@@ -8,9 +8,9 @@ import json
 import pytest
 
 from sparkload.body import BodyTemplate
-from sparkload.client import Connection, StreamRequest, build_headers, measure
 from sparkload.errors import ConfigError
 from sparkload.records import RequestRecord
+from sparkload.transport.client import Connection, StreamRequest, build_headers, measure
 from sparkload.workloads.contract import PlannedRequest, Sampling
 from tests.options import run_options
 from tests.servers import Script, plain_body, scripted

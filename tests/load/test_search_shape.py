@@ -11,9 +11,9 @@ import pytest
 from sparkload.capacity import CONCURRENCY, RATE, RATE_TOLERANCE, CapacityResult, CapacitySearch
 from sparkload.config import default, from_namespace
 from sparkload.errors import ConfigError
-from sparkload.livetable import LevelTally
 from sparkload.plugin.progress import progress_line
-from sparkload.report_process import judge_level
+from sparkload.run.livetable import LevelTally
+from sparkload.run.report_process import judge_level
 from sparkload.shapes.search import Prober, RateSearchShape, SearchShape, check_search_options
 from tests.analysis.analysis_synthetic import closed_loop_level, write_run
 from tests.load.test_progress import collector, options, tally

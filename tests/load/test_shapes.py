@@ -2,7 +2,7 @@
 
 import gevent
 
-from sparkload.livetable import LevelTally
+from sparkload.run.livetable import LevelTally
 from sparkload.shapes import SerialTicks
 from sparkload.shapes.arrival import SCHEDULE_GRACE, ArrivalShape
 from sparkload.shapes.ladder import LadderShape

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import time
 
-from sparkload.sse import kernel_stamps_enabled, pop_events, receive
+from sparkload.transport.sse import kernel_stamps_enabled, pop_events, receive
 
 
 def test_complete_events_are_popped_and_a_partial_one_stays_in_the_buffer():

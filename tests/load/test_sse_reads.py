@@ -18,7 +18,7 @@ import zlib
 import pytest
 from geventhttpclient.response import HTTPSocketResponse
 
-from sparkload.sse import (
+from sparkload.transport.sse import (
     READ_SIZE,
     SO_TIMESTAMPNS,
     BodyDecodeError,

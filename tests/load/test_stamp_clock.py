@@ -1,5 +1,5 @@
 """The kernel's receive stamps on the process's clock: kept, translated, or replaced by read
-times (sparkload.stampclock), and what sse.receive then returns."""
+times (sparkload.transport.stamps), and what sse.receive then returns."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sparkload import stampclock
-from sparkload.sse import kernel_stamps_enabled, receive
-from sparkload.stampclock import KERNEL, READ, TRANSLATED, StampClock, Window, decide, sample
+from sparkload.transport import stamps
+from sparkload.transport.sse import kernel_stamps_enabled, receive
+from sparkload.transport.stamps import KERNEL, READ, TRANSLATED, StampClock, Window, decide, sample
 
 SECOND = 1_000_000_000
 
@@ -22,12 +22,12 @@ def burst(split_ns: int, width_ns: int = 4_000) -> list[Window]:
 
 @contextmanager
 def clock_in_use(clock: StampClock) -> Iterator[None]:
-    saved = stampclock.active
-    stampclock.use(clock)
+    saved = stamps.active
+    stamps.use(clock)
     try:
         yield
     finally:
-        stampclock.use(saved)
+        stamps.use(saved)
 
 
 @contextmanager

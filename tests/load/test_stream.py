@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from sparkload.stream import API_COMPLETIONS, ChatStream, ReplyStream, StreamError
+from sparkload.transport.stream import API_COMPLETIONS, ChatStream, ReplyStream, StreamError
 
 
 def chunk(delta=None, finish_reason=None, usage=None, choices=True) -> str:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from sparkload.stream import ChatStream, StreamError
+from sparkload.transport.stream import ChatStream, StreamError
 
 
 def token(text: str, chunk_id: str = "chatcmpl-1") -> bytes:

@@ -6,7 +6,7 @@ import statistics
 
 import pytest
 
-from sparkload import streamshape
+from sparkload import streamcheck
 from sparkload.records import (
     STREAM_CLOCK_ADJUSTED,
     STREAM_COLLAPSED,
@@ -14,7 +14,7 @@ from sparkload.records import (
     STREAM_LONG_TAIL,
     STREAM_PARTIAL_BURST,
 )
-from sparkload.streamshape import level_stream_shape, short_name
+from sparkload.streamcheck import level_stream_shape, short_name
 from tests.servers import Script, measure_on
 
 
@@ -167,8 +167,8 @@ def test_the_live_table_names_each_flag_with_the_figure_that_raised_it():
 
 
 def test_a_level_sample_keeps_a_bounded_share_and_counts_every_request(monkeypatch):
-    monkeypatch.setattr(streamshape, "SAMPLE_SIZE", 50)
-    sample = streamshape.LevelSample(seed=1)
+    monkeypatch.setattr(streamcheck, "SAMPLE_SIZE", 50)
+    sample = streamcheck.LevelSample(seed=1)
     for i in range(1000):
         sample.add(rec(burst=40, clock_adjusted=i % 100 == 0, resent=i < 3))
     sample.add({"status": "error", "ttft": None})
@@ -180,8 +180,8 @@ def test_a_level_sample_keeps_a_bounded_share_and_counts_every_request(monkeypat
 
 
 def test_a_level_sample_replaces_uniformly_once_full(monkeypatch):
-    monkeypatch.setattr(streamshape, "SAMPLE_SIZE", 100)
-    sample = streamshape.LevelSample(seed=7)
+    monkeypatch.setattr(streamcheck, "SAMPLE_SIZE", 100)
+    sample = streamcheck.LevelSample(seed=7)
     for i in range(10_000):
         sample.add(rec(ttft=float(i + 1)))
     kept = sorted(r["ttft"] for r in sample.records)
@@ -216,13 +216,13 @@ def test_the_median_burst_is_by_share_not_by_size():
 
 
 def test_a_request_of_exactly_the_minimum_chunks_is_judged_for_bursts():
-    tokens = streamshape.BURST_MIN_CHUNKS
+    tokens = streamcheck.BURST_MIN_CHUNKS
     check = level_stream_shape([rec(tokens=tokens, burst=tokens // 2, ttfb=0.0)] * 3)
     assert check.kinds == [STREAM_PARTIAL_BURST]
 
 
 def test_requests_one_chunk_short_of_the_minimum_are_not_judged_for_bursts():
-    tokens = streamshape.BURST_MIN_CHUNKS - 1
+    tokens = streamcheck.BURST_MIN_CHUNKS - 1
     check = level_stream_shape([rec(tokens=tokens, burst=tokens, ttfb=0.0)] * 3)
     assert check.kinds == [] and check.summary.get("burst_chunks") is None
 
@@ -233,8 +233,8 @@ def test_requests_without_a_burst_figure_are_not_judged_for_bursts():
 
 
 def test_a_burst_of_exactly_the_threshold_share_and_size_is_flagged():
-    share = streamshape.PARTIAL_BURST_SHARE
-    size = streamshape.BURST_MIN_SIZE
+    share = streamcheck.PARTIAL_BURST_SHARE
+    size = streamcheck.BURST_MIN_SIZE
     tokens = round(size / share)  # 8 of 32: exactly a quarter, exactly the minimum size
     check = level_stream_shape([rec(tokens=tokens, burst=size, ttfb=0.0)] * 3)
     assert check.kinds == [STREAM_PARTIAL_BURST]
@@ -255,10 +255,10 @@ def test_the_live_tables_short_name_of_each_flag(kind, summary, shown):
 
 
 def test_a_level_sample_keeps_the_same_records_for_the_same_seed(monkeypatch):
-    monkeypatch.setattr(streamshape, "SAMPLE_SIZE", 10)
+    monkeypatch.setattr(streamcheck, "SAMPLE_SIZE", 10)
     kept = []
     for _ in range(2):
-        sample = streamshape.LevelSample(seed=3)
+        sample = streamcheck.LevelSample(seed=3)
         for i in range(200):
             sample.add(rec(ttft=float(i + 1)))
         kept.append([r["ttft"] for r in sample.records])
@@ -266,7 +266,7 @@ def test_a_level_sample_keeps_the_same_records_for_the_same_seed(monkeypatch):
 
 
 def test_a_level_sample_leaves_out_a_failure_that_had_a_first_token():
-    sample = streamshape.LevelSample(seed=1)
+    sample = streamcheck.LevelSample(seed=1)
     sample.add(rec(status="error"))
     sample.add(rec())
     assert len(sample.records) == 1 and sample.check().summary["requests"] == 1

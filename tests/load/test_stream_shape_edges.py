@@ -5,7 +5,7 @@ Records are dicts as requests.jsonl holds them; times are chosen so each median 
 
 from __future__ import annotations
 
-from sparkload.streamshape import (
+from sparkload.streamcheck import (
     CLOCK_ADJUSTED_SHARE,
     COLLAPSED_GAP_S,
     COLLAPSED_TTFT_SHARE,

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from sparkload import config
-from sparkload.simproc import ServerProcess
+from sparkload.run.simulator_process import ServerProcess
 from tests.conftest import ROOT, LocustRun, free_port
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from sparkload.simproc import ServerProcess
+from sparkload.run.simulator_process import ServerProcess
 from tests.conftest import kill_tree
 from tests.netbed.wire import DEVICE, READY
 

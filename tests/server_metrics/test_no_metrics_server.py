@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from sparkload.records import SERVER_METRICS_FILE
-from sparkload.scrape import NO_METRICS_MESSAGE
-from sparkload.simproc import ServerProcess
+from sparkload.run.scrape import NO_METRICS_MESSAGE
+from sparkload.run.simulator_process import ServerProcess
 from tests.conftest import ROOT, run_locust
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes

@@ -8,7 +8,7 @@ import pytest
 
 from analysis import server_metrics
 from analysis.load import load
-from sparkload.scrape import (
+from sparkload.run.scrape import (
     GAUGES,
     NoMetrics,
     Source,

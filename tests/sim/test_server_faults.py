@@ -141,7 +141,7 @@ LOAD_SIDE_SCRIPT = textwrap.dedent("""
     from gevent import monkey; monkey.patch_all()
     import json, sys
     from sparkload.body import BodyTemplate
-    from sparkload.client import StreamRequest, Connection, build_headers, measure
+    from sparkload.transport.client import StreamRequest, Connection, build_headers, measure
     from sparkload.records import RequestRecord
     from sparkload.workloads.contract import PlannedRequest
     url, kinds = sys.argv[1], sys.argv[2:]

@@ -14,7 +14,7 @@ import pytest
 from sparkload import config
 from sparkload.errors import ConfigError
 from sparkload.matrix import spec
-from sparkload.scrape import (
+from sparkload.run.scrape import (
     GAUGES,
     MetricsScraper,
     Source,

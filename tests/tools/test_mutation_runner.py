@@ -9,8 +9,8 @@ from tools.mutation import equivalents
 from tools.mutation.run import EQUIVALENTS, ROOT, ModuleResult, score
 from tools.mutation.targets import TARGET_BY_NAME, TARGETS
 
-DIFF = """--- sparkload/sse.py
-+++ sparkload/sse.py
+DIFF = """--- sparkload/transport/sse.py
++++ sparkload/transport/sse.py
 @@ -1,3 +1,3 @@
  def f():
 -    return a < b
@@ -93,11 +93,11 @@ def test_every_target_names_its_module_and_test_files_that_exist():
 
 def test_every_module_of_the_measurement_core_is_a_target():
     core = {
-        "sparkload/sse.py",
-        "sparkload/stream.py",
-        "sparkload/client.py",
+        "sparkload/transport/sse.py",
+        "sparkload/transport/stream.py",
+        "sparkload/transport/client.py",
         "sparkload/records.py",
-        "sparkload/streamshape.py",
+        "sparkload/streamcheck.py",
         "analysis/percentiles.py",
         "analysis/metrics.py",
     }

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 
 from locust.argument_parser import LocustArgumentParser
 
-from sparkload.plugin.context import RunContext
+from sparkload.inputs.prompts import PromptOrder
 from sparkload.plugin.options import register
-from sparkload.plugin.session import Assignment, UserSession
-from sparkload.prompts import PromptOrder
 from sparkload.records import PHASE_MEASURE, RequestRecord
+from sparkload.run.context import RunContext
+from sparkload.run.session import Assignment, UserSession
 from sparkload.stages import MEASURE, Stage
 from sparkload.workloads.contract import PlannedRequest, Sampling, Slot, UserState, Workload
 from tests.servers import Script, scripted

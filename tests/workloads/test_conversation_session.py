@@ -12,11 +12,11 @@ from contextlib import contextmanager
 import pytest
 from locust.argument_parser import LocustArgumentParser
 
-from sparkload.plugin import session as session_module
-from sparkload.plugin.context import RunContext
+from sparkload.inputs.prompts import PromptOrder
 from sparkload.plugin.options import register
-from sparkload.plugin.session import UserSession
-from sparkload.prompts import PromptOrder
+from sparkload.run import session as session_module
+from sparkload.run.context import RunContext
+from sparkload.run.session import UserSession
 from sparkload.stages import MEASURE, RUN, LevelSignal, Stage
 from tests.servers import Script, ScriptedServer, scripted
 from tests.workloads.test_contract import Shipped

@@ -9,11 +9,12 @@ from pathlib import Path
 import orjson
 import pytest
 
-from sparkload import config, datasets
+from sparkload import config
 from sparkload.body import BodyTemplate
 from sparkload.errors import ConfigError
+from sparkload.inputs import datasets
+from sparkload.inputs.prompts import load_prompts
 from sparkload.paths import PROMPTS_DIR
-from sparkload.prompts import load_prompts
 from sparkload.workloads.contract import PlannedRequest, Slot, UserState, Workload
 from sparkload.workloads.registry import load, settle
 

@@ -8,10 +8,10 @@ import statistics
 import pytest
 
 from sparkload.errors import ConfigError
-from sparkload.tokens import Estimate, FileTokenizer, synthesize
 from sparkload.workloads import registry
 from sparkload.workloads.chat import prefix_rotation
 from sparkload.workloads.contract import SEPARATOR, Slot, UserState
+from sparkload.workloads.fitting import Estimate, FileTokenizer, synthesize
 from sparkload.workloads.lengths import DISTRIBUTION_POOL, Component, parse_seq_dist
 from tests.options import run_options
 from tests.workloads.test_tokens import train_bpe

@@ -9,7 +9,8 @@ import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from sparkload.errors import ConfigError
-from sparkload.tokens import (
+from sparkload.workloads.filler import filler_text
+from sparkload.workloads.fitting import (
     METHOD_ESTIMATE,
     Estimate,
     FileTokenizer,
@@ -17,7 +18,6 @@ from sparkload.tokens import (
     fit,
     synthesize,
 )
-from sparkload.workloads.filler import filler_text
 from sparkload.workloads.lengths import SINGLE_POOL
 from tests.servers import Script, scripted
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from sparkload.errors import ConfigError
+from sparkload.inputs.traces import AZURE, MOONCAKE, load_trace
 from sparkload.sim.textlength import estimate_tokens
 from sparkload.stages import Arrival
-from sparkload.traces import AZURE, MOONCAKE, load_trace
 from sparkload.workloads import registry
 from sparkload.workloads.blocktext import UNITS, prompt_text
 from sparkload.workloads.contract import Slot, UserState

@@ -3,7 +3,7 @@
 Each entry names a mutant and the line it produces, so an entry that no longer describes its
 mutant (the function changed and mutmut renumbered its mutants) is caught, not trusted:
 
-    - `sparkload.sse.x_read_events__mutmut_47`: `return Ending(None, adjusted)`
+    - `sparkload.transport.sse.x_read_events__mutmut_47`: `return Ending(None, adjusted)`
       Why nothing observable changes, on this line and any indented lines after it.
 """
 

@@ -44,12 +44,12 @@ _REPORT = (  # the analysis over synthetic run directories (no chart rendering)
 TARGETS = (
     Target(
         "sse",
-        "sparkload/sse.py",
+        "sparkload/transport/sse.py",
         ("tests/load/test_sse.py", "tests/load/test_sse_reads.py", *_SCRIPTED_STREAMS),
     ),
     Target(
         "stream",
-        "sparkload/stream.py",
+        "sparkload/transport/stream.py",
         ("tests/load/test_stream.py", "tests/load/test_stream_reporting.py", *_SCRIPTED_STREAMS),
     ),
     Target(
@@ -90,12 +90,12 @@ TARGETS = (
     # The two modules being reworked on main: measured last, their tests kept in their own files.
     Target(
         "streamshape",
-        "sparkload/streamshape.py",
+        "sparkload/streamcheck.py",
         ("tests/load/test_stream_shape.py", "tests/load/test_stream_shape_edges.py"),
     ),
     Target(
         "client",
-        "sparkload/client.py",
+        "sparkload/transport/client.py",
         (
             "tests/load/test_client_requests.py",
             "tests/load/test_client_measure.py",

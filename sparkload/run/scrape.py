@@ -41,7 +41,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from sparkload.errors import ConfigError
 from sparkload.records import CPU_SECONDS, ENERGY, TELEMETRY, telemetry_family
-from sparkload.target import Endpoint
+from sparkload.transport.target import Endpoint
 
 logger = logging.getLogger("sparkload")
 SCRAPE_TIMEOUT = 3.0  # seconds; a scrape of vLLM's /metrics takes a few milliseconds

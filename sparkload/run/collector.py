@@ -9,9 +9,7 @@ from typing import Any
 
 import gevent
 
-from sparkload.identity import merge_identity
-from sparkload.livetable import LevelTally, format_table
-from sparkload.plugin.selfmon import level_verdict
+from sparkload.clientcheck import level_verdict
 from sparkload.records import (
     PHASE_WARMUP,
     STATUS_COMPLETE,
@@ -20,10 +18,12 @@ from sparkload.records import (
     on_master_clock,
     scale_to_simulated_time,
 )
-from sparkload.results import ResultsWriter, utc_now
+from sparkload.run.livetable import LevelTally, format_table
+from sparkload.run.results import ResultsWriter, utc_now
+from sparkload.run.scrape import GAUGES, MetricsScraper
 from sparkload.saturation import QueueSample, judge_closed_loop
-from sparkload.scrape import GAUGES, MetricsScraper
-from sparkload.streamshape import LevelSample, short_name
+from sparkload.streamcheck import LevelSample, short_name
+from sparkload.transport.identity import merge_identity
 
 logger = logging.getLogger("sparkload")
 

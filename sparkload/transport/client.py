@@ -3,7 +3,7 @@
 HTTP with geventhttpclient (Locust's own fast client): its request path costs tens of
 microseconds where ``requests`` spent about 2 ms before the first byte left, time that every
 TTFT would have carried. The body is read as it arrives, each event stamped with the kernel's
-receive time (``sparkload.sse``); the protocol meaning of each event is ``sparkload.stream``'s.
+receive time (``sse``); the protocol meaning of each event is ``stream``'s.
 Every failure ends as a classified record, never an exception: the caller always gets a record.
 """
 
@@ -22,7 +22,6 @@ import gevent.monkey
 from geventhttpclient import HTTPClient
 from geventhttpclient.response import HTTPConnectionClosed, HTTPParseError, HTTPSocketPoolResponse
 
-from sparkload.identity import identifying_headers
 from sparkload.records import (
     ERROR_CLIENT,
     ERROR_CONNECT,
@@ -35,7 +34,8 @@ from sparkload.records import (
     http_error_kind,
     summarize_gaps,
 )
-from sparkload.sse import (
+from sparkload.transport.identity import identifying_headers
+from sparkload.transport.sse import (
     DECODE_ERRORS,
     body_decoder,
     drain,
@@ -43,7 +43,7 @@ from sparkload.sse import (
     read_events,
     receive,
 )
-from sparkload.stream import API_CHAT, ChatStream, ReplyStream, StreamError
+from sparkload.transport.stream import API_CHAT, ChatStream, ReplyStream, StreamError
 
 MAX_ERROR_BODY = 2048
 ERROR_SNIPPET = 120  # characters of a non-JSON error body kept in the record's message
@@ -279,7 +279,7 @@ def measure(
     ``reply``, when given, gets the reply's text, piece by piece (``stream.ReplyStream``).
 
     One clock for the whole request: ``time.time_ns()``, the clock of the kernel's receive
-    stamps (``sparkload.sse``), so every duration is measured from the same send instant.
+    stamps (``sparkload.transport.sse``), so every duration is measured from the same send instant.
     """
     t0 = time.time_ns()
     record.start_time = t0 / 1e9

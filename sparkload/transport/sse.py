@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 import brotli
 
-from sparkload import stampclock
-from sparkload.stampclock import SO_TIMESTAMPNS
+from sparkload.transport import stamps
+from sparkload.transport.stamps import SO_TIMESTAMPNS
 
 ANCILLARY_SIZE = socket.CMSG_SPACE(16)
 READ_SIZE = 65536
@@ -38,7 +38,7 @@ def kernel_stamps_enabled(sock) -> bool:
     if (
         SO_TIMESTAMPNS is None
         or isinstance(sock, ssl.SSLSocket)
-        or not stampclock.active.uses_kernel_stamps
+        or not stamps.active.uses_kernel_stamps
     ):
         return False
     try:
@@ -57,7 +57,7 @@ def receive(sock, stamped: bool) -> tuple[bytes, int]:
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
             seconds, nanoseconds = struct.unpack("qq", payload[:16])
-            return data, seconds * 1_000_000_000 + nanoseconds - stampclock.active.shift_ns
+            return data, seconds * 1_000_000_000 + nanoseconds - stamps.active.shift_ns
     return data, time.time_ns()
 
 

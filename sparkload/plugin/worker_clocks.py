@@ -1,4 +1,4 @@
-"""Worker clocks, measured over Locust's own messaging (the arithmetic is ``sparkload.clocks``).
+"""Worker clocks, measured over Locust's own messaging (the arithmetic: ``clock_offsets``).
 
 The master asks each worker for its wall clock ``TRIPS`` times in a row, at the run's start and
 at every level's start, and keeps the shortest round trip's offset. The records a worker ships
@@ -18,7 +18,7 @@ from typing import Any
 import gevent
 from gevent.event import AsyncResult
 
-from sparkload.clocks import START, Reading, RoundTrip, moved, reading
+from sparkload.clock_offsets import START, Reading, RoundTrip, moved, reading
 
 logger = logging.getLogger("sparkload")
 

@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from sparkload import config
 from sparkload.body import BodyTemplate
-from sparkload.client import build_headers
 from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
-from sparkload.shapes.arrival import Due, rate_schedule, trace_schedule
-from sparkload.stages import Stage
-from sparkload.target import Endpoint
+from sparkload.transport.client import build_headers
+from sparkload.transport.target import Endpoint
 from sparkload.workloads import registry
 from sparkload.workloads.contract import Synthetic, Workload
 from sparkload.workloads.trace import TraceWorkload
@@ -77,17 +74,3 @@ class RunContext:
             return self
         return dataclasses.replace(self, endpoints=(Endpoint.parse(host),))
 
-
-def level_schedule(context: RunContext, stage: Stage) -> Iterator[Due]:
-    """The open-loop level's whole schedule, the same on every process: the trace's lines, or
-    arrivals of the run's process at the stage's rate (seeded by the run's seed and the level)."""
-    workload, opts = context.workload, context.options
-    if isinstance(workload, TraceWorkload):
-        return trace_schedule((line.time_s for line in workload.trace.lines), workload.speedup)
-    return rate_schedule(
-        opts.arrival_process,
-        stage.arrival_rate,
-        opts.burstiness,
-        stage.arrival_duration,
-        f"{opts.seed}:arrivals:{stage.index}",
-    )

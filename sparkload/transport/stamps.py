@@ -1,7 +1,7 @@
 """The kernel's receive stamps on this process's clock.
 
 sparkload takes a request's send time from ``time.time_ns()`` and its receive times from the
-kernel's packet stamps (``SO_TIMESTAMPNS``, ``sparkload.sse``). On a real host these are one
+kernel's packet stamps (``SO_TIMESTAMPNS``, ``transport.sse``). On a real host these are one
 clock, CLOCK_REALTIME. A process whose clock calls are intercepted (``faketime``'s
 LD_PRELOAD library, a test that shifts a worker's wall clock) reads a time the kernel does not
 stamp with: every receive would sit seconds before its send, be clamped to it, and each record
@@ -156,7 +156,7 @@ def calibrate() -> StampClock:
     return decide(first, second)
 
 
-active = StampClock()  # this process's; sparkload.sse reads it on every receive
+active = StampClock()  # this process's; sparkload.transport.sse reads it on every receive
 
 
 def use(clock: StampClock) -> None:

@@ -8,8 +8,8 @@ from urllib.parse import urlsplit
 import requests
 
 from sparkload.errors import ConfigError
-from sparkload.identity import identifying_headers
-from sparkload.stream import API_COMPLETIONS
+from sparkload.transport.identity import identifying_headers
+from sparkload.transport.stream import API_COMPLETIONS
 
 
 def chat_completions_url(host: str) -> str:

@@ -1,5 +1,5 @@
 """Prompt sets: plain files (one prompt per line) or datasets (JSONL messages, ShareGPT; see
-``sparkload.datasets``), served in a seeded random order."""
+``sparkload.inputs.datasets``), served in a seeded random order."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from sparkload import datasets
-from sparkload.datasets import DatasetConversation, DatasetPrompt
 from sparkload.errors import ConfigError
+from sparkload.inputs import datasets
+from sparkload.inputs.datasets import DatasetConversation, DatasetPrompt
 
 
 @dataclass(frozen=True)

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import requests
 
 from sparkload.errors import ConfigError
+from sparkload.inputs.traces import BLOCK_TOKENS
 from sparkload.sim.textlength import CHARS_PER_TOKEN, estimate_tokens
-from sparkload.stream import API_COMPLETIONS
-from sparkload.target import models_url
-from sparkload.traces import BLOCK_TOKENS
+from sparkload.transport.stream import API_COMPLETIONS
+from sparkload.transport.target import models_url
 from sparkload.workloads import blocktext
 from sparkload.workloads.contract import SEPARATOR, Synthetic
 from sparkload.workloads.filler import GENERATOR, filler_text

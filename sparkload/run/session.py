@@ -14,19 +14,35 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from gevent import sleep
 
-from sparkload.client import Connection, StreamRequest, measure
-from sparkload.plugin.context import RunContext
-from sparkload.plugin.shipper import RecordShipper
-from sparkload.prompts import PromptOrder
+from sparkload.inputs.prompts import PromptOrder
 from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, RequestRecord
+from sparkload.run.context import RunContext
 from sparkload.stages import ARRIVAL, MEASURE, RUN, WARMUP, Arrival, LevelSignal, Stage
-from sparkload.target import Endpoint
+from sparkload.transport.client import Connection, StreamRequest, measure
+from sparkload.transport.target import Endpoint
 from sparkload.workloads.contract import PlannedRequest, Slot, UserState
 
 IDLE_WAIT = 1.0  # seconds a user sleeps on the signal before looking again
+
+
+class RecordSink(Protocol):
+    """Where a session's records go (the process's ``plugin.shipper.RecordShipper``)."""
+
+    def issue(self) -> None:
+        """One more request this process committed to (before it is sent)."""
+        ...
+
+    def note_identity(self, endpoint: str, found: dict[str, str]) -> None:
+        """The identifying headers a response of ``endpoint`` carried."""
+        ...
+
+    def ship(self, record: dict) -> None:
+        """A finished record, on its way to the master."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -44,7 +60,7 @@ class UserSession:
     node_id: str  # "local" or the worker's client id (who may claim a warm-up)
     worker_label: str  # "local" or the worker index (in each record)
     prompt_order: PromptOrder
-    shipper: RecordShipper
+    shipper: RecordSink
     next_request_id: Callable[[], str]
     connection: Connection = field(init=False)
     state: UserState = field(init=False)  # this user's place in the workload
