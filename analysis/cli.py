@@ -23,8 +23,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from analysis import load, percentiles, probe, report, slices, slo
-from analysis.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, InputError
+from analysis.errors import InputError
 from analysis.metrics import Settings, summarize
+from sparkload.records import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
 
 
 class _Parser(argparse.ArgumentParser):

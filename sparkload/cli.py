@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 
 import sparkload
-from sparkload.errors import EXIT_BAD_INPUT
+from sparkload.records import EXIT_BAD_INPUT
 
 USAGE = """usage: sparkload COMMAND [options]
 

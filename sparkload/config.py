@@ -25,11 +25,18 @@ from urllib.parse import urlsplit
 
 from sparkload.errors import ConfigError
 from sparkload.paths import DEFAULT_PROMPTS
+from sparkload.records import (
+    WORKLOAD_CHAT,
+    WORKLOAD_CONVERSATION,
+    WORKLOAD_EDIT,
+    WORKLOAD_FRESH,
+    WORKLOAD_NAMES,
+    WORKLOAD_PREFILL,
+)
 from sparkload.sim import options as sim_options
 from sparkload.sim.speculation import parse_spec
 from sparkload.transport.stream import API_CHAT, API_COMPLETIONS
 from sparkload.workloads.lengths import Component, parse_seq_dist
-from sparkload.workloads.names import CHAT, HISTORIES, HISTORY_MODEL, NAMES, OUTPUT_TOKENS
 
 SIM_PROFILES = sim_options.PROFILE_NAMES
 IGNORE_EOS_CHOICES = ("auto", "yes", "no")
@@ -37,6 +44,16 @@ APIS = (API_CHAT, API_COMPLETIONS)
 CONTENT_CODINGS = ("identity", "gzip", "deflate", "br")
 POISSON, CONSTANT, GAMMA = "poisson", "constant", "gamma"
 ARRIVAL_PROCESSES = (POISSON, CONSTANT, GAMMA)
+# each workload's own output length (a conversation's: per turn), when --max-tokens is not given
+OUTPUT_TOKENS = {
+    WORKLOAD_CHAT: 128,
+    WORKLOAD_FRESH: 400,
+    WORKLOAD_EDIT: 3000,
+    WORKLOAD_PREFILL: 1,
+    WORKLOAD_CONVERSATION: 128,
+}
+HISTORY_MODEL, HISTORY_DATASET = "model", "dataset"  # --history: whose replies a turn carries
+HISTORIES = (HISTORY_MODEL, HISTORY_DATASET)
 
 Parse = Callable[[str, Any], Any]
 
@@ -600,14 +617,14 @@ OPTIONS: tuple[Option, ...] = (
     # workload
     Option(
         "--workload",
-        CHAT,
+        WORKLOAD_CHAT,
         "What each request asks: chat (--prompts), fresh (write a module from a one-line spec, "
         "400 tokens), edit (~2,000-token file + 'add a method to every class', 3,000 tokens), "
         "prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1), conversation (multi-turn "
         "sessions, each turn sending the whole history: --turns, --think-time)",
         WORKLOAD,
-        one_of(NAMES),
-        choices=NAMES,
+        one_of(WORKLOAD_NAMES),
+        choices=WORKLOAD_NAMES,
     ),
     Option(
         "--prompts",

@@ -15,6 +15,28 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
+
+# Exit codes of every entry point (the locustfile, ``sparkload`` and its subcommands, and
+# ``python -m analysis``, whose ``--check`` code the load side passes on): the same numbers on
+# both sides of the contract.
+EXIT_OK = 0
+EXIT_REQUESTS_FAILED = 1  # Locust's own rule: some request failed
+EXIT_BAD_INPUT = 2  # one line on stderr, nothing sent
+EXIT_ABORTED = 3  # the run had to stop early (e.g. a worker was lost); its records are kept
+EXIT_CHECK_FAILED = 4  # --check: a level breached a service level
+EXIT_INTERRUPTED = 130  # Ctrl-C (the shell's convention)
+
+# Workload names (``Manifest.workload["name"]``): what each run sent, as the analysis groups it.
+WORKLOAD_CHAT, WORKLOAD_FRESH, WORKLOAD_EDIT = "chat", "fresh", "edit"
+WORKLOAD_PREFILL, WORKLOAD_CONVERSATION = "prefill", "conversation"
+WORKLOAD_NAMES = (
+    WORKLOAD_CHAT,
+    WORKLOAD_FRESH,
+    WORKLOAD_EDIT,
+    WORKLOAD_PREFILL,
+    WORKLOAD_CONVERSATION,
+)
+WORKLOAD_TRACE = "trace"  # chosen by --trace, not by --workload
 REQUESTS_FILE = "requests.jsonl"
 MANIFEST_FILE = "manifest.json"
 SERVER_METRICS_FILE = "server_metrics.jsonl"

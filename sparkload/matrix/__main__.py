@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 
 from sparkload.matrix import runner, spec
-
-EXIT_BAD_INPUT = 2
+from sparkload.records import EXIT_BAD_INPUT
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -27,11 +27,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from sparkload.errors import EXIT_INTERRUPTED
 from sparkload.matrix import health, process
 from sparkload.matrix.spec import Matrix, Target
 from sparkload.paths import LOCUSTFILE
-from sparkload.records import MANIFEST_FILE, STATUS_COMPLETE, Manifest, read_manifest
+from sparkload.records import (
+    EXIT_INTERRUPTED,
+    MANIFEST_FILE,
+    STATUS_COMPLETE,
+    Manifest,
+    read_manifest,
+)
 from sparkload.redact import redacted_command
 from sparkload.run.report_process import report_command
 

@@ -20,12 +20,13 @@ from locust.env import Environment
 from locust.runners import Runner, WorkerRunner
 
 from sparkload import hostsecrets
-from sparkload.errors import EXIT_BAD_INPUT, ConfigError
+from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.plugin import weblogin, webui
 from sparkload.plugin.controller import RunController
 from sparkload.plugin.node import Node
 from sparkload.plugin.options import register
+from sparkload.records import EXIT_BAD_INPUT
 
 logger = logging.getLogger("sparkload")
 

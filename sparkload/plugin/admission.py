@@ -26,8 +26,8 @@ from typing import Any
 import gevent
 from locust.rpc import Message
 
-from sparkload.errors import EXIT_BAD_INPUT
 from sparkload.hostsecrets import HostSecrets
+from sparkload.records import EXIT_BAD_INPUT
 from sparkload.run.results import utc_now
 from sparkload.workertoken import MASTER, WORKER, new_nonce, proof, verify
 

@@ -29,12 +29,15 @@ import sparkload
 from sparkload.capacity import CapacityResult
 from sparkload.clock_offsets import START
 from sparkload.config import RunOptions
-from sparkload.errors import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, ConfigError
+from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.plugin.admission import MasterGate
 from sparkload.plugin.progress import progress_line
 from sparkload.plugin.worker_clocks import WorkerClocks
 from sparkload.records import (
+    EXIT_ABORTED,
+    EXIT_BAD_INPUT,
+    EXIT_CHECK_FAILED,
     SCHEMA_VERSION,
     STATUS_ABORTED,
     STATUS_COMPLETE,

@@ -22,7 +22,6 @@ from sparkload.transport.client import build_headers
 from sparkload.transport.target import Endpoint
 from sparkload.workloads import registry
 from sparkload.workloads.contract import Synthetic, Workload
-from sparkload.workloads.trace import TraceWorkload
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from __future__ import annotations
 from sparkload.capacity import CONCURRENCY, RATE, CapacityResult, CapacitySearch, Probe
 from sparkload.config import RunOptions, default
 from sparkload.errors import ConfigError
+from sparkload.records import WORKLOAD_PREFILL
 from sparkload.shapes import Conductor
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
-from sparkload.workloads.names import PREFILL
 
 
 class Prober:
@@ -113,7 +113,7 @@ def check_search_options(opts: RunOptions) -> None:
     """--find-capacity's rules across options: one ConfigError line naming the conflict."""
     if not opts.find_capacity:
         return
-    prefill = opts.workload == PREFILL  # its own C=1 ladder, one level per prompt size
+    prefill = opts.workload == WORKLOAD_PREFILL  # its own C=1 ladder, one level per prompt size
     clash = {
         "--trace": opts.trace is not None,
         "--step-duration": opts.step_duration > 0,

@@ -18,7 +18,6 @@ The package, one module one job:
 
 - ``contract.py``: THE CONTRACT every workload implements (``Workload``) and the data it
   trades with the load side (``PlannedRequest``, ``Slot``, ``UserState``, ``Sampling``);
-- ``names.py``: the workload names and their own output lengths (the option table reads them);
 - ``registry.py``: the workload of a run's options (``load``) and the workloads' rules on those
   options (``settle``);
 - ``promptset.py``: what today's workloads share (a fixed set of prompt texts, the cache-busting
@@ -26,6 +25,6 @@ The package, one module one job:
 - ``chat.py``, ``fresh.py``, ``edit.py``, ``prefill.py``: one module per workload;
 - ``filler.py``: the seeded filler text of the prefill probe and the synthetic prompts.
 
-This file imports nothing, so that ``config.py`` can read ``names.py`` while the workloads read
-``config.RunOptions`` without an import circle.
+The workload names are the results contract's (``records.WORKLOAD_NAMES``: the analysis groups
+runs by them); each one's own output length is the option table's (``config.OUTPUT_TOKENS``).
 """

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, ClassVar
 from sparkload.errors import ConfigError
 from sparkload.inputs.datasets import DatasetPrompt
 from sparkload.inputs.prompts import load_prompts
+from sparkload.records import WORKLOAD_CHAT
 from sparkload.transport.stream import API_COMPLETIONS
 from sparkload.workloads.contract import (
     PlannedRequest,
@@ -47,7 +48,6 @@ from sparkload.workloads.contract import (
     synthetic_flags,
 )
 from sparkload.workloads.lengths import Component
-from sparkload.workloads.names import CHAT
 from sparkload.workloads.promptset import PromptSetWorkload, pinned
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ MAX_PREFIXES = 256  # each prefix is fitted on the master: a count or a few per 
 
 @dataclass
 class ChatWorkload(PromptSetWorkload):
-    name: ClassVar[str] = CHAT
+    name: ClassVar[str] = WORKLOAD_CHAT
     dataset: tuple[DatasetPrompt, ...] = ()  # per prompt: the messages sent (datasets only)
     synthetic: Synthetic | None = None  # the fitted prompts (--input-tokens, --seq-dist)
     rotation: tuple[int, ...] = ()  # shared prefixes: the pool's order, prefixes in turn
@@ -202,8 +202,10 @@ def prefix_rotation(pool: int, prefixes: int, seed: int) -> tuple[int, ...]:
 def _run_output(opts: RunOptions) -> int:
     """The run's output length: the longest of a --seq-dist mix, else the usual one."""
     if opts.seq_dist:
-        return max(c.output_tokens or 0 for c in opts.seq_dist) or run_max_tokens(CHAT, opts)
-    return run_max_tokens(CHAT, opts)
+        return max(c.output_tokens or 0 for c in opts.seq_dist) or run_max_tokens(
+            WORKLOAD_CHAT, opts
+        )
+    return run_max_tokens(WORKLOAD_CHAT, opts)
 
 
 def _for_api(dataset: tuple[DatasetPrompt, ...], opts: RunOptions) -> tuple[DatasetPrompt, ...]:

@@ -60,11 +60,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from sparkload.config import OUTPUT_TOKENS
 from sparkload.errors import ConfigError
 from sparkload.inputs.datasets import Messages
-from sparkload.records import RequestRecord
+from sparkload.records import WORKLOAD_CHAT, RequestRecord
 from sparkload.stages import Arrival
-from sparkload.workloads.names import CHAT, OUTPUT_TOKENS
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -163,8 +163,8 @@ UserT = TypeVar("UserT", bound=UserState)
 class Workload(ABC, Generic[UserT]):
     """What every request of a run asks, and what its record keeps (see the module's steps).
 
-    An implementation has a ``name`` (one of ``names.NAMES``, its key in ``registry.WORKLOADS``)
-    and these attributes, fixed once built:
+    An implementation has a ``name`` (one of ``records.WORKLOAD_NAMES``, its key in
+    ``registry.WORKLOADS``) and these attributes, fixed once built:
 
         max_tokens   -- the run's output length: the manifest's, and a request's unless it
                         plans its own
@@ -251,7 +251,7 @@ def check_lengths_agree(opts: RunOptions) -> None:
 def refuse_input_tokens(name: str, opts: RunOptions) -> None:
     """The synthetic prompts' options are the chat workload's (``workloads.chat``)."""
     given = synthetic_flags(opts)
-    if given and name != CHAT:
+    if given and name != WORKLOAD_CHAT:
         raise ConfigError(f"{given[0]} makes chat prompts; --workload {name} has its own")
 
 

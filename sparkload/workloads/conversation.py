@@ -51,10 +51,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from sparkload.config import HISTORY_DATASET, HISTORY_MODEL
 from sparkload.errors import ConfigError
 from sparkload.inputs.datasets import DatasetConversation, Messages
 from sparkload.inputs.prompts import load_conversations, load_prompts
-from sparkload.records import STATUS_OK, RequestRecord
+from sparkload.records import STATUS_OK, WORKLOAD_CONVERSATION, RequestRecord
 from sparkload.transport.stream import API_COMPLETIONS
 from sparkload.workloads.contract import (
     PlannedRequest,
@@ -67,7 +68,6 @@ from sparkload.workloads.contract import (
     refuse_input_tokens,
     run_max_tokens,
 )
-from sparkload.workloads.names import CONVERSATION, HISTORY_DATASET, HISTORY_MODEL
 from sparkload.workloads.promptset import pinned
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ class ConversationUser(UserState):
 
 @dataclass
 class ConversationWorkload(Workload[ConversationUser]):
-    name: ClassVar[str] = CONVERSATION
+    name: ClassVar[str] = WORKLOAD_CONVERSATION
     max_tokens: int
     sampling: Sampling
     turns: int | None  # --turns (None: DEFAULT_TURNS, or each dataset conversation's own)
@@ -156,7 +156,7 @@ class ConversationWorkload(Workload[ConversationUser]):
         else:
             source = found.describe()
         return cls(
-            max_tokens=run_max_tokens(CONVERSATION, opts),
+            max_tokens=run_max_tokens(WORKLOAD_CONVERSATION, opts),
             sampling=Sampling(pinned=pinned(opts, by_default=False)),
             turns=opts.turns,
             turns_stddev=opts.turns_stddev,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from sparkload.errors import ConfigError
 from sparkload.paths import EDIT_SOURCES
+from sparkload.records import WORKLOAD_EDIT
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,
@@ -27,7 +28,6 @@ from sparkload.workloads.contract import (
     UserState,
     run_max_tokens,
 )
-from sparkload.workloads.names import EDIT
 from sparkload.workloads.promptset import NOTES_METHOD, PromptSetWorkload, pinned
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ EDIT_INSTRUCTION = (
 
 @dataclass
 class EditWorkload(PromptSetWorkload):
-    name: ClassVar[str] = EDIT
+    name: ClassVar[str] = WORKLOAD_EDIT
 
     @classmethod
     def from_options(cls, opts: RunOptions, synthetic: Synthetic | None = None) -> EditWorkload:
@@ -51,7 +51,7 @@ class EditWorkload(PromptSetWorkload):
         return cls(
             prompts=prompts,
             source=source,
-            max_tokens=run_max_tokens(EDIT, opts),
+            max_tokens=run_max_tokens(WORKLOAD_EDIT, opts),
             sampling=Sampling(NOTES_METHOD, pinned(opts, by_default=True)),
             identical=opts.identical_prompts,
             cache_bust=True,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from sparkload.inputs.prompts import load_prompts
 from sparkload.paths import FRESH_SPECS
+from sparkload.records import WORKLOAD_FRESH
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,
@@ -21,7 +22,6 @@ from sparkload.workloads.contract import (
     UserState,
     run_max_tokens,
 )
-from sparkload.workloads.names import FRESH
 from sparkload.workloads.promptset import NOTES_METHOD, PromptSetWorkload, pinned
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ FRESH_INSTRUCTION = (
 
 @dataclass
 class FreshWorkload(PromptSetWorkload):
-    name: ClassVar[str] = FRESH
+    name: ClassVar[str] = WORKLOAD_FRESH
 
     @classmethod
     def from_options(cls, opts: RunOptions, synthetic: Synthetic | None = None) -> FreshWorkload:
@@ -44,7 +44,7 @@ class FreshWorkload(PromptSetWorkload):
         return cls(
             prompts=tuple(FRESH_INSTRUCTION + spec for spec in specs.prompts),
             source=specs.describe(),
-            max_tokens=run_max_tokens(FRESH, opts),
+            max_tokens=run_max_tokens(WORKLOAD_FRESH, opts),
             sampling=Sampling(NOTES_METHOD, pinned(opts, by_default=True)),
             identical=opts.identical_prompts,
             cache_bust=True,

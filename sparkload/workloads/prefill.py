@@ -15,8 +15,9 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from sparkload.config import OUTPUT_TOKENS
 from sparkload.errors import ConfigError
-from sparkload.records import ERROR_EMPTY_OUTPUT, STATUS_OK, RequestRecord
+from sparkload.records import ERROR_EMPTY_OUTPUT, STATUS_OK, WORKLOAD_PREFILL, RequestRecord
 from sparkload.sim.textlength import CHARS_PER_TOKEN
 from sparkload.workloads.contract import (
     PlannedRequest,
@@ -27,7 +28,6 @@ from sparkload.workloads.contract import (
     refuse_input_tokens,
 )
 from sparkload.workloads.filler import GENERATOR, filler_text
-from sparkload.workloads.names import OUTPUT_TOKENS, PREFILL
 from sparkload.workloads.promptset import PromptSetWorkload
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ PREFILL_INSTRUCTION = (
 class PrefillWorkload(PromptSetWorkload):
     """``prompts``: the filler text of each size, in the order of ``sizes``."""
 
-    name: ClassVar[str] = PREFILL
+    name: ClassVar[str] = WORKLOAD_PREFILL
     sizes: tuple[int, ...] = ()  # prompt sizes in tokens, one level each
 
     @classmethod
@@ -73,7 +73,7 @@ class PrefillWorkload(PromptSetWorkload):
                 "sizes_tokens": list(opts.prefill_sizes),
                 "chars_per_token": CHARS_PER_TOKEN,
             },
-            max_tokens=OUTPUT_TOKENS[PREFILL],
+            max_tokens=OUTPUT_TOKENS[WORKLOAD_PREFILL],
             sampling=Sampling(),
             identical=opts.identical_prompts,
             cache_bust=True,

@@ -1,7 +1,7 @@
 """The run's workload, by name: its rules on the options (``settle``) and building it (``load``).
 
 A new workload is a module with one ``Workload`` class (``contract.py``), its name in
-``names.py`` and its class in ``WORKLOADS``.
+``records.WORKLOAD_NAMES`` and its class in ``WORKLOADS``.
 """
 
 from __future__ import annotations

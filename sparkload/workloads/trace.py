@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from sparkload.errors import ConfigError
 from sparkload.inputs.traces import BLOCK_TOKENS, Trace, TraceLine, load_trace
+from sparkload.records import WORKLOAD_CHAT, WORKLOAD_TRACE
 from sparkload.workloads import blocktext
 from sparkload.workloads.contract import (
     PlannedRequest,
@@ -34,7 +35,6 @@ from sparkload.workloads.contract import (
     Workload,
     synthetic_flags,
 )
-from sparkload.workloads.names import CHAT, TRACE
 from sparkload.workloads.promptset import pinned
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class TraceWorkload(Workload[UserState]):
-    name: ClassVar[str] = TRACE
+    name: ClassVar[str] = WORKLOAD_TRACE
     trace: Trace
     reused: tuple[int, ...]  # per line (time order): leading blocks an earlier line sent whole
     source: dict[str, Any]  # the manifest's prompts entry (the master's counts, the salt)
@@ -59,7 +59,7 @@ class TraceWorkload(Workload[UserState]):
     @classmethod
     def settle(cls, opts: RunOptions) -> RunOptions:
         """The trace gives every request its prompt and lengths: other prompt options clash."""
-        if opts.workload not in (CHAT, TRACE):
+        if opts.workload not in (WORKLOAD_CHAT, WORKLOAD_TRACE):
             raise ConfigError(
                 f"--trace replays the trace's requests; --workload {opts.workload} has its own"
             )
@@ -78,7 +78,7 @@ class TraceWorkload(Workload[UserState]):
             raise ConfigError(
                 f"--trace gives every request its prompt and lengths: drop {', '.join(clash)}"
             )
-        return dataclasses.replace(opts, workload=TRACE)
+        return dataclasses.replace(opts, workload=WORKLOAD_TRACE)
 
     @classmethod
     def from_options(cls, opts: RunOptions, synthetic: Synthetic | None = None) -> TraceWorkload:

@@ -6,9 +6,9 @@ import pytest
 
 from analysis import slo
 from analysis.cli import main
-from analysis.errors import EXIT_CHECK_FAILED
 from analysis.load import load
 from analysis.metrics import Settings, summarize
+from sparkload.records import EXIT_CHECK_FAILED
 from tests.analysis.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,

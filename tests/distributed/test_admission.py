@@ -12,7 +12,6 @@ from gevent.pool import Group
 from locust.event import Events
 from locust.rpc import Message
 
-from sparkload.errors import EXIT_BAD_INPUT
 from sparkload.hostsecrets import HostSecrets
 from sparkload.plugin import admission
 from sparkload.plugin.admission import (
@@ -23,6 +22,7 @@ from sparkload.plugin.admission import (
     MasterGate,
     WorkerPass,
 )
+from sparkload.records import EXIT_BAD_INPUT
 from sparkload.stages import MSG_RECORDS
 from sparkload.workertoken import MASTER, WORKER, proof
 

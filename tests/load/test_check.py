@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.errors import EXIT_CHECK_FAILED as ANALYSIS_EXIT_CHECK_FAILED
-from sparkload.errors import EXIT_CHECK_FAILED
+from sparkload.records import EXIT_CHECK_FAILED
 from tests.conftest import run_locust
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator
@@ -19,10 +18,6 @@ LADDER = ["--ladder", "1,2", "--requests-per-user", "2", "--max-tokens", "8"]
 def run_with_check(simulator, tmp_path, spec: str):
     host = simulator("fixed", 1.0, *FIXED)
     return run_locust(["--headless", "-H", host, *LADDER, "--check", spec], tmp_path)
-
-
-def test_the_load_side_and_the_analysis_agree_on_the_exit_code():
-    assert EXIT_CHECK_FAILED == ANALYSIS_EXIT_CHECK_FAILED == 4
 
 
 def test_a_breached_level_exits_with_its_own_code_and_names_level_and_figure(simulator, tmp_path):

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from sparkload.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
+from sparkload.records import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
 from tests.conftest import ROOT, LocustRun, run_locust
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from sparkload.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
-from sparkload.records import STREAM_PARTIAL_BURST
+from sparkload.records import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, STREAM_PARTIAL_BURST
 from tests.conftest import run_locust
 from tests.servers import NGINX_502, Script, scripted
 

@@ -8,10 +8,10 @@ import pytest
 
 from sparkload.body import BodyTemplate
 from sparkload.errors import ConfigError
+from sparkload.records import WORKLOAD_NAMES, WORKLOAD_TRACE
 from sparkload.sim.textlength import CHARS_PER_TOKEN
 from sparkload.workloads import filler, registry
 from sparkload.workloads.contract import PlannedRequest, Slot, UserState, Workload
-from sparkload.workloads.names import NAMES, TRACE
 from tests.options import run_options
 
 
@@ -34,7 +34,8 @@ def body(*args: str) -> dict:
 
 
 def test_every_workload_name_has_a_workload():
-    assert set(registry.WORKLOADS) == {*NAMES, TRACE}  # the trace's is chosen by --trace
+    # the trace's is chosen by --trace
+    assert set(registry.WORKLOADS) == {*WORKLOAD_NAMES, WORKLOAD_TRACE}
 
 
 def test_chat_is_the_default_and_sends_no_sampling_extras():
