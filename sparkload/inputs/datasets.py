@@ -62,7 +62,9 @@ class DatasetPrompt:
 
 
 @dataclass(frozen=True)
-class Dataset:
+class PromptDataset:
+    """A dataset file read: its prompts in file order (a chat workload sends them as they are)."""
+
     format: str  # JSONL | SHAREGPT
     prompts: tuple[DatasetPrompt, ...]
     skipped: int = 0  # ShareGPT conversations without a human turn
@@ -109,13 +111,13 @@ def _items(name: str, text: str, fmt: str) -> list[tuple[str, Any]]:
     return [(f"{name} item {number}", item) for number, item in enumerate(data, 1)]
 
 
-def parse(name: str, text: str, fmt: str, reply_lengths: bool = False) -> Dataset:
+def parse(name: str, text: str, fmt: str, reply_lengths: bool = False) -> PromptDataset:
     """The dataset in ``text`` (``fmt`` from ``sniff``); ``name`` names the file in errors."""
     found = [_prompt(item, where, reply_lengths) for where, item in _items(name, text, fmt)]
     prompts = tuple(prompt for prompt in found if prompt is not None)
     if not prompts:
         raise ConfigError(f"--prompts: {name} holds no prompts")
-    return Dataset(fmt, prompts, skipped=len(found) - len(prompts))
+    return PromptDataset(fmt, prompts, skipped=len(found) - len(prompts))
 
 
 def _json(text: str, name: str, first_line: int) -> Any:
