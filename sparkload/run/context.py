@@ -72,4 +72,3 @@ class RunContext:
         if self.options.endpoints:
             return self
         return dataclasses.replace(self, endpoints=(Endpoint.parse(host),))
-
