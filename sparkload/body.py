@@ -57,20 +57,20 @@ class BodyTemplate:
         extras: dict[str, Any] = dict(sampling.fields)
         if sampling.pinned:
             extras.update(ignore_eos=True, min_tokens=max_tokens)
-        if opts.temperature is not None:
-            extras["temperature"] = opts.temperature
-        if opts.top_p is not None:
-            extras["top_p"] = opts.top_p
-        if opts.no_thinking:
+        if opts.request.temperature is not None:
+            extras["temperature"] = opts.request.temperature
+        if opts.request.top_p is not None:
+            extras["top_p"] = opts.request.top_p
+        if opts.request.no_thinking:
             kwargs = dict(extras.get("chat_template_kwargs") or {})
             extras["chat_template_kwargs"] = {**kwargs, "enable_thinking": False}
-        extras.update(opts.extra_body)
+        extras.update(opts.request.extra_body)
         return cls(
             model,
             max_tokens,
-            opts.api,
+            opts.request.api,
             {key: value for key, value in extras.items() if value is not None},
-            min_tokens_follow=sampling.pinned and "min_tokens" not in opts.extra_body,
+            min_tokens_follow=sampling.pinned and "min_tokens" not in opts.request.extra_body,
         )
 
     def encode(self, request: PlannedRequest) -> bytes:

@@ -50,7 +50,7 @@ class HostSecrets:
 
     def into(self, options: RunOptions) -> RunOptions:
         """``options`` with these secrets in place of whatever the options carried."""
-        return dataclasses.replace(options, **dataclasses.asdict(self))
+        return config.changed(options, **dataclasses.asdict(self))
 
     def names(self) -> dict[str, Any]:
         """What may be said about them: whether there is a key, and the header names."""

@@ -3,7 +3,7 @@
 Everything is checked before anything runs, so a typo in the fourth target cannot surface an
 hour into a matrix on real Sparks. Shape (every key but ``targets`` optional)::
 
-    ladder: [1, 2, 4, 8, 16]             # any sparkload run option, by its name (config.py):
+    ladder: [1, 2, 4, 8, 16]             # any sparkload run option, by its name (config/):
     requests_per_user: 10                # ladder, requests_per_user, workload, max_tokens,
     workload: chat                       # prompts, repeat, extra_body, metadata, check, ...
     results_dir: results/matrix-qwen      # default: results/matrix-<UTC timestamp>

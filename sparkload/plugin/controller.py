@@ -100,31 +100,31 @@ class RunController:
     def prepare(self) -> None:
         """Check options, prompts and results dir; start the simulator when no host is given."""
         context = RunContext.from_options(self.parsed, self.environment.host, self.secrets)
-        check_writable(context.options.results_dir)
+        check_writable(context.options.results.results_dir)
         opts = context.options
-        if opts.check:
-            problem = check_options(["--slo", opts.check])
+        if opts.results.check:
+            problem = check_options(["--slo", opts.results.check])
             if problem is not None:
                 raise ConfigError(f"--check: {problem}")
         self._check_search(opts)
-        if opts.endpoints and not self.environment.host:
-            self.environment.host = opts.endpoints[0]
+        if opts.target.endpoints and not self.environment.host:
+            self.environment.host = opts.target.endpoints[0]
         if not self.environment.host:
-            self.simulator = SimulatorProcess([*opts.simulator_args(), "--tp", str(opts.tp)])
+            self.simulator = SimulatorProcess([*opts.simulator.args(), "--tp", str(opts.target.tp)])
             self.environment.host = self.simulator.start()
             logger.info(
                 "No --host given: started the built-in DGX Spark simulator (%s, TP%d) at %s",
-                " ".join(opts.simulator_args()),
-                opts.tp,
+                " ".join(opts.simulator.args()),
+                opts.target.tp,
                 self.environment.host,
             )
         self.context = context.targeting(self.environment.host)
 
     def _check_search(self, opts: RunOptions) -> None:
         """--find-capacity: its bounds readable by the analysis, its options compatible."""
-        if not opts.find_capacity:
+        if not opts.plan.find_capacity:
             return
-        problem = check_options(["--slo", opts.find_capacity])
+        problem = check_options(["--slo", opts.plan.find_capacity])
         if problem is not None:
             raise ConfigError(f"--find-capacity: {problem.removeprefix('--slo: ')}")
         check_search_options(opts)
@@ -142,24 +142,26 @@ class RunController:
             context = context.targeting(self.simulator.url)
         opts = context.options
         self.servers = {
-            e.url: describe_server(e.url, _lookup_headers(context), opts.model, not opts.insecure)
+            e.url: describe_server(
+                e.url, _lookup_headers(context), opts.target.model, not opts.target.insecure
+            )
             for e in context.endpoints
         }
         on_simulator = self._on_simulator()
         context = dataclasses.replace(
             context,
             model=self.servers[context.endpoints[0].url].model,
-            time_scale=opts.sim_time_scale if on_simulator else 1.0,
+            time_scale=opts.simulator.time_scale if on_simulator else 1.0,
         )
         synthetic = None
-        if opts.synthetic:
+        if opts.workload.synthetic:
             synthetic = self._synthesize(context)
         elif isinstance(context.workload, TraceWorkload):
             synthetic = self._trace_source(context)
         if synthetic is not None:
             context = dataclasses.replace(context, workload=registry.load(opts, synthetic))
         nodes = [source for source in self.metrics_sources(context) if source.endpoint is None]
-        check_nodes(nodes, verify_tls=not opts.insecure)
+        check_nodes(nodes, verify_tls=not opts.target.insecure)
         self.parsed.model = context.model
         self.parsed.sparkload_time_scale = context.time_scale
         self.parsed.sparkload_synthetic = synthetic.to_message() if synthetic else None
@@ -170,11 +172,15 @@ class RunController:
         """The Prometheus endpoints of the run: the target's /metrics and, for a simulated TP
         cluster started here, each node's (unless --no-server-metrics), then --scrape's."""
         opts = context.options
-        if not opts.server_metrics:
-            return sources([], opts.scrape)
+        if not opts.server_metrics.enabled:
+            return sources([], opts.server_metrics.scrape)
         simulator = self.simulator if self._on_simulator() else None
-        simulated = simulator_nodes(simulator.url, opts.tp) if simulator and simulator.url else {}
-        return sources([e.url for e in context.endpoints], {**simulated, **opts.scrape})
+        simulated = (
+            simulator_nodes(simulator.url, opts.target.tp) if simulator and simulator.url else {}
+        )
+        return sources(
+            [e.url for e in context.endpoints], {**simulated, **opts.server_metrics.scrape}
+        )
 
     def _on_simulator(self) -> bool:
         return self.simulator is not None and self.simulator.url == self.environment.host
@@ -198,14 +204,14 @@ class RunController:
         target and model are known (the workers get the texts with the options, so nobody
         counts twice)."""
         opts = context.options
-        what = "--input-tokens" if opts.input_tokens is not None else "--seq-dist"
+        what = "--input-tokens" if opts.workload.input_tokens is not None else "--seq-dist"
         counter = self._counter(context, what)
         synthetic = fitting.synthesize(
             counter,
             chat.run_lengths(opts),
-            opts.seed,
-            opts.prefix_tokens,
-            opts.prefix_count,
+            opts.plan.seed,
+            opts.workload.prefix_tokens,
+            opts.workload.prefix_count,
         )
         counted = synthetic.source["token_count"]
         logger.info(
@@ -264,33 +270,35 @@ class RunController:
             self._check_search(opts)
         metrics_sources = self.metrics_sources(context)
         scraper = (
-            MetricsScraper(metrics_sources, opts.api_key, verify_tls=not opts.insecure)
+            MetricsScraper(
+                metrics_sources, opts.target.api_key, verify_tls=not opts.target.insecure
+            )
             if metrics_sources
             else None
         )
 
         def open_run(run: int) -> ResultsWriter:
-            return ResultsWriter(opts.results_dir, self._manifest(context, run))
+            return ResultsWriter(opts.results.results_dir, self._manifest(context, run))
 
         if self.clocks is not None:  # before any record: every one is put on this clock
             self.clocks.reset()
             self.clocks.measure(list(self.runner.clients), START, wait=True)
         self.shape = _make_shape(context)
         self.ticks = SerialTicks(self.shape)
-        levels_per_run = opts.level_count
+        levels_per_run = opts.plan.level_count
         self.collector = RunCollector(
             open_run,
             context.time_scale,
             scraper,
-            opts.metrics_interval,
-            levels_per_run if opts.repeat > 1 else 0,
+            opts.server_metrics.metrics_interval,
+            levels_per_run if opts.plan.repeat > 1 else 0,
         )
         # Only now that the run can be closed (a stop at any later moment finds it) is it
         # announced: the matrix runner and users take this line for "under load".
         logger.info(
             "sparkload run %s: %s, results in %s",
             self.collector.writer.path.name,
-            "capacity search" if opts.find_capacity else f"{opts.mode} mode",
+            "capacity search" if opts.plan.find_capacity else f"{opts.plan.mode} mode",
             self.collector.writer.path,
         )
         self._progress = gevent.spawn(self._report_progress)
@@ -335,8 +343,12 @@ class RunController:
         self.final_summary = self.collector.summary()
         if self.capacity_line:
             self.final_summary += "\n" + self.capacity_line
-        if self.context is not None and self.context.options.check and status != STATUS_ABORTED:
-            self._check_levels(self.context.options.check, str(self.collector.writer.path))
+        if (
+            self.context is not None
+            and self.context.options.results.check
+            and status != STATUS_ABORTED
+        ):
+            self._check_levels(self.context.options.results.check, str(self.collector.writer.path))
         if not self.parsed.headless:
             print(self.final_summary, flush=True)
 
@@ -364,47 +376,49 @@ class RunController:
     def _manifest(self, context: RunContext, run: int = 0) -> Manifest:
         opts = context.options
         on_simulator = self._on_simulator()
-        variant = opts.variant or (_simulated_variant(opts) if on_simulator else "")
-        ladder_mode = opts.mode == "ladder"
+        variant = opts.target.variant or (_simulated_variant(opts) if on_simulator else "")
+        ladder_mode = opts.plan.mode == "ladder"
         return Manifest(
             schema=SCHEMA_VERSION,
-            label=opts.label or (f"{variant}-tp{opts.tp}" if variant else "run"),
+            label=opts.target.label or (f"{variant}-tp{opts.target.tp}" if variant else "run"),
             variant=variant or None,
-            tp=opts.tp,
-            nodes=opts.nodes,
+            tp=opts.target.tp,
+            nodes=opts.target.nodes,
             endpoints=[e.url for e in context.endpoints],
             model=context.model,
-            mode=opts.mode,
-            ladder=[] if opts.find_capacity else list(opts.ladder),  # a search's: its probes
-            requests_per_user=opts.requests_per_user if ladder_mode else None,
+            mode=opts.plan.mode,
+            ladder=[]
+            if opts.plan.find_capacity
+            else list(opts.plan.ladder),  # a search's: its probes
+            requests_per_user=opts.plan.requests_per_user if ladder_mode else None,
             warmup_requests_per_level=1 if ladder_mode else 0,
-            step_duration=opts.step_duration if opts.mode == "steps" else None,
-            slice_duration=opts.slice_duration or None,
-            arrival=_arrival_entry(context) if opts.mode == "arrival" else None,
+            step_duration=opts.plan.step_duration if opts.plan.mode == "steps" else None,
+            slice_duration=opts.results.slice_duration or None,
+            arrival=_arrival_entry(context) if opts.plan.mode == "arrival" else None,
             workload=context.workload.manifest(),
             prompts=context.workload.describe(),
             sampling=context.body.sampling_entry(),
             request={
-                "api": opts.api,
-                "extra_body": opts.extra_body,
-                "headers": sorted(opts.header),  # names only: values may be secrets
-                "accept_encoding": opts.accept_encoding,
+                "api": opts.request.api,
+                "extra_body": opts.request.extra_body,
+                "headers": sorted(opts.request.header),  # names only: values may be secrets
+                "accept_encoding": opts.request.accept_encoding,
                 "cache_bust": context.workload.cache_bust,
             },
             servers={url: info.manifest_entry() for url, info in self.servers.items()},
             scrape={source.node: source.url for source in self.metrics_sources(context)},
-            metadata=opts.metadata,
-            repeat={"run": run + 1, "of": opts.repeat} if opts.repeat > 1 else None,
-            seed=opts.seed,
-            request_timeout=opts.request_timeout,
+            metadata=opts.results.metadata,
+            repeat={"run": run + 1, "of": opts.plan.repeat} if opts.plan.repeat > 1 else None,
+            seed=opts.plan.seed,
+            request_timeout=opts.request.request_timeout,
             simulator={
-                "profile": opts.sim_profile,
-                "tp": opts.tp,
-                "time_scale": opts.sim_time_scale,
-                "spec": opts.sim_spec,
-                "max_num_batched_tokens": opts.sim_max_num_batched_tokens,
-                "prefix_caching": not opts.sim_no_prefix_caching,
-                "block_size": opts.sim_block_size,
+                "profile": opts.simulator.profile,
+                "tp": opts.target.tp,
+                "time_scale": opts.simulator.time_scale,
+                "spec": opts.simulator.spec,
+                "max_num_batched_tokens": opts.simulator.max_num_batched_tokens,
+                "prefix_caching": not opts.simulator.no_prefix_caching,
+                "block_size": opts.simulator.block_size,
             }
             if on_simulator
             else None,
@@ -527,7 +541,7 @@ class RunController:
         assert self.collector is not None and self.context is not None
         run_dir = str(self.collector.writer.path)
         try:
-            return judge_level(self.context.options.find_capacity, run_dir, index)
+            return judge_level(self.context.options.plan.find_capacity, run_dir, index)
         except ValueError as exc:
             self._abort(f"--find-capacity: level {index + 1} could not be judged: {exc}")
             return None
@@ -549,31 +563,35 @@ def _make_shape(context: RunContext) -> Shape:
     workload = context.workload
     if isinstance(workload, TraceWorkload):  # one level: the trace, as fast as asked
         return ArrivalShape(
-            (workload.trace.offered_rate * workload.speedup,) * opts.repeat,
-            opts.arrival_users,
+            (workload.trace.offered_rate * workload.speedup,) * opts.plan.repeat,
+            opts.plan.arrival_users,
             workload.trace.span_s / workload.speedup,
-            opts.request_timeout,
+            opts.request.request_timeout,
             context.time_scale,
             # a trace is replayed whole (it is a recording, not a sweep): over-saturation is
             # flagged, the replay is never cut short
             saturation_stop=False,
         )
-    if opts.find_capacity:
+    if opts.plan.find_capacity:
         return search_shape(opts, context.time_scale, workload.requests_per_session)
-    if opts.mode == "arrival":
+    if opts.plan.mode == "arrival":
         return ArrivalShape(
-            opts.arrival_rate * opts.repeat,
-            opts.arrival_users,
-            opts.arrival_duration,
-            opts.request_timeout,
+            opts.plan.arrival_rate * opts.plan.repeat,
+            opts.plan.arrival_users,
+            opts.plan.arrival_duration,
+            opts.request.request_timeout,
             context.time_scale,
-            saturation_stop=not opts.no_saturation_stop,
+            saturation_stop=not opts.plan.no_saturation_stop,
         )
-    if opts.mode == "steps":
-        return StepsShape(opts.ladder * opts.repeat, opts.step_duration, opts.request_timeout)
+    if opts.plan.mode == "steps":
+        return StepsShape(
+            opts.plan.ladder * opts.plan.repeat,
+            opts.plan.step_duration,
+            opts.request.request_timeout,
+        )
     return LadderShape(
-        opts.ladder * opts.repeat,
-        opts.requests_per_user,
+        opts.plan.ladder * opts.plan.repeat,
+        opts.plan.requests_per_user,
         context.workload.requests_per_session,
     )
 
@@ -586,18 +604,20 @@ def _arrival_entry(context: RunContext) -> dict[str, Any]:
     if isinstance(workload, TraceWorkload):
         return {
             "rates": [workload.trace.offered_rate * workload.speedup],
-            "users": opts.arrival_users,
+            "users": opts.plan.arrival_users,
             "duration": workload.trace.span_s / workload.speedup,
             "trace": workload.trace.describe(),
             "speedup": workload.speedup,
             "time": "target",
         }
     return {
-        "rates": [] if opts.find_capacity else list(opts.arrival_rate),  # a search's: probes
-        "users": opts.arrival_users,
-        "duration": opts.arrival_duration,
-        "process": opts.arrival_process,
-        "burstiness": opts.burstiness,
+        "rates": []
+        if opts.plan.find_capacity
+        else list(opts.plan.arrival_rate),  # a search's: probes
+        "users": opts.plan.arrival_users,
+        "duration": opts.plan.arrival_duration,
+        "process": opts.plan.arrival_process,
+        "burstiness": opts.plan.burstiness,
         "time": "target",
     }
 
@@ -605,14 +625,14 @@ def _arrival_entry(context: RunContext) -> dict[str, Any]:
 def _simulated_variant(opts: RunOptions) -> str:
     """The simulator's deployment as a variant name: the profile, plus what the run changed
     (``qwen3.8-nvfp4-dspark14-b16384``), so differently configured runs do not share a label."""
-    parts = [opts.sim_profile]
-    if opts.sim_spec:
-        parts.append(opts.sim_spec.replace(":", ""))
-    if opts.sim_max_num_batched_tokens:
-        parts.append(f"b{opts.sim_max_num_batched_tokens}")
-    if opts.sim_block_size:
-        parts.append(f"bs{opts.sim_block_size}")
-    if opts.sim_no_prefix_caching:
+    parts = [opts.simulator.profile]
+    if opts.simulator.spec:
+        parts.append(opts.simulator.spec.replace(":", ""))
+    if opts.simulator.max_num_batched_tokens:
+        parts.append(f"b{opts.simulator.max_num_batched_tokens}")
+    if opts.simulator.block_size:
+        parts.append(f"bs{opts.simulator.block_size}")
+    if opts.simulator.no_prefix_caching:
         parts.append("nocache")
     return "-".join(parts)
 

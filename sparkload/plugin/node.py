@@ -78,7 +78,7 @@ class Node:
         )
         stream = self.runner.worker_index if self.is_worker else 0
         self.prompt_order = PromptOrder(
-            self.context.workload.prompt_count, self.context.options.seed, stream
+            self.context.workload.prompt_count, self.context.options.plan.seed, stream
         )
         if self.shipper is None:
             monitor = None if self.distributed else ClientMonitor(self._active_level)

@@ -34,7 +34,7 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
         more = shape.prober.search.probes_left_at_most()
         head = f"capacity probe {tally.index + 1} ({level}), at most {more} more"
     else:
-        head = f"level {tally.index + 1}/{opts.level_count * opts.repeat} ({level})"
+        head = f"level {tally.index + 1}/{opts.plan.level_count * opts.plan.repeat} ({level})"
     failed = f", {tally.failures} failed" if tally.failures else ""
     left = _time_left(shape, collector, now)
     until = (

@@ -50,11 +50,13 @@ class RunContext:
         ``secrets`` are this process's own (None: the options still hold them)."""
         own = secrets if secrets is not None else HostSecrets.capture(parsed)
         options = registry.settle(own.into(config.from_namespace(parsed)))
-        urls = options.endpoints or ((host,) if host else ())
+        urls = options.target.endpoints or ((host,) if host else ())
         synthetic = getattr(parsed, "sparkload_synthetic", None)
         workload = registry.load(options, Synthetic.from_message(synthetic) if synthetic else None)
         try:
-            headers = build_headers(options.api_key, options.accept_encoding, options.header)
+            headers = build_headers(
+                options.target.api_key, options.request.accept_encoding, options.request.header
+            )
         except ValueError as exc:
             raise ConfigError(f"--header: {exc}") from None
         return cls(
@@ -69,6 +71,6 @@ class RunContext:
     def targeting(self, host: str) -> RunContext:
         """The context with ``host`` as its endpoint when no --endpoints were given (the built-in
         simulator's URL is known only once it runs)."""
-        if self.options.endpoints:
+        if self.options.target.endpoints:
             return self
         return dataclasses.replace(self, endpoints=(Endpoint.parse(host),))

@@ -71,7 +71,7 @@ class UserSession:
     def __post_init__(self) -> None:
         opts = self.context.options
         self.connection = Connection(
-            self.endpoint.base, opts.request_timeout, verify_tls=not opts.insecure
+            self.endpoint.base, opts.request.request_timeout, verify_tls=not opts.target.insecure
         )
         self.state = self.context.workload.new_user(self.ordinal, self.prompt_order.next)
         self.state.stream = self.worker_label
@@ -104,7 +104,7 @@ class UserSession:
         if self.open_level == level_index:
             return True
         started = self.sessions_in_level.get(level_index, 0)
-        if started >= self.context.options.requests_per_user:
+        if started >= self.context.options.plan.requests_per_user:
             return False
         self.sessions_in_level[level_index] = started + 1
         return True
@@ -159,12 +159,12 @@ class UserSession:
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
         request = StreamRequest(
-            self.endpoint.path_for(opts.api),
+            self.endpoint.path_for(opts.request.api),
             ctx.body.encode(planned),
             ctx.headers,
-            opts.request_timeout,
-            opts.keep_chunk_gaps,
-            opts.api,
+            opts.request.request_timeout,
+            opts.results.keep_chunk_gaps,
+            opts.request.api,
         )
         reply: list[str] | None = [] if planned.wants_reply else None
         measure(self.connection, request, record, reply)

@@ -301,9 +301,9 @@ def level_schedule(context: RunContext, stage: Stage) -> Iterator[Due]:
     if isinstance(workload, TraceWorkload):
         return trace_schedule((line.time_s for line in workload.trace.lines), workload.speedup)
     return rate_schedule(
-        opts.arrival_process,
+        opts.plan.arrival_process,
         stage.arrival_rate,
-        opts.burstiness,
+        opts.plan.burstiness,
         stage.arrival_duration,
-        f"{opts.seed}:arrivals:{stage.index}",
+        f"{opts.plan.seed}:arrivals:{stage.index}",
     )

@@ -94,56 +94,60 @@ class RateSearchShape(ArrivalShape):
 
 def search_shape(opts: RunOptions, time_scale: float, requests_per_session: int | None):
     """The search of the options: over rates from --arrival-rate, else over concurrency."""
-    if opts.arrival_rate:
-        rates = CapacitySearch(RATE, opts.arrival_rate[0], opts.capacity_max)
+    if opts.plan.arrival_rate:
+        rates = CapacitySearch(RATE, opts.plan.arrival_rate[0], opts.plan.capacity_max)
         return RateSearchShape(
-            Prober(rates, opts.find_capacity),
-            opts.arrival_users,
-            opts.arrival_duration,
-            opts.request_timeout,
+            Prober(rates, opts.plan.find_capacity),
+            opts.plan.arrival_users,
+            opts.plan.arrival_duration,
+            opts.request.request_timeout,
             time_scale,
         )
-    users = CapacitySearch(CONCURRENCY, opts.capacity_start, opts.capacity_max)
+    users = CapacitySearch(CONCURRENCY, opts.plan.capacity_start, opts.plan.capacity_max)
     return SearchShape(
-        Prober(users, opts.find_capacity), opts.requests_per_user, requests_per_session
+        Prober(users, opts.plan.find_capacity), opts.plan.requests_per_user, requests_per_session
     )
 
 
 def check_search_options(opts: RunOptions) -> None:
     """--find-capacity's rules across options: one ConfigError line naming the conflict."""
-    if not opts.find_capacity:
+    if not opts.plan.find_capacity:
         return
-    prefill = opts.workload == WORKLOAD_PREFILL  # its own C=1 ladder, one level per prompt size
+    prefill = (
+        opts.workload.name == WORKLOAD_PREFILL
+    )  # its own C=1 ladder, one level per prompt size
     clash = {
-        "--trace": opts.trace is not None,
-        "--step-duration": opts.step_duration > 0,
-        "--repeat": opts.repeat > 1,
-        "--check": bool(opts.check),
+        "--trace": opts.plan.trace is not None,
+        "--step-duration": opts.plan.step_duration > 0,
+        "--repeat": opts.plan.repeat > 1,
+        "--check": bool(opts.results.check),
         "--workload prefill": prefill,
-        "--ladder": not prefill and opts.ladder != default("ladder"),
+        "--ladder": not prefill and opts.plan.ladder != default("ladder"),
     }
     given = [flag for flag, present in clash.items() if present]
     if given:
         raise ConfigError(
             f"--find-capacity chooses its own levels and judges each one: drop {', '.join(given)}"
         )
-    if opts.arrival_rate:
+    if opts.plan.arrival_rate:
         _check_rate_search(opts)
-    elif opts.capacity_max != int(opts.capacity_max):
-        raise ConfigError(f"--capacity-max: {opts.capacity_max:g} users is not a whole number")
-    elif opts.capacity_start > opts.capacity_max:
+    elif opts.plan.capacity_max != int(opts.plan.capacity_max):
+        raise ConfigError(f"--capacity-max: {opts.plan.capacity_max:g} users is not a whole number")
+    elif opts.plan.capacity_start > opts.plan.capacity_max:
         raise ConfigError(
-            f"--capacity-start {opts.capacity_start} is above --capacity-max {opts.capacity_max:g}"
+            f"--capacity-start {opts.plan.capacity_start} is above "
+            f"--capacity-max {opts.plan.capacity_max:g}"
         )
 
 
 def _check_rate_search(opts: RunOptions) -> None:
-    if len(opts.arrival_rate) > 1:
+    if len(opts.plan.arrival_rate) > 1:
         raise ConfigError(
             "--find-capacity with --arrival-rate: give one rate, the first probe (the search "
             "chooses the rest)"
         )
-    if opts.arrival_rate[0] > opts.capacity_max:
+    if opts.plan.arrival_rate[0] > opts.plan.capacity_max:
         raise ConfigError(
-            f"--arrival-rate {opts.arrival_rate[0]:g} is above --capacity-max {opts.capacity_max:g}"
+            f"--arrival-rate {opts.plan.arrival_rate[0]:g} is above "
+            f"--capacity-max {opts.plan.capacity_max:g}"
         )

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from sparkload.config.parsers import Component
 from sparkload.errors import ConfigError
 from sparkload.inputs.datasets import DatasetPrompt
 from sparkload.inputs.prompts import load_prompts
@@ -47,7 +48,6 @@ from sparkload.workloads.contract import (
     run_max_tokens,
     synthetic_flags,
 )
-from sparkload.workloads.lengths import Component
 from sparkload.workloads.promptset import PromptSetWorkload, pinned
 
 if TYPE_CHECKING:
@@ -74,24 +74,24 @@ class ChatWorkload(PromptSetWorkload):
     def from_options(cls, opts: RunOptions, synthetic: Synthetic | None = None) -> ChatWorkload:
         dataset: tuple[DatasetPrompt, ...] = ()
         rotation: tuple[int, ...] = ()
-        if opts.synthetic:
+        if opts.workload.synthetic:
             prompts = synthetic.texts if synthetic else ()
-            source = synthetic.source if synthetic else {"input_tokens": opts.input_tokens}
+            source = synthetic.source if synthetic else {"input_tokens": opts.workload.input_tokens}
             if synthetic and synthetic.prefixes:
-                rotation = prefix_rotation(len(prompts), len(synthetic.prefixes), opts.seed)
+                rotation = prefix_rotation(len(prompts), len(synthetic.prefixes), opts.plan.seed)
         else:
-            prompt_set = load_prompts(opts.prompts, opts.reply_lengths)
+            prompt_set = load_prompts(opts.workload.prompts, opts.workload.reply_lengths)
             prompts, source = prompt_set.prompts, prompt_set.describe()
             dataset = _for_api(prompt_set.dataset, opts)
         return cls(
             prompts=prompts,
             source=source,
             max_tokens=_run_output(opts),
-            sampling=Sampling(pinned=pinned(opts, by_default=bool(opts.seq_dist))),
-            identical=opts.identical_prompts,
-            cache_bust=opts.cache_bust,
+            sampling=Sampling(pinned=pinned(opts, by_default=bool(opts.workload.seq_dist))),
+            identical=opts.workload.identical_prompts,
+            cache_bust=opts.workload.cache_bust,
             dataset=dataset,
-            synthetic=synthetic if opts.synthetic else None,
+            synthetic=synthetic if opts.workload.synthetic else None,
             rotation=rotation,
         )
 
@@ -132,20 +132,20 @@ class ChatWorkload(PromptSetWorkload):
 def check_synthetic(opts: RunOptions) -> None:
     """The rules of the synthetic prompts' options: one line naming the conflict."""
     given = synthetic_flags(opts)
-    if opts.synthetic and opts.cache_bust:
+    if opts.workload.synthetic and opts.workload.cache_bust:
         raise ConfigError(
             f"{given[0]} and --cache-bust: a nonce would change the token count; the "
             "synthetic prompts are distinct texts already"
         )
-    if opts.seq_dist:
+    if opts.workload.seq_dist:
         other = [
             flag
             for flag, present in (
-                ("--input-tokens", opts.input_tokens is not None),
-                ("--input-tokens-stddev", opts.input_tokens_stddev > 0),
-                ("--output-tokens", opts.output_tokens is not None),
-                ("--output-tokens-stddev", opts.output_tokens_stddev > 0),
-                ("--max-tokens", opts.max_tokens is not None),
+                ("--input-tokens", opts.workload.input_tokens is not None),
+                ("--input-tokens-stddev", opts.workload.input_tokens_stddev > 0),
+                ("--output-tokens", opts.workload.output_tokens is not None),
+                ("--output-tokens-stddev", opts.workload.output_tokens_stddev > 0),
+                ("--max-tokens", opts.workload.max_tokens is not None),
             )
             if present
         ]
@@ -154,20 +154,22 @@ def check_synthetic(opts: RunOptions) -> None:
                 f"--seq-dist gives every prompt its input and output length: drop "
                 f"{', '.join(other)} (a spread is ISL|SD,OSL|SD)"
             )
-    if opts.input_tokens_stddev > 0 and opts.input_tokens is None:
+    if opts.workload.input_tokens_stddev > 0 and opts.workload.input_tokens is None:
         raise ConfigError("--input-tokens-stddev spreads --input-tokens: give --input-tokens")
-    if opts.output_tokens_stddev > 0 and (opts.output_tokens is None or opts.input_tokens is None):
+    if opts.workload.output_tokens_stddev > 0 and (
+        opts.workload.output_tokens is None or opts.workload.input_tokens is None
+    ):
         raise ConfigError(
             "--output-tokens-stddev spreads the synthetic prompts' --output-tokens: give "
             "--input-tokens and --output-tokens"
         )
-    if opts.prefix_tokens is not None and not opts.synthetic:
+    if opts.workload.prefix_tokens is not None and not opts.workload.synthetic:
         raise ConfigError(
             "--prefix-tokens comes before synthetic prompts: add --input-tokens N (or --seq-dist)"
         )
-    if opts.prefix_count != 1 and opts.prefix_tokens is None:
+    if opts.workload.prefix_count != 1 and opts.workload.prefix_tokens is None:
         raise ConfigError("--prefix-count without --prefix-tokens: give the prefixes' length")
-    if opts.prefix_count > MAX_PREFIXES:
+    if opts.workload.prefix_count > MAX_PREFIXES:
         raise ConfigError(
             f"--prefix-count: at most {MAX_PREFIXES} (each is fitted before the load)"
         )
@@ -176,16 +178,16 @@ def check_synthetic(opts: RunOptions) -> None:
 def run_lengths(opts: RunOptions) -> tuple[Component, ...]:
     """The synthetic prompts' length distribution: ``--seq-dist``, else ``--input-tokens`` (and
     ``--output-tokens``) with their deviations."""
-    if opts.seq_dist:
-        return opts.seq_dist
-    assert opts.input_tokens is not None
+    if opts.workload.seq_dist:
+        return opts.workload.seq_dist
+    assert opts.workload.input_tokens is not None
     return (
         Component(
-            opts.input_tokens,
-            opts.output_tokens,
+            opts.workload.input_tokens,
+            opts.workload.output_tokens,
             1.0,
-            opts.input_tokens_stddev,
-            opts.output_tokens_stddev,
+            opts.workload.input_tokens_stddev,
+            opts.workload.output_tokens_stddev,
         ),
     )
 
@@ -201,8 +203,8 @@ def prefix_rotation(pool: int, prefixes: int, seed: int) -> tuple[int, ...]:
 
 def _run_output(opts: RunOptions) -> int:
     """The run's output length: the longest of a --seq-dist mix, else the usual one."""
-    if opts.seq_dist:
-        return max(c.output_tokens or 0 for c in opts.seq_dist) or run_max_tokens(
+    if opts.workload.seq_dist:
+        return max(c.output_tokens or 0 for c in opts.workload.seq_dist) or run_max_tokens(
             WORKLOAD_CHAT, opts
         )
     return run_max_tokens(WORKLOAD_CHAT, opts)
@@ -212,13 +214,14 @@ def _for_api(dataset: tuple[DatasetPrompt, ...], opts: RunOptions) -> tuple[Data
     """A dataset as this run sends it: one text for ``--api completions`` (refused when a prompt
     has several messages: joining them would drop the roles the chat template marks), and the
     lines' own max_tokens unless ``--output-tokens`` pins every request."""
-    if opts.api == API_COMPLETIONS:
+    if opts.request.api == API_COMPLETIONS:
         several = next((i for i, p in enumerate(dataset, 1) if len(p.messages) > 1), None)
         if several is not None:
             raise ConfigError(
-                f"--api completions sends one text, but prompt {several} of {opts.prompts} has "
-                "several messages (a system prompt or turns): use --api chat"
+                f"--api completions sends one text, but prompt {several} of "
+                f"{opts.workload.prompts} has several messages (a system prompt or turns): "
+                "use --api chat"
             )
-    if opts.output_tokens is not None:
+    if opts.workload.output_tokens is not None:
         return tuple(DatasetPrompt(p.messages) for p in dataset)
     return dataset

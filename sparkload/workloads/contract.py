@@ -238,13 +238,16 @@ class Workload(ABC, Generic[UserT]):
 def run_max_tokens(name: str, opts: RunOptions) -> int:
     """The run's output length: ``--output-tokens``, else ``--max-tokens``, else the
     workload's own."""
-    if opts.output_tokens is not None:
-        return opts.output_tokens
-    return opts.max_tokens if opts.max_tokens is not None else OUTPUT_TOKENS[name]
+    if opts.workload.output_tokens is not None:
+        return opts.workload.output_tokens
+    return opts.workload.max_tokens if opts.workload.max_tokens is not None else OUTPUT_TOKENS[name]
 
 
 def check_lengths_agree(opts: RunOptions) -> None:
-    if opts.output_tokens is not None and opts.max_tokens not in (None, opts.output_tokens):
+    if opts.workload.output_tokens is not None and opts.workload.max_tokens not in (
+        None,
+        opts.workload.output_tokens,
+    ):
         raise ConfigError("--max-tokens and --output-tokens disagree: give one of them")
 
 
@@ -260,11 +263,11 @@ def synthetic_flags(opts: RunOptions) -> list[str]:
     return [
         flag
         for flag, given in (
-            ("--input-tokens", opts.input_tokens is not None),
-            ("--seq-dist", bool(opts.seq_dist)),
-            ("--input-tokens-stddev", opts.input_tokens_stddev > 0),
-            ("--output-tokens-stddev", opts.output_tokens_stddev > 0),
-            ("--prefix-tokens", opts.prefix_tokens is not None),
+            ("--input-tokens", opts.workload.input_tokens is not None),
+            ("--seq-dist", bool(opts.workload.seq_dist)),
+            ("--input-tokens-stddev", opts.workload.input_tokens_stddev > 0),
+            ("--output-tokens-stddev", opts.workload.output_tokens_stddev > 0),
+            ("--prefix-tokens", opts.workload.prefix_tokens is not None),
         )
         if given
     ]

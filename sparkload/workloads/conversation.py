@@ -120,14 +120,14 @@ class ConversationWorkload(Workload[ConversationUser]):
     def settle(cls, opts: RunOptions) -> RunOptions:
         check_lengths_agree(opts)
         refuse_input_tokens(cls.name, opts)
-        if opts.arrival_rate:
+        if opts.plan.arrival_rate:
             raise ConfigError(
                 "--workload conversation runs closed loop (each turn waits for the reply before "
                 "it): drop --arrival-rate, or use the ladder or --step-duration"
             )
-        if opts.api == API_COMPLETIONS:
+        if opts.request.api == API_COMPLETIONS:
             raise ConfigError("--workload conversation sends messages: use --api chat")
-        if opts.identical_prompts or opts.cache_bust:
+        if opts.workload.identical_prompts or opts.workload.cache_bust:
             raise ConfigError(
                 "--workload conversation starts every conversation unique and means its later "
                 "turns to hit the prefix cache: drop --identical-prompts / --cache-bust"
@@ -138,17 +138,18 @@ class ConversationWorkload(Workload[ConversationUser]):
     def from_options(
         cls, opts: RunOptions, synthetic: Synthetic | None = None
     ) -> ConversationWorkload:
-        found = load_conversations(opts.prompts, opts.reply_lengths)
+        found = load_conversations(opts.workload.prompts, opts.workload.reply_lengths)
         prompts: tuple[str, ...] = ()
         if found is None:
-            if opts.history == HISTORY_DATASET:
+            if opts.workload.history == HISTORY_DATASET:
                 raise ConfigError(
-                    f"--history dataset replays a dataset's own replies, but {opts.prompts} is a "
-                    "plain prompt file: give a JSONL or ShareGPT dataset"
+                    "--history dataset replays a dataset's own replies, but "
+                    f"{opts.workload.prompts} is a plain prompt file: give a JSONL or ShareGPT "
+                    "dataset"
                 )
-            prompt_set = load_prompts(opts.prompts)
+            prompt_set = load_prompts(opts.workload.prompts)
             prompts, source = prompt_set.prompts, prompt_set.describe()
-        elif opts.turns_stddev:
+        elif opts.workload.turns_stddev:
             raise ConfigError(
                 "--turns-stddev draws the turns of synthetic conversations; a dataset's "
                 "conversations have their own (--turns caps them)"
@@ -158,15 +159,15 @@ class ConversationWorkload(Workload[ConversationUser]):
         return cls(
             max_tokens=run_max_tokens(WORKLOAD_CONVERSATION, opts),
             sampling=Sampling(pinned=pinned(opts, by_default=False)),
-            turns=opts.turns,
-            turns_stddev=opts.turns_stddev,
-            think_time=opts.think_time,
-            history=opts.history,
-            seed=opts.seed,
+            turns=opts.workload.turns,
+            turns_stddev=opts.workload.turns_stddev,
+            think_time=opts.workload.think_time,
+            history=opts.workload.history,
+            seed=opts.plan.seed,
             source=source,
             prompts=prompts,
             dataset=found.conversations if found else (),
-            own_lengths=opts.output_tokens is None,
+            own_lengths=opts.workload.output_tokens is None,
         )
 
     @property
@@ -311,14 +312,14 @@ def refuse_conversation_options(opts: RunOptions) -> None:
     given = [
         flag
         for flag, is_set in (
-            ("--turns", opts.turns is not None),
-            ("--turns-stddev", opts.turns_stddev > 0),
-            ("--think-time", opts.think_time > 0),
-            ("--history", opts.history != HISTORY_MODEL),
+            ("--turns", opts.workload.turns is not None),
+            ("--turns-stddev", opts.workload.turns_stddev > 0),
+            ("--think-time", opts.workload.think_time > 0),
+            ("--history", opts.workload.history != HISTORY_MODEL),
         )
         if is_set
     ]
     if given:
         raise ConfigError(
-            f"{', '.join(given)}: for --workload conversation (this run's is {opts.workload})"
+            f"{', '.join(given)}: for --workload conversation (this run's is {opts.workload.name})"
         )

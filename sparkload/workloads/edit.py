@@ -53,7 +53,7 @@ class EditWorkload(PromptSetWorkload):
             source=source,
             max_tokens=run_max_tokens(WORKLOAD_EDIT, opts),
             sampling=Sampling(NOTES_METHOD, pinned(opts, by_default=True)),
-            identical=opts.identical_prompts,
+            identical=opts.workload.identical_prompts,
             cache_bust=True,
         )
 

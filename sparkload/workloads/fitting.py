@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import requests
 
+from sparkload.config.parsers import Component
 from sparkload.errors import ConfigError
 from sparkload.inputs.traces import BLOCK_TOKENS
 from sparkload.sim.textlength import CHARS_PER_TOKEN, estimate_tokens
@@ -36,7 +37,7 @@ from sparkload.transport.target import models_url
 from sparkload.workloads import blocktext
 from sparkload.workloads.contract import SEPARATOR, Synthetic
 from sparkload.workloads.filler import GENERATOR, filler_text
-from sparkload.workloads.lengths import SINGLE_POOL, Component, plan, pool_size
+from sparkload.workloads.lengths import SINGLE_POOL, plan, pool_size
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -169,9 +170,9 @@ class ServerTokenizer:
 def counter_for(opts: RunOptions, host: str, model: str, headers: dict[str, str]) -> Counter:
     """--tokenizer, else the target's route, else the estimate (whose ``why`` says what the
     target answered; the caller flags it)."""
-    if opts.tokenizer is not None:
-        return FileTokenizer(opts.tokenizer)
-    server = ServerTokenizer.probe(host, model, opts.api, headers, not opts.insecure)
+    if opts.workload.tokenizer is not None:
+        return FileTokenizer(opts.workload.tokenizer)
+    server = ServerTokenizer.probe(host, model, opts.request.api, headers, not opts.target.insecure)
     if isinstance(server, ServerTokenizer):
         return server
     return Estimate(why="no --tokenizer, and " + "; ".join(server))

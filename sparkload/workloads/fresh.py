@@ -46,7 +46,7 @@ class FreshWorkload(PromptSetWorkload):
             source=specs.describe(),
             max_tokens=run_max_tokens(WORKLOAD_FRESH, opts),
             sampling=Sampling(NOTES_METHOD, pinned(opts, by_default=True)),
-            identical=opts.identical_prompts,
+            identical=opts.workload.identical_prompts,
             cache_bust=True,
         )
 

@@ -25,32 +25,11 @@ import math
 import random
 import statistics
 from dataclasses import dataclass
-from typing import Any
 
-from sparkload.errors import ConfigError
+from sparkload.config.parsers import Component
 
 SINGLE_POOL = 16  # one input length: distinct texts of that length
 DISTRIBUTION_POOL = 64  # a distribution or a mix: distinct lengths (and texts)
-
-
-@dataclass(frozen=True)
-class Component:
-    """One part of a length distribution: normal input and output lengths, and its weight."""
-
-    input_tokens: int
-    output_tokens: int | None  # None: the run's output length (--max-tokens, else the workload's)
-    weight: float = 1.0
-    input_stddev: float = 0.0
-    output_stddev: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "input_tokens": self.input_tokens,
-            "input_stddev": self.input_stddev,
-            "output_tokens": self.output_tokens,
-            "output_stddev": self.output_stddev,
-            "weight": self.weight,
-        }
 
 
 @dataclass(frozen=True)
@@ -59,58 +38,6 @@ class Entry:
 
     input_tokens: int
     output_tokens: int | None
-
-
-def parse_seq_dist(flag: str, value: Any) -> tuple[Component, ...]:
-    """``ISL[|SD],OSL[|SD]:WEIGHT;...`` (aiperf's semicolon format) → components whose weights
-    sum to 1; empty when not given. A ConfigError of one line names the part that is wrong."""
-    text = str(value or "").strip()
-    if not text:
-        return ()
-    parts = [part.strip() for part in text.split(";") if part.strip()]
-    components = [_component(flag, part) for part in parts]
-    total = sum(c.weight for c in components)
-    if not total > 0:
-        raise ConfigError(f"{flag}: the weights sum to 0; give each pair a weight above 0")
-    return tuple(
-        Component(
-            c.input_tokens, c.output_tokens, c.weight / total, c.input_stddev, c.output_stddev
-        )
-        for c in components
-        if c.weight > 0  # a pair of weight 0 is never sent
-    )
-
-
-def _component(flag: str, part: str) -> Component:
-    lengths, colon, weight_text = part.rpartition(":")
-    if not colon:
-        raise ConfigError(f"{flag}: {part!r} has no weight: give ISL,OSL:WEIGHT, e.g. 256,128:0.7")
-    try:
-        weight = float(weight_text)
-    except ValueError:
-        raise ConfigError(f"{flag}: {part!r}: the weight {weight_text!r} is not a number") from None
-    if not (math.isfinite(weight) and weight >= 0):
-        raise ConfigError(f"{flag}: {part!r}: the weight must be a finite number >= 0")
-    pair = lengths.split(",")
-    if len(pair) != 2:
-        raise ConfigError(f"{flag}: {part!r}: give ISL,OSL:WEIGHT, e.g. 256,128:0.7")
-    (isl, isl_sd), (osl, osl_sd) = (_length(flag, part, side) for side in pair)
-    return Component(isl, osl, weight, isl_sd, osl_sd)
-
-
-def _length(flag: str, part: str, side: str) -> tuple[int, float]:
-    """``MEAN`` or ``MEAN|STDDEV``: a whole number >= 1 and a number >= 0."""
-    mean_text, bar, sd_text = side.strip().partition("|")
-    try:
-        mean = int(mean_text)
-        stddev = float(sd_text) if bar else 0.0
-    except ValueError:
-        raise ConfigError(
-            f"{flag}: {part!r}: {side.strip()!r} is not LENGTH or LENGTH|STDDEV"
-        ) from None
-    if mean < 1 or not (math.isfinite(stddev) and stddev >= 0):
-        raise ConfigError(f"{flag}: {part!r}: lengths are whole numbers >= 1, deviations >= 0")
-    return mean, stddev
 
 
 def shares(weights: list[float], pool: int) -> list[int]:

@@ -9,13 +9,12 @@ or a prefix. The record keeps the size (``target_tokens``) and the prefill time 
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from sparkload.config import OUTPUT_TOKENS
+from sparkload.config import OUTPUT_TOKENS, changed
 from sparkload.errors import ConfigError
 from sparkload.records import ERROR_EMPTY_OUTPUT, STATUS_OK, WORKLOAD_PREFILL, RequestRecord
 from sparkload.sim.textlength import CHARS_PER_TOKEN
@@ -49,35 +48,37 @@ class PrefillWorkload(PromptSetWorkload):
     @classmethod
     def settle(cls, opts: RunOptions) -> RunOptions:
         """A C=1 level per size, ``--prefill-runs`` requests each; one output token."""
-        if opts.step_duration or opts.arrival_rate:
+        if opts.plan.step_duration or opts.plan.arrival_rate:
             raise ConfigError(
                 "--workload prefill runs its own C=1 ladder: drop --step-duration/--arrival-rate"
             )
-        if opts.output_tokens is not None:
+        if opts.workload.output_tokens is not None:
             raise ConfigError("--workload prefill asks for 1 output token: drop --output-tokens")
         refuse_input_tokens(cls.name, opts)
-        return dataclasses.replace(
-            opts, ladder=(1,) * len(opts.prefill_sizes), requests_per_user=opts.prefill_runs
+        return changed(
+            opts,
+            ladder=(1,) * len(opts.workload.prefill_sizes),
+            requests_per_user=opts.workload.prefill_runs,
         )
 
     @classmethod
     def from_options(cls, opts: RunOptions, synthetic: Synthetic | None = None) -> PrefillWorkload:
         return cls(
             prompts=tuple(
-                filler_text(size * CHARS_PER_TOKEN - len(PREFILL_INSTRUCTION), opts.seed + i)
-                for i, size in enumerate(opts.prefill_sizes)
+                filler_text(size * CHARS_PER_TOKEN - len(PREFILL_INSTRUCTION), opts.plan.seed + i)
+                for i, size in enumerate(opts.workload.prefill_sizes)
             ),
             source={
                 "generator": GENERATOR,
-                "seed": opts.seed,
-                "sizes_tokens": list(opts.prefill_sizes),
+                "seed": opts.plan.seed,
+                "sizes_tokens": list(opts.workload.prefill_sizes),
                 "chars_per_token": CHARS_PER_TOKEN,
             },
             max_tokens=OUTPUT_TOKENS[WORKLOAD_PREFILL],
             sampling=Sampling(),
-            identical=opts.identical_prompts,
+            identical=opts.workload.identical_prompts,
             cache_bust=True,
-            sizes=opts.prefill_sizes,
+            sizes=opts.workload.prefill_sizes,
         )
 
     def manifest(self) -> dict:

@@ -34,8 +34,9 @@ NOTES_METHOD = {"temperature": 0, "chat_template_kwargs": {"enable_thinking": Fa
 def pinned(opts: RunOptions, by_default: bool) -> bool:
     """Whether the length is pinned: ``--ignore-eos yes``, or ``auto`` for a workload pinned by
     default or with ``--output-tokens``."""
-    return opts.ignore_eos == "yes" or (
-        opts.ignore_eos == "auto" and (by_default or opts.output_tokens is not None)
+    return opts.workload.ignore_eos == "yes" or (
+        opts.workload.ignore_eos == "auto"
+        and (by_default or opts.workload.output_tokens is not None)
     )
 
 

@@ -36,14 +36,14 @@ def settle(opts: RunOptions) -> RunOptions:
     """The options to run with, by the chosen workload's rules (a ConfigError of one line on a
     conflict, e.g. ``--workload prefill`` with ``--step-duration``, or a conversation option
     with another workload). ``--trace`` chooses the trace workload."""
-    if opts.workload != ConversationWorkload.name:
+    if opts.workload.name != ConversationWorkload.name:
         refuse_conversation_options(opts)
-    if opts.trace is not None:
+    if opts.plan.trace is not None:
         return TraceWorkload.settle(opts)
-    return WORKLOADS[opts.workload].settle(opts)
+    return WORKLOADS[opts.workload.name].settle(opts)
 
 
 def load(opts: RunOptions, synthetic: Synthetic | None = None) -> Workload[Any]:
     """The run's workload from its settled options (``synthetic``: the prompts the master
     fitted for ``--input-tokens``, once it has)."""
-    return WORKLOADS[opts.workload].from_options(opts, synthetic)
+    return WORKLOADS[opts.workload.name].from_options(opts, synthetic)

@@ -17,11 +17,11 @@ options of the test's start.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from sparkload.config import changed
 from sparkload.errors import ConfigError
 from sparkload.inputs.traces import BLOCK_TOKENS, Trace, TraceLine, load_trace
 from sparkload.records import WORKLOAD_CHAT, WORKLOAD_TRACE
@@ -59,18 +59,18 @@ class TraceWorkload(Workload[UserState]):
     @classmethod
     def settle(cls, opts: RunOptions) -> RunOptions:
         """The trace gives every request its prompt and lengths: other prompt options clash."""
-        if opts.workload not in (WORKLOAD_CHAT, WORKLOAD_TRACE):
+        if opts.workload.name not in (WORKLOAD_CHAT, WORKLOAD_TRACE):
             raise ConfigError(
-                f"--trace replays the trace's requests; --workload {opts.workload} has its own"
+                f"--trace replays the trace's requests; --workload {opts.workload.name} has its own"
             )
         clash = synthetic_flags(opts) + [
             flag
             for flag, present in (
-                ("--output-tokens", opts.output_tokens is not None),
-                ("--max-tokens", opts.max_tokens is not None),
-                ("--identical-prompts", opts.identical_prompts),
-                ("--cache-bust", opts.cache_bust),
-                ("--reply-lengths", opts.reply_lengths),
+                ("--output-tokens", opts.workload.output_tokens is not None),
+                ("--max-tokens", opts.workload.max_tokens is not None),
+                ("--identical-prompts", opts.workload.identical_prompts),
+                ("--cache-bust", opts.workload.cache_bust),
+                ("--reply-lengths", opts.workload.reply_lengths),
             )
             if present
         ]
@@ -78,12 +78,12 @@ class TraceWorkload(Workload[UserState]):
             raise ConfigError(
                 f"--trace gives every request its prompt and lengths: drop {', '.join(clash)}"
             )
-        return dataclasses.replace(opts, workload=WORKLOAD_TRACE)
+        return changed(opts, workload=WORKLOAD_TRACE)
 
     @classmethod
     def from_options(cls, opts: RunOptions, synthetic: Synthetic | None = None) -> TraceWorkload:
-        assert opts.trace is not None
-        trace = load_trace(opts.trace)
+        assert opts.plan.trace is not None
+        trace = load_trace(opts.plan.trace)
         source = dict(synthetic.source) if synthetic else {}
         source.setdefault("generator", blocktext.GENERATOR)
         source.setdefault("salt", "")
@@ -91,7 +91,7 @@ class TraceWorkload(Workload[UserState]):
             trace=trace,
             reused=reused_blocks(trace.lines),
             source=source,
-            speedup=opts.trace_speedup,
+            speedup=opts.plan.trace_speedup,
             max_tokens=max(line.output_length for line in trace.lines),
             sampling=Sampling(pinned=pinned(opts, by_default=True)),
         )

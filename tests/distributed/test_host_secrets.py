@@ -74,13 +74,21 @@ def test_blanked_options_hold_no_secret_nor_the_secrets_files_path(tmp_path):
     )
     blank(parsed)
     opts = config.from_namespace(parsed)
-    assert (opts.api_key, opts.header, opts.worker_token, opts.secrets_file) == ("", {}, "", None)
+    assert (
+        opts.target.api_key,
+        opts.request.header,
+        opts.distributed.worker_token,
+        opts.target.secrets_file,
+    ) == ("", {}, "", None)
 
 
 def test_the_options_a_process_runs_with_carry_its_own_secrets():
     opts = config.from_namespace(parse("--api-key", "the-masters"))
     own = HostSecrets("mine", {"X-Tenant": "b"}, "t")
-    assert (own.into(opts).api_key, own.into(opts).header) == ("mine", {"X-Tenant": "b"})
+    assert (own.into(opts).target.api_key, own.into(opts).request.header) == (
+        "mine",
+        {"X-Tenant": "b"},
+    )
 
 
 def test_what_may_be_said_of_them_is_whether_a_key_is_there_and_the_header_names():

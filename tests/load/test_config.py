@@ -1,4 +1,5 @@
-"""sparkload/config.py is the one place an option is defined: every consumer derives from it."""
+"""The option table (sparkload/config/) is the one place an option is defined: every consumer
+derives from it."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from tests.options import parsed_options
 
 @pytest.fixture
 def ladder_default_3_5(monkeypatch):
-    """The ladder's default changed in config.py only."""
+    """The ladder's default changed in the table only."""
     changed = dataclasses.replace(config.BY_DEST["ladder"], default="3,5")
     monkeypatch.setattr(
         config, "OPTIONS", tuple(changed if o.dest == "ladder" else o for o in config.OPTIONS)
@@ -26,7 +27,7 @@ def ladder_default_3_5(monkeypatch):
 
 
 def test_a_changed_default_reaches_the_locust_option(ladder_default_3_5):
-    assert parsed_options().ladder == (3, 5)
+    assert parsed_options().plan.ladder == (3, 5)
 
 
 def test_a_changed_default_reaches_the_matrix_default(ladder_default_3_5, tmp_path):
@@ -63,7 +64,7 @@ def test_abbreviated_options_are_refused_not_guessed(capsys):
 
 def test_api_and_api_key_are_told_apart():
     opts = parsed_options("--api", "completions")
-    assert (opts.api, opts.api_key) == ("completions", "")
+    assert (opts.request.api, opts.target.api_key) == ("completions", "")
 
 
 def test_a_matrix_key_is_validated_by_the_options_own_parser():
@@ -82,3 +83,26 @@ def test_every_run_option_is_a_matrix_key():
 def test_the_readme_documents_every_option():
     readme = (ROOT / "README.md").read_text()
     assert [option.flag for option in config.OPTIONS if f"`{option.flag}`" not in readme] == []
+
+
+@pytest.mark.parametrize("group", sorted(config.GROUPS))
+def test_each_groups_typed_options_have_exactly_its_rows_fields(group):
+    cls, rows = config.GROUPS[group]
+    assert [f.name for f in dataclasses.fields(cls)] == [row.field_name for row in rows]
+
+
+def test_every_option_belongs_to_one_group_in_the_tables_order():
+    rows = [row for _, group_rows in config.GROUPS.values() for row in group_rows]
+    assert rows == list(config.OPTIONS) and len({r.dest for r in rows}) == len(rows)
+
+
+def test_an_option_changed_by_its_name_lands_in_its_group_and_nothing_else_moves():
+    opts = parsed_options("--ladder", "1,2", "--workload", "fresh")
+    again = config.changed(opts, ladder=(4,), workload="edit", sim_profile="fp8")
+    assert (again.plan.ladder, again.workload.name, again.simulator.profile) == (
+        (4,),
+        "edit",
+        "fp8",
+    )
+    assert again.plan.requests_per_user == opts.plan.requests_per_user
+    assert (opts.plan.ladder, opts.workload.name) == ((1, 2), "fresh")

@@ -21,14 +21,14 @@ def namespace(**overrides) -> argparse.Namespace:
 
 def test_defaults_are_the_reports_method():
     opts = registry.settle(options.from_namespace(namespace()))
-    assert opts.ladder == (1, 2, 4, 8, 16)
-    assert opts.requests_per_user == 10
+    assert opts.plan.ladder == (1, 2, 4, 8, 16)
+    assert opts.plan.requests_per_user == 10
     assert registry.load(opts).max_tokens == 128
-    assert opts.mode == "ladder"
+    assert opts.plan.mode == "ladder"
 
 
 def test_ladder_is_parsed_from_a_comma_separated_string():
-    assert options.from_namespace(namespace(ladder="1, 3,9")).ladder == (1, 3, 9)
+    assert options.from_namespace(namespace(ladder="1, 3,9")).plan.ladder == (1, 3, 9)
 
 
 @pytest.mark.parametrize(
@@ -68,18 +68,18 @@ def test_web_form_strings_are_accepted():
     opts = options.from_namespace(
         namespace(requests_per_user="3", keep_chunk_gaps="true", arrival_rate="2.5")
     )
-    assert opts.requests_per_user == 3
-    assert opts.keep_chunk_gaps is True
-    assert opts.mode == "arrival"
+    assert opts.plan.requests_per_user == 3
+    assert opts.results.keep_chunk_gaps is True
+    assert opts.plan.mode == "arrival"
 
 
 def test_step_duration_selects_time_based_steps():
-    assert options.from_namespace(namespace(step_duration="30")).mode == "steps"
+    assert options.from_namespace(namespace(step_duration="30")).plan.mode == "steps"
 
 
 def test_slice_duration_is_off_by_default_and_takes_seconds():
-    assert options.from_namespace(namespace()).slice_duration == 0.0
-    assert options.from_namespace(namespace(slice_duration="2.5")).slice_duration == 2.5
+    assert options.from_namespace(namespace()).results.slice_duration == 0.0
+    assert options.from_namespace(namespace(slice_duration="2.5")).results.slice_duration == 2.5
 
 
 def test_a_negative_slice_duration_is_one_clear_line():

@@ -19,7 +19,7 @@ def options(**changed) -> SimpleNamespace:
     base = {"mode": "ladder", "ladder": (1, 2), "arrival_rate": (), "repeat": 1}
     merged = {**base, **changed}
     levels = len(merged["arrival_rate"] or merged["ladder"])
-    return SimpleNamespace(**merged, level_count=levels)
+    return SimpleNamespace(plan=SimpleNamespace(**merged, level_count=levels))
 
 
 def collector(*tallies: LevelTally, started_ago: float = 100.0) -> SimpleNamespace:

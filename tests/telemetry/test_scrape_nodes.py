@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from sparkload import config
+from sparkload.config.parsers import scrape_targets
 from sparkload.errors import ConfigError
 from sparkload.matrix import spec
 from sparkload.run.scrape import (
@@ -104,12 +104,12 @@ def test_a_scrape_node_named_like_the_targets_own_metrics_is_refused():
 
 
 def test_scrape_targets_are_name_equals_url_and_get_metrics_when_pathless():
-    parsed = config.scrape_targets("--scrape", ["spark-1=http://a:9400", "spark-2=http://b/m"])
+    parsed = scrape_targets("--scrape", ["spark-1=http://a:9400", "spark-2=http://b/m"])
     assert parsed == {"spark-1": "http://a:9400/metrics", "spark-2": "http://b/m"}
 
 
 def test_one_environment_value_may_hold_several_scrape_targets():
-    parsed = config.scrape_targets("--scrape", "a=http://a:1,b=http://b:2/metrics")
+    parsed = scrape_targets("--scrape", "a=http://a:1,b=http://b:2/metrics")
     assert list(parsed) == ["a", "b"]
 
 
@@ -125,7 +125,7 @@ def test_one_environment_value_may_hold_several_scrape_targets():
 )
 def test_a_bad_scrape_target_is_one_line_naming_the_problem(value, message):
     with pytest.raises(ConfigError, match=re.escape(message)):
-        config.scrape_targets("--scrape", value)
+        scrape_targets("--scrape", value)
 
 
 def test_a_matrix_target_scrapes_its_own_nodes():

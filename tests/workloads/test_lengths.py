@@ -7,13 +7,13 @@ import statistics
 
 import pytest
 
+from sparkload.config.parsers import Component
+from sparkload.config.parsers import seq_dist as parse_seq_dist
 from sparkload.errors import ConfigError
 from sparkload.workloads.lengths import (
     DISTRIBUTION_POOL,
     SINGLE_POOL,
-    Component,
     normal_lengths,
-    parse_seq_dist,
     plan,
     pool_size,
     shares,

@@ -7,12 +7,14 @@ import statistics
 
 import pytest
 
+from sparkload.config.parsers import Component
+from sparkload.config.parsers import seq_dist as parse_seq_dist
 from sparkload.errors import ConfigError
 from sparkload.workloads import registry
 from sparkload.workloads.chat import prefix_rotation
 from sparkload.workloads.contract import SEPARATOR, Slot, UserState
 from sparkload.workloads.fitting import Estimate, FileTokenizer, synthesize
-from sparkload.workloads.lengths import DISTRIBUTION_POOL, Component, parse_seq_dist
+from sparkload.workloads.lengths import DISTRIBUTION_POOL
 from tests.options import run_options
 from tests.workloads.test_tokens import train_bpe
 
@@ -80,7 +82,7 @@ def test_a_process_sends_the_prefixes_in_turn_and_records_which():
 
 def test_a_mix_asks_each_prompt_for_its_own_output_length_pinned():
     opts = run_options("--seq-dist", "32,8:0.5;64,24:0.5")
-    synthetic = synthesize(Estimate(), opts.seq_dist, opts.seed)
+    synthetic = synthesize(Estimate(), opts.workload.seq_dist, opts.plan.seed)
     workload = registry.load(opts, synthetic)
     planned = [
         workload.next_request(UserState(0, lambda i=i: i), Slot(0))

@@ -146,7 +146,7 @@ def test_the_trace_workload_sends_each_line_as_its_arrival_names_it(tmp_path):
     )
     opts = run_options("--trace", str(path))
     workload = registry.load(opts)
-    assert isinstance(workload, TraceWorkload) and opts.workload == "trace"
+    assert isinstance(workload, TraceWorkload) and opts.workload.name == "trace"
     planned = workload.next_request(UserState(0, lambda: 0), Slot(0, Arrival(0.0, 0.0, line=1)))
     assert (planned.max_tokens, estimate_tokens(planned.text)) == (7, BLOCK + 9)
     assert planned.extra["trace_line"] == 2

@@ -155,7 +155,7 @@ def test_records_keep_the_workload_and_the_prompt_length():
 def test_prefill_runs_one_c1_level_per_size_with_the_runs_per_size():
     args = ("--workload", "prefill", "--prefill-sizes", "100,200,300", "--prefill-runs", "3")
     o = run_options(*args)
-    assert (o.ladder, o.requests_per_user, load(*args).max_tokens) == ((1, 1, 1), 3, 1)
+    assert (o.plan.ladder, o.plan.requests_per_user, load(*args).max_tokens) == ((1, 1, 1), 3, 1)
 
 
 def test_prefill_asks_for_one_output_token_whatever_max_tokens_says():

@@ -1,0 +1,225 @@
+"""The load plan's options: which levels run, how long, open or closed loop, a capacity search.
+
+A plan is a ladder of concurrencies (count-based, or time-based with ``--step-duration``), an
+open loop of arrival rates or a trace's timestamps, or a capacity search over either; the rules
+across these options are ``PlanOptions.check``'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sparkload.config.option import PLAN, Option
+from sparkload.config.parsers import (
+    boolean,
+    integer,
+    levels,
+    non_negative,
+    one_of,
+    optional_path,
+    positive,
+    rates,
+    text,
+    whole,
+)
+from sparkload.errors import ConfigError
+
+POISSON, CONSTANT, GAMMA = "poisson", "constant", "gamma"
+ARRIVAL_PROCESSES = (POISSON, CONSTANT, GAMMA)
+LADDER, STEPS, ARRIVAL = "ladder", "steps", "arrival"  # ``PlanOptions.mode``: the manifest's
+
+ROWS: tuple[Option, ...] = (
+    Option(
+        "--ladder",
+        "1,2,4,8,16",
+        "Concurrency levels of the ladder, comma-separated",
+        PLAN,
+        levels,
+    ),
+    Option(
+        "--requests-per-user",
+        10,
+        "Measured requests per user per ladder level (10 x C per level); with --workload "
+        "conversation, conversations per user per level (C x this x --turns requests)",
+        PLAN,
+        whole,
+    ),
+    Option(
+        "--step-duration",
+        0.0,
+        "Time-based steps: seconds per ladder level (0: count-based ladder)",
+        PLAN,
+        non_negative,
+    ),
+    Option(
+        "--arrival-rate",
+        "0",
+        "Open loop: arrivals per second of the target's time (simulated seconds on the built-in "
+        "simulator), or several rates comma-separated (2,4,8,16: one level each, a rate sweep); "
+        "0: closed loop",
+        PLAN,
+        rates,
+    ),
+    Option(
+        "--arrival-users",
+        64,
+        "Open loop: client pool size (most requests in flight)",
+        PLAN,
+        whole,
+    ),
+    Option(
+        "--arrival-duration",
+        60.0,
+        "Open loop: seconds of arrivals per rate, in the target's time",
+        PLAN,
+        non_negative,
+    ),
+    Option(
+        "--arrival-process",
+        POISSON,
+        "Open loop: how arrivals are spaced: poisson (exponential gaps), constant (even gaps) "
+        "or gamma (gaps of shape --burstiness and the rate's mean, vLLM's); seeded",
+        PLAN,
+        one_of(ARRIVAL_PROCESSES),
+        choices=ARRIVAL_PROCESSES,
+    ),
+    Option(
+        "--burstiness",
+        1.0,
+        "Open loop, --arrival-process gamma: the gamma shape B (vLLM's --burstiness): 1 is "
+        "Poisson, below 1 burstier, above 1 more even (the gaps' coefficient of variation is "
+        "1/sqrt(B))",
+        PLAN,
+        positive,
+    ),
+    Option(
+        "--no-saturation-stop",
+        False,
+        "Open loop: run every rate of a sweep even when a level is over-saturated (its backlog "
+        "grows without bound); the level is only flagged, not ended early",
+        PLAN,
+        boolean,
+    ),
+    Option(
+        "--trace",
+        "",
+        "Replay a trace, open loop: each line is sent at its timestamp (target time) with its "
+        "input and output lengths; Mooncake JSONL (timestamp ms, input_length, output_length, "
+        "hash_ids of 512-token blocks: shared ids become shared prompt text) or the Azure LLM "
+        "inference CSV (TIMESTAMP, ContextTokens, GeneratedTokens); --arrival-users caps those "
+        "in flight",
+        PLAN,
+        optional_path,
+    ),
+    Option(
+        "--trace-speedup",
+        1.0,
+        "Trace replay: send the trace this many times faster than its timestamps (2: twice the "
+        "rate)",
+        PLAN,
+        positive,
+    ),
+    Option(
+        "--find-capacity",
+        "",
+        "Search instead of a ladder: the largest concurrency meeting every bound (--check's "
+        "syntax, e.g. 'ttft_p90_ms<=800'), or with one --arrival-rate (the first probe) the "
+        "highest rate, within 5 %; doubles until a probe breaks the bounds, then bisects, each "
+        "probe a complete level; exit 4 when not even the lowest probe meets them",
+        PLAN,
+        text,
+    ),
+    Option(
+        "--capacity-start",
+        1,
+        "Capacity search, closed loop: the first concurrency probed",
+        PLAN,
+        whole,
+    ),
+    Option(
+        "--capacity-max",
+        256.0,
+        "Capacity search: the highest concurrency (closed loop) or rate (open loop) probed",
+        PLAN,
+        positive,
+    ),
+    Option(
+        "--repeat",
+        1,
+        "Run the whole plan N times back to back, each run in its own directory (the "
+        "single-Spark notes' 'two consecutive runs'); the report sets them side by side",
+        PLAN,
+        whole,
+    ),
+    Option(
+        "--seed",
+        0,
+        "Seed of the prompt order and the arrival process",
+        PLAN,
+        integer,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    ladder: tuple[int, ...]
+    requests_per_user: int
+    step_duration: float
+    arrival_rate: tuple[float, ...]  # open loop: one level per rate (empty: closed loop)
+    arrival_users: int
+    arrival_duration: float  # target time
+    arrival_process: str  # poisson | constant | gamma
+    burstiness: float
+    no_saturation_stop: bool
+    trace: Path | None
+    trace_speedup: float
+    find_capacity: str  # --check bounds of a capacity search ("": no search)
+    capacity_start: int
+    capacity_max: float
+    repeat: int
+    seed: int
+
+    @property
+    def mode(self) -> str:
+        """ladder (count-based), steps (time-based) or arrival (open loop, a trace's too)."""
+        if self.arrival_rate or self.trace is not None:
+            return ARRIVAL
+        return STEPS if self.step_duration > 0 else LADDER
+
+    @property
+    def level_count(self) -> int:
+        """Levels of one run of the plan: one per rate, the trace's one, or one per C."""
+        if self.trace is not None:
+            return 1
+        return len(self.arrival_rate) if self.arrival_rate else len(self.ladder)
+
+    def check(self) -> None:
+        """The plan's rules across options: a ConfigError of one line naming the conflict.
+
+        A trace brings its own timing, so the options of every other plan are refused beside it
+        (a value equal to the default cannot be told from none, and passes)."""
+        if self.burstiness != 1.0 and self.arrival_process != GAMMA:
+            raise ConfigError("--burstiness shapes gamma arrivals: add --arrival-process gamma")
+        if self.arrival_process != POISSON and not self.arrival_rate and self.trace is None:
+            raise ConfigError("--arrival-process spaces open-loop arrivals: give --arrival-rate")
+        if self.trace is None:
+            if self.trace_speedup != 1.0:
+                raise ConfigError("--trace-speedup without --trace: give the trace to replay")
+            return
+        default = {row.dest: row.value(None) for row in ROWS}
+        given = {
+            "--arrival-rate": bool(self.arrival_rate),
+            "--step-duration": self.step_duration > 0,
+            "--ladder": self.ladder != default["ladder"],
+            "--requests-per-user": self.requests_per_user != default["requests_per_user"],
+            "--arrival-duration": self.arrival_duration != default["arrival_duration"],
+            "--arrival-process": self.arrival_process != POISSON,
+        }
+        clash = [flag for flag, present in given.items() if present]
+        if clash:
+            raise ConfigError(
+                f"--trace sends each line at its own timestamp: drop {', '.join(clash)} "
+                "(--trace-speedup changes the pace, --arrival-users the requests in flight)"
+            )

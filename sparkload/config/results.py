@@ -1,0 +1,63 @@
+"""The results' options: where run directories go, what they keep, what the end of a run checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sparkload.config.option import RESULTS, Option
+from sparkload.config.parsers import boolean, key_values, non_negative, path, text
+
+ROWS: tuple[Option, ...] = (
+    Option(
+        "--results-dir",
+        "results",
+        "Where run directories are written",
+        RESULTS,
+        path,
+    ),
+    Option(
+        "--keep-chunk-gaps",
+        False,
+        "Store every chunk gap in the records, not just a summary",
+        RESULTS,
+        boolean,
+    ),
+    Option(
+        "--slice-duration",
+        0.0,
+        "Seconds of the target's time per report window inside every level: requests "
+        "completed, TTFT/ITL p50/p90, output tokens/s and requests in flight per window, and a "
+        "throughput drift flag (0: no windows; sparkload report --slice-duration overrides it)",
+        RESULTS,
+        non_negative,
+    ),
+    Option(
+        "--check",
+        "",
+        "Fail the run on a service level, checked per level at its end with the report's own "
+        "definitions, e.g. 'ttft_p90_ms<=1000,failure_ratio<=0.01' ('stream_flags<=0': no "
+        "stream flag at all); a level whose streams the path collapsed, wholly or partly, "
+        "fails too; a breach prints the level and the figure and exits with code 4",
+        RESULTS,
+        text,
+    ),
+    Option(
+        "--metadata",
+        [],
+        "Free-form KEY=VALUE about the run (repeatable), kept in the manifest and shown in the "
+        "report",
+        RESULTS,
+        key_values,
+        argparse_extra={"action": "append"},
+    ),
+)
+
+
+@dataclass(frozen=True)
+class ResultsOptions:
+    results_dir: Path
+    keep_chunk_gaps: bool
+    slice_duration: float  # seconds of target time per report window (0: none)
+    check: str
+    metadata: dict[str, str]

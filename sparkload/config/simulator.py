@@ -1,0 +1,69 @@
+"""The built-in simulator's options, as a load test sets them: ``--sim-X`` for its ``--X``.
+
+The simulator defines them once (``sparkload/sim/options.py``); each becomes the locustfile's
+option here with the same meaning, help and choices, and the run hands them back to the
+simulator it starts (``SimulatorOptions.args``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sparkload.config.option import SIMULATOR, Option
+from sparkload.config.parsers import Parse, boolean, one_of, optional_whole, positive, spec
+from sparkload.sim import options as sim_options
+
+SIM_PROFILES = sim_options.PROFILE_NAMES
+LOCUSTFILE_SIM_TIME_SCALE = 10.0  # a newcomer's first run: about a minute for the whole ladder
+
+
+def _simulator_option(option: sim_options.SimOption) -> Option:
+    """The locustfile's ``--sim-X`` for the simulator's ``--X``: same meaning, help and choices;
+    the time scale defaults to 10x here (1x for a standalone ``sparkload sim``)."""
+    parse: Parse
+    if option.choices:
+        parse = one_of(option.choices)
+    elif option.switch:
+        parse = boolean
+    elif option is sim_options.SPEC:
+        parse = spec
+    elif option.type is int:
+        parse = optional_whole
+    else:
+        parse = positive
+    default = LOCUSTFILE_SIM_TIME_SCALE if option is sim_options.TIME_SCALE else option.default
+    name = option.flag.removeprefix("--")
+    return Option(
+        "--sim-" + name,
+        default,
+        f"Built-in simulator (no --host given): {option.help}",
+        SIMULATOR,
+        parse,
+        choices=option.choices,
+        per_target=True,
+        attr=name.replace("-", "_"),
+    )
+
+
+ROWS: tuple[Option, ...] = tuple(_simulator_option(option) for option in sim_options.SHARED)
+
+
+@dataclass(frozen=True)
+class SimulatorOptions:
+    profile: str
+    spec: str | None
+    max_num_batched_tokens: int | None
+    no_prefix_caching: bool
+    block_size: int | None
+    time_scale: float
+
+    def args(self) -> list[str]:
+        """The built-in simulator's own options, as the run's --sim-* options set them."""
+        args: list[str] = []
+        for row, option in zip(ROWS, sim_options.SHARED, strict=True):
+            value = getattr(self, row.field_name)
+            if option.switch:
+                args += [option.flag] if value else []
+            elif value is not None:
+                args += [option.flag, f"{value:g}" if isinstance(value, float) else str(value)]
+        return args

@@ -1,0 +1,100 @@
+"""The target's options: which server (or servers) is under test, and what the run calls it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sparkload.config.option import TARGET, Option
+from sparkload.config.parsers import boolean, optional_path, text, urls, whole
+
+ROWS: tuple[Option, ...] = (
+    Option(
+        "--endpoints",
+        "",
+        "Several target URLs, comma-separated (e.g. one replica per Spark): users are spread "
+        "over them and each record names its endpoint (default: --host)",
+        TARGET,
+        urls,
+        per_target=True,
+    ),
+    Option(
+        "--model",
+        "",
+        "Model name (default: the first model of /v1/models)",
+        TARGET,
+        text,
+    ),
+    Option(
+        "--label",
+        "",
+        "Run label (default: variant-tpN, or the simulator profile)",
+        TARGET,
+        text,
+        per_target=True,
+    ),
+    Option(
+        "--variant",
+        "",
+        "Deployment variant, e.g. fp8, nvfp4-mtp (drives report comparisons)",
+        TARGET,
+        text,
+        per_target=True,
+    ),
+    Option(
+        "--tp",
+        1,
+        "Tensor-parallel size of the target deployment",
+        TARGET,
+        whole,
+        per_target=True,
+    ),
+    Option(
+        "--nodes",
+        1,
+        "Number of nodes (Sparks) serving the target",
+        TARGET,
+        whole,
+        per_target=True,
+    ),
+    Option(
+        "--api-key",
+        "",
+        "API key sent as Bearer token (default: $OPENAI_API_KEY; not in the web UI, never written)",
+        TARGET,
+        text,
+        secret=True,
+        env="OPENAI_API_KEY",
+    ),
+    Option(
+        "--secrets-file",
+        "",
+        "A file of this host's secrets, NAME=value a line: OPENAI_API_KEY, SPARKLOAD_HEADER "
+        "(repeatable), SPARKLOAD_WORKER_TOKEN; each used where the command line and the "
+        "environment give none. Read by the process it is given to, at start: a master never "
+        "sends secrets, nor this path",
+        TARGET,
+        optional_path,
+        secret=True,  # not in the web UI (read before it starts), not sent, not a matrix key
+    ),
+    Option(
+        "--insecure",
+        False,
+        "Skip TLS certificate verification of the target (verified by default)",
+        TARGET,
+        boolean,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class TargetOptions:
+    endpoints: tuple[str, ...]
+    model: str
+    label: str
+    variant: str
+    tp: int
+    nodes: int
+    api_key: str  # this process's own (sparkload.hostsecrets), never the master's
+    secrets_file: Path | None
+    insecure: bool

@@ -1,0 +1,258 @@
+"""The workload's options: what each request asks (prompts, lengths, conversations, prefill).
+
+What a workload makes of them (prefill's own ladder, the output length) is the workload's:
+``sparkload.workloads.registry.settle``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sparkload.config.option import WORKLOAD, Option
+from sparkload.config.parsers import (
+    IGNORE_EOS_CHOICES,
+    Component,
+    boolean,
+    ignore_eos,
+    levels,
+    non_negative,
+    one_of,
+    optional_path,
+    optional_whole,
+    path,
+    seq_dist,
+    whole,
+)
+from sparkload.paths import DEFAULT_PROMPTS
+from sparkload.records import (
+    WORKLOAD_CHAT,
+    WORKLOAD_CONVERSATION,
+    WORKLOAD_EDIT,
+    WORKLOAD_FRESH,
+    WORKLOAD_NAMES,
+    WORKLOAD_PREFILL,
+)
+
+# each workload's own output length (a conversation's: per turn), when --max-tokens is not given
+OUTPUT_TOKENS = {
+    WORKLOAD_CHAT: 128,
+    WORKLOAD_FRESH: 400,
+    WORKLOAD_EDIT: 3000,
+    WORKLOAD_PREFILL: 1,
+    WORKLOAD_CONVERSATION: 128,
+}
+HISTORY_MODEL, HISTORY_DATASET = "model", "dataset"  # --history: whose replies a turn carries
+HISTORIES = (HISTORY_MODEL, HISTORY_DATASET)
+
+ROWS: tuple[Option, ...] = (
+    Option(
+        "--workload",
+        WORKLOAD_CHAT,
+        "What each request asks: chat (--prompts), fresh (write a module from a one-line spec, "
+        "400 tokens), edit (~2,000-token file + 'add a method to every class', 3,000 tokens), "
+        "prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1), conversation (multi-turn "
+        "sessions, each turn sending the whole history: --turns, --think-time)",
+        WORKLOAD,
+        one_of(WORKLOAD_NAMES),
+        choices=WORKLOAD_NAMES,
+        attr="name",
+    ),
+    Option(
+        "--prompts",
+        str(DEFAULT_PROMPTS),
+        "Prompt file of the chat workload: one prompt per line (.txt), a JSONL dataset of "
+        '{"messages": [...], "max_tokens": N} or {"prompt": "..."} lines (.jsonl), or ShareGPT '
+        "conversations (.json)",
+        WORKLOAD,
+        path,
+    ),
+    Option(
+        "--reply-lengths",
+        False,
+        "ShareGPT dataset: ask each prompt for as many tokens as its first gpt reply "
+        "(characters / 4), as vLLM's benchmark does (default: --max-tokens)",
+        WORKLOAD,
+        boolean,
+    ),
+    Option(
+        "--input-tokens",
+        None,
+        "Chat workload: synthetic prompts of exactly N prompt tokens, counted by --tokenizer, "
+        "else the target's /tokenize (chat template included), else 4 characters a token "
+        "(flagged); replaces --prompts",
+        WORKLOAD,
+        optional_whole,
+    ),
+    Option(
+        "--input-tokens-stddev",
+        0.0,
+        "Synthetic prompts: the standard deviation of their input lengths around --input-tokens "
+        "(normal, clamped to 1 token, a pool of 64 seeded lengths)",
+        WORKLOAD,
+        non_negative,
+    ),
+    Option(
+        "--seq-dist",
+        "",
+        'Synthetic prompts of a mix of input and output lengths, aiperf\'s "ISL,OSL:WEIGHT;..." '
+        '(e.g. "256,16:0.75;2048,16:0.25"; ISL|SD,OSL|SD for a spread; weights are relative); '
+        "replaces --input-tokens and --output-tokens, lengths pinned",
+        WORKLOAD,
+        seq_dist,
+    ),
+    Option(
+        "--prefix-tokens",
+        None,
+        "Synthetic prompts: every prompt starts with one of --prefix-count fixed prefixes of N "
+        "tokens (a shared system prompt, served from the prefix cache once warm), then its own "
+        "--input-tokens",
+        WORKLOAD,
+        optional_whole,
+    ),
+    Option(
+        "--prefix-count",
+        1,
+        "How many distinct --prefix-tokens prefixes; requests take them in turn",
+        WORKLOAD,
+        whole,
+    ),
+    Option(
+        "--output-tokens",
+        None,
+        "Exactly N output tokens per request: max_tokens N, pinned with ignore_eos + min_tokens "
+        "unless --ignore-eos no (overrides a dataset's own max_tokens)",
+        WORKLOAD,
+        optional_whole,
+    ),
+    Option(
+        "--output-tokens-stddev",
+        0.0,
+        "The standard deviation of the output lengths around --output-tokens (normal, clamped "
+        "to 1 token, seeded)",
+        WORKLOAD,
+        non_negative,
+    ),
+    Option(
+        "--tokenizer",
+        "",
+        "A Hugging Face tokenizer.json that counts --input-tokens (the message text only: no "
+        "chat template or special tokens)",
+        WORKLOAD,
+        optional_path,
+    ),
+    Option(
+        "--max-tokens",
+        None,
+        "max_tokens of every request (default: the workload's own length: "
+        + ", ".join(f"{k} {v}" for k, v in OUTPUT_TOKENS.items())
+        + ")",
+        WORKLOAD,
+        optional_whole,
+    ),
+    Option(
+        "--identical-prompts",
+        False,
+        "Every request sends the same prompt (no cache busting): the contrast case that prefix "
+        "caching flatters",
+        WORKLOAD,
+        boolean,
+    ),
+    Option(
+        "--cache-bust",
+        False,
+        "Chat workload: start every prompt with a unique nonce, so no request is served from "
+        "the prefix cache (fresh, edit and prefill always do; default: prompts are reused "
+        "across levels, the quantization report's method)",
+        WORKLOAD,
+        boolean,
+    ),
+    Option(
+        "--ignore-eos",
+        "auto",
+        "Pin output length with ignore_eos + min_tokens: yes, no, or auto (yes for fresh/edit)."
+        " Records keep asked (max_tokens) and received (output_tokens) length",
+        WORKLOAD,
+        ignore_eos,
+        choices=IGNORE_EOS_CHOICES,
+        argparse_extra={"nargs": "?", "const": "yes"},
+    ),
+    Option(
+        "--prefill-sizes",
+        "8000,32000,100000",
+        "Prefill workload: prompt sizes in tokens, one C=1 level each",
+        WORKLOAD,
+        levels,
+    ),
+    Option(
+        "--prefill-runs",
+        2,
+        "Prefill workload: measured cold requests per size (after one warm-up)",
+        WORKLOAD,
+        whole,
+    ),
+    Option(
+        "--turns",
+        None,
+        "Conversation workload: user turns per conversation (default 4; a dataset: each "
+        "conversation's own, at most this many)",
+        WORKLOAD,
+        optional_whole,
+    ),
+    Option(
+        "--turns-stddev",
+        0.0,
+        "Conversation workload: standard deviation of the turns per conversation (normal, "
+        "rounded, at least 1; aiperf's --conversation-turn-stddev); 0: every conversation has "
+        "--turns",
+        WORKLOAD,
+        non_negative,
+    ),
+    Option(
+        "--think-time",
+        0.0,
+        "Conversation workload: mean seconds between a reply and the next user message, in the "
+        "target's time (seeded exponential, none before a first turn); 0: none",
+        WORKLOAD,
+        non_negative,
+    ),
+    Option(
+        "--history",
+        HISTORY_MODEL,
+        "Conversation workload: the assistant turns each request carries: model (the replies "
+        "the model streamed) or dataset (a dataset's own replies)",
+        WORKLOAD,
+        one_of(HISTORIES),
+        choices=HISTORIES,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class WorkloadOptions:
+    name: str  # --workload (a trace replay's: the trace workload, settled by --trace)
+    prompts: Path
+    reply_lengths: bool
+    input_tokens: int | None  # synthetic prompts of this many tokens (None: --prompts)
+    input_tokens_stddev: float
+    seq_dist: tuple[Component, ...]  # a mix of (input, output) lengths (empty: not given)
+    prefix_tokens: int | None  # shared prefixes of this many tokens (None: none)
+    prefix_count: int
+    output_tokens: int | None  # pinned output length (None: not asked)
+    output_tokens_stddev: float
+    tokenizer: Path | None
+    max_tokens: int | None  # as given (None: the workload's own length)
+    identical_prompts: bool
+    cache_bust: bool
+    ignore_eos: str  # auto | yes | no
+    prefill_sizes: tuple[int, ...]
+    prefill_runs: int
+    turns: int | None  # a conversation's turns (None: the workload's default, a dataset's own)
+    turns_stddev: float
+    think_time: float  # mean think time, target seconds (0: none)
+    history: str  # model | dataset
+
+    @property
+    def synthetic(self) -> bool:
+        """The chat prompts are fitted synthetic texts (--input-tokens or --seq-dist)."""
+        return self.input_tokens is not None or bool(self.seq_dist)
