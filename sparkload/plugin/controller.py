@@ -1,69 +1,56 @@
-"""The master's (or local process's) run: target, load shape, run directory, progress.
+"""The master's (or local process's) run on Locust's events: set up, tick, take records, close.
 
-Built once per Environment on the master or local process. Per test it settles the target
-(``resolve_target``), opens the run directory with its manifest, drives the load shape on
-every shape tick, takes the records every process ships and closes the run with its status.
-Load shapes act on the world only through the ``Conductor`` methods at the bottom. A master
-also admits workers (``admission``, with --worker-token) and reads their clocks at the run's
-start and every level's (``clockwatch``), putting their records on its own clock.
+Built once per Environment on the master or local process. It only orchestrates: the set-up
+before the load is ``run/setup.py``'s, the manifest ``run/manifest.py``'s, the records and the
+run directory the ``RunCollector``'s, the load shape the one ``shapes.registry`` picks for the
+plan. Per test it settles the target (``resolve_target``), opens the run directory, ticks the
+shape and closes the run with its status; shapes act on the world only through the
+``Conductor`` methods at the bottom. A master also admits workers (``admission``, with
+--worker-token) and reads their clocks at the run's start and every level's (``worker_clocks``),
+putting their records on its own clock.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-import os
-import platform
-import socket
 import sys
 import time
-from importlib.metadata import version
 from typing import Any, cast
 
 import gevent
-import locust
 from locust.env import Environment
 from locust.runners import STATE_MISSING, STATE_RUNNING, MasterRunner
 
-import sparkload
 from sparkload.capacity import CapacityResult
 from sparkload.clock_offsets import START
-from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.plugin.admission import MasterGate
-from sparkload.plugin.progress import progress_line
 from sparkload.plugin.worker_clocks import WorkerClocks
 from sparkload.records import (
     EXIT_ABORTED,
     EXIT_BAD_INPUT,
     EXIT_CHECK_FAILED,
-    SCHEMA_VERSION,
     STATUS_ABORTED,
     STATUS_COMPLETE,
     STATUS_STOPPED,
-    Manifest,
-    WorkerEntry,
 )
 from sparkload.redact import redacted_command
+from sparkload.run import manifest, setup
 from sparkload.run.collector import RunCollector
 from sparkload.run.context import RunContext
 from sparkload.run.livetable import LevelTally
-from sparkload.run.report_process import check_levels, check_options, judge_level
-from sparkload.run.results import ResultsWriter, check_writable, utc_now
-from sparkload.run.scrape import MetricsScraper, Source, check_nodes, simulator_nodes, sources
+from sparkload.run.report_process import check_levels, judge_level
+from sparkload.run.results import ResultsWriter, utc_now
+from sparkload.run.scrape import MetricsScraper
 from sparkload.run.simulator_process import SimulatorProcess
 from sparkload.shapes import SerialTicks, Shape, Tick
-from sparkload.shapes.arrival import ArrivalShape, level_schedule, schedule_summary
-from sparkload.shapes.ladder import LadderShape
-from sparkload.shapes.search import check_search_options, search_shape
-from sparkload.shapes.steps import StepsShape
+from sparkload.shapes.arrival import level_schedule, schedule_summary
+from sparkload.shapes.progress import progress_line
+from sparkload.shapes.registry import shape_for
 from sparkload.stages import ARRIVAL, MSG_RECORDS, MSG_STAGE, Stage
 from sparkload.transport import stamps
-from sparkload.transport.target import ServerInfo, describe_server
-from sparkload.workloads import chat, fitting, registry
-from sparkload.workloads.contract import Synthetic
-from sparkload.workloads.trace import TraceWorkload
+from sparkload.transport.target import ServerInfo
 
 logger = logging.getLogger("sparkload")
 PROGRESS_INTERVAL = 5.0  # seconds between progress lines
@@ -77,7 +64,8 @@ class RunController:
         self.distributed = isinstance(self.runner, MasterRunner)
         self.gate = MasterGate(self.runner, secrets) if self.distributed else None
         self.clocks = WorkerClocks(self.runner) if self.distributed else None
-        self.context: RunContext | None = None
+        self.settled: setup.Settled | None = None  # the command line's options, checked
+        self.context: RunContext | None = None  # the run's, once the target is settled
         self.servers: dict[str, ServerInfo] = {}  # endpoint URL -> what it said about itself
         self.simulator: SimulatorProcess | None = None
         self.collector: RunCollector | None = None
@@ -99,18 +87,14 @@ class RunController:
     # ----- before any load ---------------------------------------------------------------
     def prepare(self) -> None:
         """Check options, prompts and results dir; start the simulator when no host is given."""
-        context = RunContext.from_options(self.parsed, self.environment.host, self.secrets)
-        check_writable(context.options.results.results_dir)
-        opts = context.options
-        if opts.results.check:
-            problem = check_options(["--slo", opts.results.check])
-            if problem is not None:
-                raise ConfigError(f"--check: {problem}")
-        self._check_search(opts)
+        self.settled = setup.settle(self.parsed, self.secrets)
+        opts = self.settled.options
+        setup.check(opts)
         if opts.target.endpoints and not self.environment.host:
             self.environment.host = opts.target.endpoints[0]
         if not self.environment.host:
-            self.simulator = SimulatorProcess([*opts.simulator.args(), "--tp", str(opts.target.tp)])
+            args = [*opts.simulator.args(), "--tp", str(opts.target.tp)]
+            self.simulator = SimulatorProcess(args)
             self.environment.host = self.simulator.start()
             logger.info(
                 "No --host given: started the built-in DGX Spark simulator (%s, TP%d) at %s",
@@ -118,126 +102,27 @@ class RunController:
                 opts.target.tp,
                 self.environment.host,
             )
-        self.context = context.targeting(self.environment.host)
-
-    def _check_search(self, opts: RunOptions) -> None:
-        """--find-capacity: its bounds readable by the analysis, its options compatible."""
-        if not opts.plan.find_capacity:
-            return
-        problem = check_options(["--slo", opts.plan.find_capacity])
-        if problem is not None:
-            raise ConfigError(f"--find-capacity: {problem.removeprefix('--slo: ')}")
-        check_search_options(opts)
 
     def resolve_target(self) -> RunContext:
-        """Every endpoint must answer (one clear line if not); settle the model and time scale,
-        which reach the workers with the options of the test's start."""
-        context = self.context
-        if context is None or not self.parsed.headless:  # the web form may have changed them
-            context = RunContext.from_options(self.parsed, self.environment.host, self.secrets)
-        if not context.endpoints:  # the web form's Host was emptied
-            if self.simulator is None or not self.simulator.url:
-                raise ConfigError("no target: give a Host (the server's base URL) or --endpoints")
+        """Every endpoint must answer (one clear line if not); settle the model, the time scale
+        and the prompts, which reach the workers with the options of the test's start."""
+        settled = self.settled
+        if settled is None or not self.parsed.headless:  # the web form may have changed them
+            settled = setup.settle(self.parsed, self.secrets)
+        if not self.environment.host and self.simulator is not None and self.simulator.url:
             self.environment.host = self.simulator.url  # no host means the built-in simulator
-            context = context.targeting(self.simulator.url)
-        opts = context.options
-        self.servers = {
-            e.url: describe_server(
-                e.url, _lookup_headers(context), opts.target.model, not opts.target.insecure
-            )
-            for e in context.endpoints
-        }
-        on_simulator = self._on_simulator()
-        context = dataclasses.replace(
-            context,
-            model=self.servers[context.endpoints[0].url].model,
-            time_scale=opts.simulator.time_scale if on_simulator else 1.0,
-        )
-        synthetic = None
-        if opts.workload.synthetic:
-            synthetic = self._synthesize(context)
-        elif isinstance(context.workload, TraceWorkload):
-            synthetic = self._trace_source(context)
-        if synthetic is not None:
-            context = dataclasses.replace(context, workload=registry.load(opts, synthetic))
-        nodes = [source for source in self.metrics_sources(context) if source.endpoint is None]
-        check_nodes(nodes, verify_tls=not opts.target.insecure)
-        self.parsed.model = context.model
-        self.parsed.sparkload_time_scale = context.time_scale
-        self.parsed.sparkload_synthetic = synthetic.to_message() if synthetic else None
-        self.context = context
-        return context
+        resolved = setup.resolve(settled, self.environment.host, self._simulator_url())
+        self.servers = resolved.servers
+        for name, value in resolved.handed_on().items():
+            setattr(self.parsed, name, value)
+        self.context = resolved.context
+        return self.context
 
-    def metrics_sources(self, context: RunContext) -> list[Source]:
-        """The Prometheus endpoints of the run: the target's /metrics and, for a simulated TP
-        cluster started here, each node's (unless --no-server-metrics), then --scrape's."""
-        opts = context.options
-        if not opts.server_metrics.enabled:
-            return sources([], opts.server_metrics.scrape)
-        simulator = self.simulator if self._on_simulator() else None
-        simulated = (
-            simulator_nodes(simulator.url, opts.target.tp) if simulator and simulator.url else {}
-        )
-        return sources(
-            [e.url for e in context.endpoints], {**simulated, **opts.server_metrics.scrape}
-        )
-
-    def _on_simulator(self) -> bool:
-        return self.simulator is not None and self.simulator.url == self.environment.host
-
-    def _counter(self, context: RunContext, what: str) -> fitting.Counter:
-        """How the target's tokens are counted (a warning when only the estimate is left)."""
-        counter = fitting.counter_for(
-            context.options, context.endpoints[0].url, context.model, _lookup_headers(context)
-        )
-        if isinstance(counter, fitting.Estimate):
-            logger.warning(
-                "sparkload: %s: %s: prompts are sized at 4 characters a token, an estimate (the "
-                "manifest says so)",
-                what,
-                counter.why,
-            )
-        return counter
-
-    def _synthesize(self, context: RunContext) -> Synthetic:
-        """--input-tokens, --seq-dist, --prefix-tokens: fit the prompt pool once, here, where the
-        target and model are known (the workers get the texts with the options, so nobody
-        counts twice)."""
-        opts = context.options
-        what = "--input-tokens" if opts.workload.input_tokens is not None else "--seq-dist"
-        counter = self._counter(context, what)
-        synthetic = fitting.synthesize(
-            counter,
-            chat.run_lengths(opts),
-            opts.plan.seed,
-            opts.workload.prefix_tokens,
-            opts.workload.prefix_count,
-        )
-        counted = synthetic.source["token_count"]
-        logger.info(
-            "%d prompts fitted (%s tokens), counted by %s (%d counts)",
-            len(synthetic.texts),
-            f"{counted['min']}-{counted['max']}"
-            if counted["min"] != counted["max"]
-            else counted["min"],
-            counter.method,
-            counted["counts_made"],
-        )
-        return synthetic
-
-    def _trace_source(self, context: RunContext) -> Synthetic:
-        """--trace: the run's salt (its blocks are cold in this run) and how the target counts a
-        block of the trace's text (512 tokens when exact)."""
-        counter = self._counter(context, "--trace")
-        source = fitting.count_blocks(counter)
-        if not source["token_count"]["exact"]:
-            logger.warning(
-                "sparkload: --trace: a 512-token block of the trace's text counts %s tokens by %s: "
-                "prompt lengths and block boundaries are off by that much",
-                source["token_count"]["block_tokens"],
-                counter.method,
-            )
-        return Synthetic((), source)
+    def _simulator_url(self) -> str | None:
+        """The built-in simulator's URL when it is the target, else None."""
+        sim = self.simulator
+        on_simulator = sim is not None and sim.url and sim.url == self.environment.host
+        return sim.url if sim is not None and on_simulator else None
 
     # ----- the run -----------------------------------------------------------------------
     def tick(self) -> Tick:
@@ -262,36 +147,34 @@ class RunController:
         return self.ticks.tick(self, time.monotonic())
 
     def _start_run(self) -> None:
-        settled = self.parsed.headless and self.context is not None and self.context.model
+        settled = self.parsed.headless and self.context is not None
         context = self.context if settled else self.resolve_target()
         assert context is not None
         opts = context.options
         if not settled:  # the web form's options, unchecked until now
-            self._check_search(opts)
-        metrics_sources = self.metrics_sources(context)
+            setup.check(opts)
+        sources = setup.metrics_sources(context, self._simulator_url())
+        verify = not opts.target.insecure
         scraper = (
-            MetricsScraper(
-                metrics_sources, opts.target.api_key, verify_tls=not opts.target.insecure
-            )
-            if metrics_sources
-            else None
+            MetricsScraper(sources, opts.target.api_key, verify_tls=verify) if sources else None
         )
-
-        def open_run(run: int) -> ResultsWriter:
-            return ResultsWriter(opts.results.results_dir, self._manifest(context, run))
-
         if self.clocks is not None:  # before any record: every one is put on this clock
             self.clocks.reset()
             self.clocks.measure(list(self.runner.clients), START, wait=True)
-        self.shape = _make_shape(context)
+        self.shape = shape_for(context)
         self.ticks = SerialTicks(self.shape)
-        levels_per_run = opts.plan.level_count
+        scrape = {source.node: source.url for source in sources}
+
+        def open_run(run: int) -> ResultsWriter:  # each of --repeat's runs when it starts
+            facts = self._facts(scrape)
+            return ResultsWriter(opts.results.results_dir, manifest.manifest(context, run, facts))
+
         self.collector = RunCollector(
             open_run,
             context.time_scale,
             scraper,
             opts.server_metrics.metrics_interval,
-            levels_per_run if opts.plan.repeat > 1 else 0,
+            opts.plan.level_count if opts.plan.repeat > 1 else 0,
         )
         # Only now that the run can be closed (a stop at any later moment finds it) is it
         # announced: the matrix runner and users take this line for "under load".
@@ -302,6 +185,28 @@ class RunController:
             self.collector.writer.path,
         )
         self._progress = gevent.spawn(self._report_progress)
+
+    def _facts(self, scrape: dict[str, str]) -> manifest.RunFacts:
+        """What the manifest says beyond the options, as this process knows it now."""
+        client: dict[str, Any] = {
+            "runner": "master" if self.distributed else "local",
+            "workers": len(self.runner.clients) if self.distributed else 1,
+            "processes": getattr(self.parsed, "processes", None),
+        }
+        if not self.distributed:  # how this process timed receives (a master's workers: theirs)
+            client["receive_stamps"] = stamps.active.describe()
+        return manifest.RunFacts(
+            servers=self.servers,
+            scrape=scrape,
+            on_simulator=self._simulator_url() is not None,
+            client=client,
+            command=redacted_command(sys.argv),
+            started_at=utc_now(),
+            versions=manifest.versions_now(),
+            host_info=manifest.host_now(),
+            workers=self._worker_entries(),
+            refused_workers=list(self.gate.refused) if self.gate else [],
+        )
 
     def _lost_workers(self) -> list[str]:
         """Workers that ran users in this run and are now missing or gone (heartbeats stopped)."""
@@ -343,12 +248,9 @@ class RunController:
         self.final_summary = self.collector.summary()
         if self.capacity_line:
             self.final_summary += "\n" + self.capacity_line
-        if (
-            self.context is not None
-            and self.context.options.results.check
-            and status != STATUS_ABORTED
-        ):
-            self._check_levels(self.context.options.results.check, str(self.collector.writer.path))
+        check = self.context.options.results.check if self.context is not None else ""
+        if check and status != STATUS_ABORTED:
+            self._check_levels(check, str(self.collector.writer.path))
         if not self.parsed.headless:
             print(self.final_summary, flush=True)
 
@@ -373,95 +275,15 @@ class RunController:
         if self.simulator is not None:
             self.simulator.stop()
 
-    def _manifest(self, context: RunContext, run: int = 0) -> Manifest:
-        opts = context.options
-        on_simulator = self._on_simulator()
-        variant = opts.target.variant or (_simulated_variant(opts) if on_simulator else "")
-        ladder_mode = opts.plan.mode == "ladder"
-        return Manifest(
-            schema=SCHEMA_VERSION,
-            label=opts.target.label or (f"{variant}-tp{opts.target.tp}" if variant else "run"),
-            variant=variant or None,
-            tp=opts.target.tp,
-            nodes=opts.target.nodes,
-            endpoints=[e.url for e in context.endpoints],
-            model=context.model,
-            mode=opts.plan.mode,
-            ladder=[]
-            if opts.plan.find_capacity
-            else list(opts.plan.ladder),  # a search's: its probes
-            requests_per_user=opts.plan.requests_per_user if ladder_mode else None,
-            warmup_requests_per_level=1 if ladder_mode else 0,
-            step_duration=opts.plan.step_duration if opts.plan.mode == "steps" else None,
-            slice_duration=opts.results.slice_duration or None,
-            arrival=_arrival_entry(context) if opts.plan.mode == "arrival" else None,
-            workload=context.workload.manifest(),
-            prompts=context.workload.describe(),
-            sampling=context.body.sampling_entry(),
-            request={
-                "api": opts.request.api,
-                "extra_body": opts.request.extra_body,
-                "headers": sorted(opts.request.header),  # names only: values may be secrets
-                "accept_encoding": opts.request.accept_encoding,
-                "cache_bust": context.workload.cache_bust,
-            },
-            servers={url: info.manifest_entry() for url, info in self.servers.items()},
-            scrape={source.node: source.url for source in self.metrics_sources(context)},
-            metadata=opts.results.metadata,
-            repeat={"run": run + 1, "of": opts.plan.repeat} if opts.plan.repeat > 1 else None,
-            seed=opts.plan.seed,
-            request_timeout=opts.request.request_timeout,
-            simulator={
-                "profile": opts.simulator.profile,
-                "tp": opts.target.tp,
-                "time_scale": opts.simulator.time_scale,
-                "spec": opts.simulator.spec,
-                "max_num_batched_tokens": opts.simulator.max_num_batched_tokens,
-                "prefix_caching": not opts.simulator.no_prefix_caching,
-                "block_size": opts.simulator.block_size,
-            }
-            if on_simulator
-            else None,
-            time_scale=context.time_scale,
-            versions={
-                "sparkload": sparkload.__version__,
-                "locust": locust.__version__,
-                "python": platform.python_version(),
-                "geventhttpclient": version("geventhttpclient"),
-            },
-            host_info={
-                "hostname": socket.gethostname(),
-                "platform": platform.platform(),
-                "cpus": os.cpu_count(),
-            },
-            client={
-                "runner": "master" if self.distributed else "local",
-                "workers": len(self.runner.clients) if self.distributed else 1,
-                "processes": getattr(self.parsed, "processes", None),
-                # how this process timed receives (a master's workers: in ``workers``)
-                **({} if self.distributed else {"receive_stamps": stamps.active.describe()}),
-            },
-            command=redacted_command(sys.argv),
-            started_at=utc_now(),
-            workers=self._worker_entries(),
-            refused_workers=list(self.gate.refused) if self.gate else [],
-        )
-
-    def _worker_entries(self) -> list[WorkerEntry]:
+    def _worker_entries(self) -> list:
         """Every worker of the run so far (the lost ones too), with its clock readings."""
         if self.gate is None or self.clocks is None:
             return []
-        nodes = set(self.runner.clients) | set(self.clocks.readings) | set(self.clocks.flags)
-        entries = [
-            WorkerEntry(
-                node=node,
-                index=self.runner.get_worker_index(node),
-                **self.gate.about.get(node, {}),
-                **self.clocks.entry(node),
-            )
-            for node in nodes
-        ]
-        return sorted(entries, key=lambda entry: entry.index)
+        clocks = self.clocks
+        nodes = set(self.runner.clients) | set(clocks.readings) | set(clocks.flags)
+        return manifest.worker_entries(
+            nodes, self.runner.get_worker_index, self.gate.about, clocks.entry
+        )
 
     def _note_workers(self) -> None:
         """The manifest's workers as they stand (written with the manifest's next write)."""
@@ -489,7 +311,7 @@ class RunController:
         if self.ticks is not None and not self.ticks.shape.finished:
             self.ticks.tick(self, time.monotonic(), wait=False)  # at once, unless one is under way
 
-    # ----- Conductor (what shapes may do) ------------------------------------------------
+    # ----- Conductor (what shapes may do; ``shapes.Conductor`` says what each must do) -----
     def broadcast(self, stage: Stage) -> None:
         if stage.kind == ARRIVAL and self.collector is not None and self.context is not None:
             summary = schedule_summary(level_schedule(self.context, stage))
@@ -555,93 +377,6 @@ class RunController:
             logger.info("sparkload %s", self.capacity_line)
             if result.capacity is None:  # not even the lowest probe met the bounds
                 self.environment.process_exit_code = EXIT_CHECK_FAILED
-
-
-def _make_shape(context: RunContext) -> Shape:
-    """The load shape of the options; --repeat N runs its whole plan N times back to back."""
-    opts = context.options
-    workload = context.workload
-    if isinstance(workload, TraceWorkload):  # one level: the trace, as fast as asked
-        return ArrivalShape(
-            (workload.trace.offered_rate * workload.speedup,) * opts.plan.repeat,
-            opts.plan.arrival_users,
-            workload.trace.span_s / workload.speedup,
-            opts.request.request_timeout,
-            context.time_scale,
-            # a trace is replayed whole (it is a recording, not a sweep): over-saturation is
-            # flagged, the replay is never cut short
-            saturation_stop=False,
-        )
-    if opts.plan.find_capacity:
-        return search_shape(opts, context.time_scale, workload.requests_per_session)
-    if opts.plan.mode == "arrival":
-        return ArrivalShape(
-            opts.plan.arrival_rate * opts.plan.repeat,
-            opts.plan.arrival_users,
-            opts.plan.arrival_duration,
-            opts.request.request_timeout,
-            context.time_scale,
-            saturation_stop=not opts.plan.no_saturation_stop,
-        )
-    if opts.plan.mode == "steps":
-        return StepsShape(
-            opts.plan.ladder * opts.plan.repeat,
-            opts.plan.step_duration,
-            opts.request.request_timeout,
-        )
-    return LadderShape(
-        opts.plan.ladder * opts.plan.repeat,
-        opts.plan.requests_per_user,
-        context.workload.requests_per_session,
-    )
-
-
-def _arrival_entry(context: RunContext) -> dict[str, Any]:
-    """The manifest's ``arrival``: the open-loop plan, rates and durations in the target's time
-    (``time: target``; manifests before it held real-time rates)."""
-    opts = context.options
-    workload = context.workload
-    if isinstance(workload, TraceWorkload):
-        return {
-            "rates": [workload.trace.offered_rate * workload.speedup],
-            "users": opts.plan.arrival_users,
-            "duration": workload.trace.span_s / workload.speedup,
-            "trace": workload.trace.describe(),
-            "speedup": workload.speedup,
-            "time": "target",
-        }
-    return {
-        "rates": []
-        if opts.plan.find_capacity
-        else list(opts.plan.arrival_rate),  # a search's: probes
-        "users": opts.plan.arrival_users,
-        "duration": opts.plan.arrival_duration,
-        "process": opts.plan.arrival_process,
-        "burstiness": opts.plan.burstiness,
-        "time": "target",
-    }
-
-
-def _simulated_variant(opts: RunOptions) -> str:
-    """The simulator's deployment as a variant name: the profile, plus what the run changed
-    (``qwen3.8-nvfp4-dspark14-b16384``), so differently configured runs do not share a label."""
-    parts = [opts.simulator.profile]
-    if opts.simulator.spec:
-        parts.append(opts.simulator.spec.replace(":", ""))
-    if opts.simulator.max_num_batched_tokens:
-        parts.append(f"b{opts.simulator.max_num_batched_tokens}")
-    if opts.simulator.block_size:
-        parts.append(f"bs{opts.simulator.block_size}")
-    if opts.simulator.no_prefix_caching:
-        parts.append("nocache")
-    return "-".join(parts)
-
-
-def _lookup_headers(context: RunContext) -> dict[str, str]:
-    """The run's headers (API key, a gateway's tenant header) for the GETs that look the
-    target up, without what only a streaming POST needs."""
-    drop = {"content-type", "accept", "accept-encoding"}
-    return {k: v for k, v in context.headers.items() if k.lower() not in drop}
 
 
 def controller_of(environment: Environment) -> RunController:

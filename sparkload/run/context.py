@@ -1,15 +1,15 @@
 """What every process knows about the current run: built once per test, then only read.
 
-The master (or local process) builds it from its options and settles the model, the time
-scale and the ``--input-tokens`` prompts (``sparkload_synthetic``); workers build theirs from
-the options the master sends with the test's start, so every process sends the same requests,
-each with its own host's secrets (``sparkload.hostsecrets``): the master sends none.
+The master (or local process) builds it once it has settled the target (``run/setup.py``: the
+model, the time scale and the fitted prompts, ``sparkload_synthetic``); workers build theirs
+from the options the master sends with the test's start (``RunContext.from_options``), so every
+process sends the same requests, each with its own host's secrets (``sparkload.hostsecrets``):
+the master sends none.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ class RunContext:
     headers: dict[str, str]  # every request's headers, this host's API key included (never written)
     model: str = ""  # settled by the master before the load starts
     time_scale: float = 1.0  # > 1 when the target is the time-scaled built-in simulator
-    # every request body's template: composed from the fields above whenever they change
+    # every request body's template, composed once from the fields above
     body: BodyTemplate = field(init=False)
 
     def __post_init__(self) -> None:
@@ -46,31 +46,40 @@ class RunContext:
     def from_options(
         cls, parsed: argparse.Namespace, host: str | None, secrets: HostSecrets | None = None
     ) -> RunContext:
-        """Validate the options and load the workload: a ConfigError with one line if bad.
-        ``secrets`` are this process's own (None: the options still hold them)."""
-        own = secrets if secrets is not None else HostSecrets.capture(parsed)
-        options = registry.settle(own.into(config.from_namespace(parsed)))
-        urls = options.target.endpoints or ((host,) if host else ())
+        """A worker's context: the options the master sent carry what it settled (the model, the
+        time scale, the fitted prompts). A ConfigError with one line if they are bad."""
+        options = settled_options(parsed, secrets)
         synthetic = getattr(parsed, "sparkload_synthetic", None)
-        workload = registry.load(options, Synthetic.from_message(synthetic) if synthetic else None)
-        try:
-            headers = build_headers(
-                options.target.api_key, options.request.accept_encoding, options.request.header
-            )
-        except ValueError as exc:
-            raise ConfigError(f"--header: {exc}") from None
         return cls(
             options=options,
-            workload=workload,
-            endpoints=tuple(Endpoint.parse(url) for url in urls),
-            headers=headers,
+            workload=registry.load(
+                options, Synthetic.from_message(synthetic) if synthetic else None
+            ),
+            endpoints=endpoints_of(options, host),
+            headers=request_headers(options),
             model=str(getattr(parsed, "model", "") or ""),
             time_scale=float(getattr(parsed, "sparkload_time_scale", 1.0)),
         )
 
-    def targeting(self, host: str) -> RunContext:
-        """The context with ``host`` as its endpoint when no --endpoints were given (the built-in
-        simulator's URL is known only once it runs)."""
-        if self.options.target.endpoints:
-            return self
-        return dataclasses.replace(self, endpoints=(Endpoint.parse(host),))
+
+def settled_options(parsed: argparse.Namespace, secrets: HostSecrets | None) -> RunOptions:
+    """The options validated, with this process's own secrets (``secrets``; None: the options
+    still hold them), and settled by the chosen workload's rules."""
+    own = secrets if secrets is not None else HostSecrets.capture(parsed)
+    return registry.settle(own.into(config.from_namespace(parsed)))
+
+
+def endpoints_of(options: RunOptions, host: str | None) -> tuple[Endpoint, ...]:
+    """--endpoints, else the host (the built-in simulator's URL once it runs)."""
+    urls = options.target.endpoints or ((host,) if host else ())
+    return tuple(Endpoint.parse(url) for url in urls)
+
+
+def request_headers(options: RunOptions) -> dict[str, str]:
+    """Every request's headers: the API key, what the client accepts, the user's --header."""
+    try:
+        return build_headers(
+            options.target.api_key, options.request.accept_encoding, options.request.header
+        )
+    except ValueError as exc:
+        raise ConfigError(f"--header: {exc}") from None

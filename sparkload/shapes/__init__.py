@@ -22,11 +22,33 @@ Tick = tuple[int, float] | None
 
 
 class Conductor(Protocol):
-    distributed: bool
+    """What a shape may do to the world: the run controller's side of a tick.
 
-    def broadcast(self, stage: Stage) -> None: ...
-    def users_ready(self, count: int) -> bool: ...
-    def busy_node(self) -> str: ...
+    A shape calls these from its ``tick`` only (never from another greenlet). Any call may
+    yield to other greenlets (records arrive, the manifest is written, /metrics are read), so a
+    shape keeps no state that another tick could see half-changed (``SerialTicks`` keeps ticks
+    from overlapping). Levels are numbered by ``index`` from 0 over the whole run (``--repeat``
+    counts on), and each level a shape begins it also ends, in order.
+    """
+
+    distributed: bool
+    """True on a master with workers: a warm-up goes to one worker (``busy_node``), an open
+    loop's schedule is dealt over the workers' users (``user_shares``)."""
+
+    def broadcast(self, stage: Stage) -> None:
+        """Tell every process (this one too) what to do now: spawn, warm up, measure, run, send
+        a level's arrivals or stop them, idle (``sparkload.stages``). An open-loop stage's whole
+        schedule is also kept in the manifest's level entry."""
+        ...
+
+    def users_ready(self, count: int) -> bool:
+        """Locust runs exactly ``count`` users, all spawned: a level's work may begin."""
+        ...
+
+    def busy_node(self) -> str:
+        """A process that runs users (``"local"``, or a worker's id): who sends the warm-up."""
+        ...
+
     def begin_level(
         self,
         index: int,
@@ -34,22 +56,37 @@ class Conductor(Protocol):
         expected: int | None,
         arrival_rate: float | None = None,
         sessions: int | None = None,
-    ) -> LevelTally: ...
+    ) -> LevelTally:
+        """Level ``index`` starts: its entry goes into the manifest, its start is scraped, the
+        workers' clocks are read, and its live tally is returned (records, warm-ups, whether
+        ``expected`` measured requests are in). ``expected``: the measured requests of a
+        count-based level (None: time-based, open loop, or turns drawn per conversation, when
+        ``sessions`` says how many conversations the tally waits for); ``arrival_rate``: an
+        open-loop level's offered rate (its ``concurrency`` is then the client pool)."""
+        ...
+
     def end_level(
         self, index: int, saturation: str | None = None, stops_sweep: bool = False
     ) -> None:
-        """``saturation``: what showed the level over-saturated; ``stops_sweep``: no level
-        follows it (its arrivals were stopped early)."""
+        """Level ``index`` is over and all its records are in: its checks (client, stream,
+        saturation) and counts go into the manifest and its end is scraped. ``saturation``:
+        what showed the level over-saturated; ``stops_sweep``: no level follows it (its
+        arrivals were stopped early)."""
         ...
 
-    def in_flight(self) -> int: ...
+    def in_flight(self) -> int:
+        """Requests issued by every process and not yet received by the master (an open
+        loop's due arrivals waiting for a user among them): a level drains until it is 0."""
+        ...
+
     def user_shares(self) -> dict[str, int]:
         """Users per process (node id): how an open-loop schedule is dealt."""
         ...
 
     def judge_level(self, index: int) -> dict[str, Any] | None:
         """An ended level judged as ``--check`` judges it (the analysis's ``--check-level``
-        verdict); None when it could not be judged (the run is then aborted)."""
+        verdict, in a child process: about a second); None when it could not be judged (the run
+        is then aborted)."""
         ...
 
     def record_capacity(self, result: CapacityResult) -> None:

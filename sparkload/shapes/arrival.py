@@ -196,6 +196,35 @@ class ArrivalShape:
         self._watch = self._new_watch()
         self._ttfts_seen = 0
 
+    @classmethod
+    def for_run(cls, context: RunContext) -> ArrivalShape:
+        """A rate sweep: one level per --arrival-rate."""
+        plan = context.options.plan
+        return cls(
+            plan.arrival_rate * plan.repeat,
+            plan.arrival_users,
+            plan.arrival_duration,
+            context.options.request.request_timeout,
+            context.time_scale,
+            saturation_stop=not plan.no_saturation_stop,
+        )
+
+    @classmethod
+    def for_trace(cls, context: RunContext) -> ArrivalShape:
+        """One level: the trace, as fast as asked. A trace is replayed whole (it is a recording,
+        not a sweep): over-saturation is flagged, the replay is never cut short."""
+        workload = context.workload
+        assert isinstance(workload, TraceWorkload)
+        plan = context.options.plan
+        return cls(
+            (workload.trace.offered_rate * workload.speedup,) * plan.repeat,
+            plan.arrival_users,
+            workload.trace.span_s / workload.speedup,
+            context.options.request.request_timeout,
+            context.time_scale,
+            saturation_stop=False,
+        )
+
     @property
     def real_duration(self) -> float:
         """Real seconds of a level's arrivals."""

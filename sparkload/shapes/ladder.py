@@ -10,6 +10,7 @@ quota → the level ends when the master holds all of its records, whatever mode
 
 from __future__ import annotations
 
+from sparkload.run.context import RunContext
 from sparkload.run.livetable import LevelTally
 from sparkload.shapes import SPAWN_RATE, Conductor, Tick
 from sparkload.shapes.drain import Drain
@@ -31,6 +32,13 @@ class LadderShape:
         self.tally: LevelTally | None = None
         self.drain = Drain()
         self.finished = False
+
+    @classmethod
+    def for_run(cls, context: RunContext) -> LadderShape:
+        plan = context.options.plan
+        return cls(
+            plan.ladder * plan.repeat, plan.requests_per_user, context.workload.requests_per_session
+        )
 
     @property
     def concurrency(self) -> int:

@@ -12,9 +12,7 @@ second), the search records the verdict and names the next value, or ends.
 from __future__ import annotations
 
 from sparkload.capacity import CONCURRENCY, RATE, CapacityResult, CapacitySearch, Probe
-from sparkload.config import RunOptions, default
-from sparkload.errors import ConfigError
-from sparkload.records import WORKLOAD_PREFILL
+from sparkload.run.context import RunContext
 from sparkload.shapes import Conductor
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
@@ -92,62 +90,22 @@ class RateSearchShape(ArrivalShape):
             self.planned = len(self.rates)
 
 
-def search_shape(opts: RunOptions, time_scale: float, requests_per_session: int | None):
+def search_shape(context: RunContext) -> SearchShape | RateSearchShape:
     """The search of the options: over rates from --arrival-rate, else over concurrency."""
-    if opts.plan.arrival_rate:
-        rates = CapacitySearch(RATE, opts.plan.arrival_rate[0], opts.plan.capacity_max)
+    opts = context.options
+    plan = opts.plan
+    if plan.arrival_rate:
+        rates = CapacitySearch(RATE, plan.arrival_rate[0], plan.capacity_max)
         return RateSearchShape(
-            Prober(rates, opts.plan.find_capacity),
-            opts.plan.arrival_users,
-            opts.plan.arrival_duration,
+            Prober(rates, plan.find_capacity),
+            plan.arrival_users,
+            plan.arrival_duration,
             opts.request.request_timeout,
-            time_scale,
+            context.time_scale,
         )
-    users = CapacitySearch(CONCURRENCY, opts.plan.capacity_start, opts.plan.capacity_max)
+    users = CapacitySearch(CONCURRENCY, plan.capacity_start, plan.capacity_max)
     return SearchShape(
-        Prober(users, opts.plan.find_capacity), opts.plan.requests_per_user, requests_per_session
+        Prober(users, plan.find_capacity),
+        plan.requests_per_user,
+        context.workload.requests_per_session,
     )
-
-
-def check_search_options(opts: RunOptions) -> None:
-    """--find-capacity's rules across options: one ConfigError line naming the conflict."""
-    if not opts.plan.find_capacity:
-        return
-    prefill = (
-        opts.workload.name == WORKLOAD_PREFILL
-    )  # its own C=1 ladder, one level per prompt size
-    clash = {
-        "--trace": opts.plan.trace is not None,
-        "--step-duration": opts.plan.step_duration > 0,
-        "--repeat": opts.plan.repeat > 1,
-        "--check": bool(opts.results.check),
-        "--workload prefill": prefill,
-        "--ladder": not prefill and opts.plan.ladder != default("ladder"),
-    }
-    given = [flag for flag, present in clash.items() if present]
-    if given:
-        raise ConfigError(
-            f"--find-capacity chooses its own levels and judges each one: drop {', '.join(given)}"
-        )
-    if opts.plan.arrival_rate:
-        _check_rate_search(opts)
-    elif opts.plan.capacity_max != int(opts.plan.capacity_max):
-        raise ConfigError(f"--capacity-max: {opts.plan.capacity_max:g} users is not a whole number")
-    elif opts.plan.capacity_start > opts.plan.capacity_max:
-        raise ConfigError(
-            f"--capacity-start {opts.plan.capacity_start} is above "
-            f"--capacity-max {opts.plan.capacity_max:g}"
-        )
-
-
-def _check_rate_search(opts: RunOptions) -> None:
-    if len(opts.plan.arrival_rate) > 1:
-        raise ConfigError(
-            "--find-capacity with --arrival-rate: give one rate, the first probe (the search "
-            "chooses the rest)"
-        )
-    if opts.plan.arrival_rate[0] > opts.plan.capacity_max:
-        raise ConfigError(
-            f"--arrival-rate {opts.plan.arrival_rate[0]:g} is above "
-            f"--capacity-max {opts.plan.capacity_max:g}"
-        )

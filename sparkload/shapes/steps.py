@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sparkload.run.context import RunContext
 from sparkload.shapes import SPAWN_RATE, Conductor, Tick, after
 from sparkload.shapes.drain import Drain
 from sparkload.stages import RUN, Stage
@@ -18,6 +19,13 @@ class StepsShape:
         self.step_started: float | None = None
         self.drain = Drain(timeout=request_timeout + 5.0)
         self.finished = False
+
+    @classmethod
+    def for_run(cls, context: RunContext) -> StepsShape:
+        plan = context.options.plan
+        return cls(
+            plan.ladder * plan.repeat, plan.step_duration, context.options.request.request_timeout
+        )
 
     def tick(self, conductor: Conductor, now: float) -> Tick:
         if self.index >= len(self.levels):

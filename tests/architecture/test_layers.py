@@ -106,6 +106,53 @@ def test_no_import_circle_counting_type_checking_and_function_imports(package):
     assert circles(import_graph(ROOT, package)) == []
 
 
+def room_of(module: str) -> str:
+    """The room a module lives in: its top-level module, or the subpackage it belongs to
+    (``sparkload.run.setup`` -> ``sparkload.run``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Each room -> the other rooms its modules import (a package's ``__init__`` is its room's)."""
+    rooms: dict[str, set[str]] = {}
+    for module, imported_modules in graph.items():
+        if "." not in module:
+            continue  # the package itself
+        here = room_of(module)
+        rooms.setdefault(here, set()).update(
+            room_of(other) for other in imported_modules if "." in other and room_of(other) != here
+        )
+    return rooms
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_runs_back_up_between_rooms(package):
+    """Folders and top-level modules are layered too: if ``config`` imports ``workloads`` while a
+    workload imports ``config`` (even only for the type checker), the two rooms are one tangle
+    although no two files import each other."""
+    assert circles(room_graph(import_graph(ROOT, package))) == []
+
+
+def test_the_room_check_sees_two_folders_importing_each_other(tmp_path):
+    write_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/config.py": "from pkg.workloads.lengths import Component\n",
+            "pkg/workloads/__init__.py": "",
+            "pkg/workloads/lengths.py": "Component = 1\n",
+            "pkg/workloads/chat.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n"
+                "    from pkg.config import Options\n"
+            ),
+        },
+    )
+    graph = import_graph(tmp_path, "pkg")
+    assert circles(graph) == []  # no two files import each other...
+    assert circles(room_graph(graph)) == [["pkg.config", "pkg.workloads"]]  # ...two rooms do
+
+
 def write_package(root: Path, files: dict[str, str]) -> None:
     for relative, text in files.items():
         (root / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -216,6 +263,17 @@ def test_analysis_reads_only_the_results_contract_of_sparkload(file):
     assert from_sparkload <= {"sparkload.records"} | {
         n for n in from_sparkload if n.startswith("sparkload.records.")
     }
+
+
+LOCUST_GLUE = ("sparkload/plugin/", "sparkload/cli.py")
+
+
+@pytest.mark.parametrize("file", sorted((ROOT / "sparkload").rglob("*.py")), ids=str)
+def test_only_the_plugin_and_the_command_line_import_locust(file):
+    """The run, its shapes, workloads and wire are plain Python: Locust's glue is one folder."""
+    if str(file.relative_to(ROOT)).startswith(LOCUST_GLUE):
+        return
+    assert not {name for name in imported(file) if name.split(".")[0] == "locust"}
 
 
 @pytest.mark.parametrize("file", sorted((ROOT / "sparkload").rglob("*.py")), ids=str)

@@ -8,10 +8,10 @@ from types import SimpleNamespace
 import pytest
 
 from sparkload.config import default
-from sparkload.plugin.progress import progress_line
 from sparkload.run.livetable import LevelTally
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
+from sparkload.shapes.progress import progress_line
 from sparkload.shapes.steps import StepsShape
 
 

@@ -9,12 +9,12 @@ from types import SimpleNamespace
 import gevent
 
 from sparkload.config import default
-from sparkload.plugin.progress import progress_line
 from sparkload.plugin.shipper import RecordShipper
 from sparkload.records import Manifest
 from sparkload.run.collector import RunCollector
 from sparkload.run.results import ResultsWriter
 from sparkload.shapes.arrival import ArrivalShape, Feed
+from sparkload.shapes.progress import progress_line
 from sparkload.stages import ARRIVAL, ARRIVALS_STOPPED, IDLE, LevelSignal
 from tests.load.test_shapes import FakeConductor
 

@@ -11,10 +11,11 @@ import pytest
 from sparkload.capacity import CONCURRENCY, RATE, RATE_TOLERANCE, CapacityResult, CapacitySearch
 from sparkload.config import default, from_namespace
 from sparkload.errors import ConfigError
-from sparkload.plugin.progress import progress_line
 from sparkload.run.livetable import LevelTally
 from sparkload.run.report_process import judge_level
-from sparkload.shapes.search import Prober, RateSearchShape, SearchShape, check_search_options
+from sparkload.run.setup import check_search
+from sparkload.shapes.progress import progress_line
+from sparkload.shapes.search import Prober, RateSearchShape, SearchShape
 from tests.analysis.analysis_synthetic import closed_loop_level, write_run
 from tests.load.test_progress import collector, options, tally
 from tests.load.test_shapes import FakeConductor
@@ -146,27 +147,27 @@ def search_options(**given: object):
 )
 def test_options_that_would_choose_or_judge_levels_are_refused_by_name(given, named):
     with pytest.raises(ConfigError, match=f"drop {named}"):
-        check_search_options(search_options(**given))
+        check_search(search_options(**given))
 
 
 def test_a_rate_search_takes_one_start_rate():
     with pytest.raises(ConfigError, match="give one rate"):
-        check_search_options(search_options(arrival_rate="2,4"))
+        check_search(search_options(arrival_rate="2,4"))
 
 
 def test_a_start_rate_above_the_cap_is_refused():
     with pytest.raises(ConfigError, match="--arrival-rate 300 is above --capacity-max 256"):
-        check_search_options(search_options(arrival_rate="300"))
+        check_search(search_options(arrival_rate="300"))
 
 
 def test_a_start_above_the_cap_is_refused():
     with pytest.raises(ConfigError, match="--capacity-start 32 is above --capacity-max 16"):
-        check_search_options(search_options(capacity_start="32", capacity_max="16"))
+        check_search(search_options(capacity_start="32", capacity_max="16"))
 
 
 def test_a_fractional_cap_of_users_is_refused():
     with pytest.raises(ConfigError, match="not a whole number"):
-        check_search_options(search_options(capacity_max="12.5"))
+        check_search(search_options(capacity_max="12.5"))
 
 
 def test_the_default_cap_is_256_users():

@@ -148,6 +148,10 @@ def test_a_matrix_with_a_skipped_or_failed_target_exits_1(failing_matrix):
     assert failing_matrix[0].returncode == 1
 
 
+def default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_the_current_run_cleanly_and_still_writes_the_summary(tmp_path):
     path = write_matrix(
         tmp_path / "m.yaml",
@@ -166,6 +170,10 @@ def test_ctrl_c_stops_the_current_run_cleanly_and_still_writes_the_summary(tmp_p
         stdin=subprocess.DEVNULL,
         text=True,
         cwd=ROOT,
+        # Ctrl-C's default action in the child, whatever this suite inherited: a background job
+        # (``nohup bash .ci/run &``) starts with SIGINT ignored, and an ignored signal stays
+        # ignored across exec, so the matrix would never see the signal this test sends
+        preexec_fn=default_sigint,
     )
     output = []
     try:

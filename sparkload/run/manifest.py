@@ -1,0 +1,177 @@
+"""A run's manifest: one pure function of the run's context and what the master found out.
+
+``manifest`` composes what the run is (the plan, the workload, the request, the simulator) from
+the context, and what the master measured or looked up (``RunFacts``: the servers, the nodes
+scraped, the client, versions, the workers) from the facts it is handed, so that a manifest is
+the same for the same inputs, whoever builds it. The run controller writes it through
+``ResultsWriter`` and keeps it current (levels, workers, capacity) as the run goes.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from typing import Any
+
+import sparkload
+from sparkload.config import ARRIVAL, LADDER, STEPS, SimulatorOptions
+from sparkload.records import SCHEMA_VERSION, Manifest, WorkerEntry
+from sparkload.run.context import RunContext
+from sparkload.transport.target import ServerInfo
+from sparkload.workloads.trace import TraceWorkload
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What a manifest says beyond the options: what the master looked up and measured."""
+
+    servers: Mapping[str, ServerInfo]  # endpoint URL -> what it said about itself
+    scrape: Mapping[str, str]  # node -> the Prometheus URL read at every level
+    on_simulator: bool  # the target is the built-in simulator this process started
+    client: dict[str, Any]  # runner, workers, processes, how this process timed receives
+    command: list[str]  # argv, secrets hidden
+    started_at: str
+    versions: dict[str, Any] = field(default_factory=dict)
+    host_info: dict[str, Any] = field(default_factory=dict)
+    workers: list[WorkerEntry] = field(default_factory=list)
+    refused_workers: list[dict[str, Any]] = field(default_factory=list)
+
+
+def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
+    """The manifest of run ``run`` (0-based) of the plan (``--repeat`` runs it back to back)."""
+    opts = context.options
+    plan = opts.plan
+    variant = opts.target.variant or (
+        simulated_variant(opts.simulator) if facts.on_simulator else ""
+    )
+    ladder_mode = plan.mode == LADDER
+    return Manifest(
+        schema=SCHEMA_VERSION,
+        label=opts.target.label or (f"{variant}-tp{opts.target.tp}" if variant else "run"),
+        variant=variant or None,
+        tp=opts.target.tp,
+        nodes=opts.target.nodes,
+        endpoints=[e.url for e in context.endpoints],
+        model=context.model,
+        mode=plan.mode,
+        ladder=[] if plan.find_capacity else list(plan.ladder),  # a search's: its probes
+        requests_per_user=plan.requests_per_user if ladder_mode else None,
+        warmup_requests_per_level=1 if ladder_mode else 0,
+        step_duration=plan.step_duration if plan.mode == STEPS else None,
+        slice_duration=opts.results.slice_duration or None,
+        arrival=arrival_entry(context) if plan.mode == ARRIVAL else None,
+        workload=context.workload.manifest(),
+        prompts=context.workload.describe(),
+        sampling=context.body.sampling_entry(),
+        request={
+            "api": opts.request.api,
+            "extra_body": opts.request.extra_body,
+            "headers": sorted(opts.request.header),  # names only: values may be secrets
+            "accept_encoding": opts.request.accept_encoding,
+            "cache_bust": context.workload.cache_bust,
+        },
+        servers={url: info.manifest_entry() for url, info in facts.servers.items()},
+        scrape=dict(facts.scrape),
+        metadata=opts.results.metadata,
+        repeat={"run": run + 1, "of": plan.repeat} if plan.repeat > 1 else None,
+        seed=plan.seed,
+        request_timeout=opts.request.request_timeout,
+        simulator=simulator_entry(opts.simulator, opts.target.tp) if facts.on_simulator else None,
+        time_scale=context.time_scale,
+        versions=facts.versions,
+        host_info=facts.host_info,
+        client=facts.client,
+        command=facts.command,
+        started_at=facts.started_at,
+        workers=list(facts.workers),
+        refused_workers=list(facts.refused_workers),
+    )
+
+
+def arrival_entry(context: RunContext) -> dict[str, Any]:
+    """The manifest's ``arrival``: the open-loop plan, rates and durations in the target's time
+    (``time: target``; manifests before it held real-time rates)."""
+    plan = context.options.plan
+    workload = context.workload
+    if isinstance(workload, TraceWorkload):
+        return {
+            "rates": [workload.trace.offered_rate * workload.speedup],
+            "users": plan.arrival_users,
+            "duration": workload.trace.span_s / workload.speedup,
+            "trace": workload.trace.describe(),
+            "speedup": workload.speedup,
+            "time": "target",
+        }
+    return {
+        "rates": [] if plan.find_capacity else list(plan.arrival_rate),  # a search's: probes
+        "users": plan.arrival_users,
+        "duration": plan.arrival_duration,
+        "process": plan.arrival_process,
+        "burstiness": plan.burstiness,
+        "time": "target",
+    }
+
+
+def simulator_entry(sim: SimulatorOptions, tp: int) -> dict[str, Any]:
+    """The manifest's ``simulator``: the built-in simulator's deployment as the run set it."""
+    return {
+        "profile": sim.profile,
+        "tp": tp,
+        "time_scale": sim.time_scale,
+        "spec": sim.spec,
+        "max_num_batched_tokens": sim.max_num_batched_tokens,
+        "prefix_caching": not sim.no_prefix_caching,
+        "block_size": sim.block_size,
+    }
+
+
+def simulated_variant(sim: SimulatorOptions) -> str:
+    """The simulator's deployment as a variant name: the profile, plus what the run changed
+    (``qwen3.8-nvfp4-dspark14-b16384``), so differently configured runs do not share a label."""
+    parts = [sim.profile]
+    if sim.spec:
+        parts.append(sim.spec.replace(":", ""))
+    if sim.max_num_batched_tokens:
+        parts.append(f"b{sim.max_num_batched_tokens}")
+    if sim.block_size:
+        parts.append(f"bs{sim.block_size}")
+    if sim.no_prefix_caching:
+        parts.append("nocache")
+    return "-".join(parts)
+
+
+def worker_entries(
+    nodes: Iterable[str],
+    index_of: Callable[[str], int],
+    about: Mapping[str, dict[str, Any]],
+    clock_entry: Callable[[str], dict[str, Any]],
+) -> list[WorkerEntry]:
+    """Every worker of a distributed run so far (the lost ones too), in index order: what its
+    hello said (``about``) and its clock readings."""
+    entries = [
+        WorkerEntry(node=node, index=index_of(node), **about.get(node, {}), **clock_entry(node))
+        for node in nodes
+    ]
+    return sorted(entries, key=lambda entry: entry.index)
+
+
+def versions_now() -> dict[str, Any]:
+    """The versions that shape a measurement: sparkload's, Locust's, Python's, the HTTP client's."""
+    return {
+        "sparkload": sparkload.__version__,
+        "locust": version("locust"),
+        "python": platform.python_version(),
+        "geventhttpclient": version("geventhttpclient"),
+    }
+
+
+def host_now() -> dict[str, Any]:
+    return {
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+    }

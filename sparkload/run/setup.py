@@ -1,0 +1,232 @@
+"""A run's set-up on the master (or local process), before any load: options, target, prompts.
+
+Every process builds its ``RunContext`` from the same options; what only the master can know it
+settles here, and Locust hands it on in the options of the test's start (``Resolved.handed_on``):
+
+1. ``settle``: the options validated and settled by the workload's rules. A workload that needs
+   nothing of the target is built here, so a bad prompt file fails before anything is
+   contacted or started.
+2. ``check``: what a run needs beside valid options: a writable results directory, bounds the
+   analysis can read (``--check``, ``--find-capacity``) and a search the plan allows.
+3. ``resolve``: every endpoint must answer and say what it is; the model and the time scale;
+   with ``--input-tokens`` / ``--seq-dist`` the synthetic prompts fitted (``workloads.fitting``:
+   the target's ``/tokenize``, a ``--tokenizer`` file or the flagged 4-characters estimate), or
+   a trace's block counted; then the workload built, once, after fitting; every ``--scrape`` node
+   must answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from sparkload.config import RunOptions, default
+from sparkload.errors import ConfigError
+from sparkload.hostsecrets import HostSecrets
+from sparkload.records import WORKLOAD_PREFILL
+from sparkload.run.context import RunContext, endpoints_of, request_headers, settled_options
+from sparkload.run.report_process import check_options
+from sparkload.run.results import check_writable
+from sparkload.run.scrape import Source, check_nodes, simulator_nodes, sources
+from sparkload.transport.target import ServerInfo, describe_server
+from sparkload.workloads import chat, fitting, registry
+from sparkload.workloads.contract import Synthetic, Workload
+
+logger = logging.getLogger("sparkload")
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The options, checked, before anything is asked of the target."""
+
+    options: RunOptions
+    workload: Workload[Any] | None  # None: built once the target is known (fitting, a trace)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The run as the master settled it: the context, and what each endpoint said."""
+
+    context: RunContext
+    servers: dict[str, ServerInfo]  # endpoint URL -> what it said about itself
+    synthetic: Synthetic | None  # the fitted prompts or a trace's counts, for the workers
+
+    def handed_on(self) -> dict[str, Any]:
+        """What the workers get with the options of the test's start (``RunContext.from_options``
+        reads it back): the model, the time scale and the fitted prompts."""
+        return {
+            "model": self.context.model,
+            "sparkload_time_scale": self.context.time_scale,
+            "sparkload_synthetic": self.synthetic.to_message() if self.synthetic else None,
+        }
+
+
+def settle(parsed: argparse.Namespace, secrets: HostSecrets) -> Settled:
+    """The options validated and settled (a ConfigError with one line if bad)."""
+    options = settled_options(parsed, secrets)
+    return Settled(options, None if needs_target(options) else registry.load(options))
+
+
+def needs_target(options: RunOptions) -> bool:
+    """The workload is built from what the target says: fitted prompts, a trace's counts."""
+    return options.workload.synthetic or options.plan.trace is not None
+
+
+def check(options: RunOptions) -> None:
+    """A ConfigError of one line unless the run can be recorded and judged as asked."""
+    check_writable(options.results.results_dir)
+    if options.results.check:
+        problem = check_options(["--slo", options.results.check])
+        if problem is not None:
+            raise ConfigError(f"--check: {problem}")
+    if options.plan.find_capacity:
+        problem = check_options(["--slo", options.plan.find_capacity])
+        if problem is not None:
+            raise ConfigError(f"--find-capacity: {problem.removeprefix('--slo: ')}")
+        check_search(options)
+
+
+def check_search(opts: RunOptions) -> None:
+    """--find-capacity's rules across options: one ConfigError line naming the conflict."""
+    prefill = opts.workload.name == WORKLOAD_PREFILL  # its own C=1 ladder, a level per size
+    clash = {
+        "--trace": opts.plan.trace is not None,
+        "--step-duration": opts.plan.step_duration > 0,
+        "--repeat": opts.plan.repeat > 1,
+        "--check": bool(opts.results.check),
+        "--workload prefill": prefill,
+        "--ladder": not prefill and opts.plan.ladder != default("ladder"),
+    }
+    given = [flag for flag, present in clash.items() if present]
+    if given:
+        raise ConfigError(
+            f"--find-capacity chooses its own levels and judges each one: drop {', '.join(given)}"
+        )
+    plan = opts.plan
+    if plan.arrival_rate:
+        if len(plan.arrival_rate) > 1:
+            raise ConfigError(
+                "--find-capacity with --arrival-rate: give one rate, the first probe (the search "
+                "chooses the rest)"
+            )
+        if plan.arrival_rate[0] > plan.capacity_max:
+            raise ConfigError(
+                f"--arrival-rate {plan.arrival_rate[0]:g} is above "
+                f"--capacity-max {plan.capacity_max:g}"
+            )
+    elif plan.capacity_max != int(plan.capacity_max):
+        raise ConfigError(f"--capacity-max: {plan.capacity_max:g} users is not a whole number")
+    elif plan.capacity_start > plan.capacity_max:
+        raise ConfigError(
+            f"--capacity-start {plan.capacity_start} is above --capacity-max {plan.capacity_max:g}"
+        )
+
+
+def resolve(settled: Settled, host: str | None, simulator_url: str | None) -> Resolved:
+    """The run's context, once every endpoint answered. ``host``: Locust's (the built-in
+    simulator's URL when none was given); ``simulator_url``: the simulator this process started
+    when it is the target (its time scale and nodes apply), else None."""
+    options = settled.options
+    endpoints = endpoints_of(options, host)
+    if not endpoints:
+        raise ConfigError("no target: give a Host (the server's base URL) or --endpoints")
+    headers = request_headers(options)
+    lookup = lookup_headers(headers)
+    verify = not options.target.insecure
+    servers = {
+        e.url: describe_server(e.url, lookup, options.target.model, verify) for e in endpoints
+    }
+    model = servers[endpoints[0].url].model
+    synthetic = None
+    if options.workload.synthetic:
+        synthetic = _synthesize(options, _counter(options, endpoints[0].url, model, lookup))
+    elif options.plan.trace is not None:
+        synthetic = _trace_source(_counter(options, endpoints[0].url, model, lookup, "--trace"))
+    workload = settled.workload or registry.load(options, synthetic)
+    context = RunContext(
+        options=options,
+        workload=workload,
+        endpoints=endpoints,
+        headers=headers,
+        model=model,
+        time_scale=options.simulator.time_scale if simulator_url else 1.0,
+    )
+    nodes = [
+        source for source in metrics_sources(context, simulator_url) if source.endpoint is None
+    ]
+    check_nodes(nodes, verify_tls=verify)
+    return Resolved(context, servers, synthetic)
+
+
+def metrics_sources(context: RunContext, simulator_url: str | None) -> list[Source]:
+    """The Prometheus endpoints of the run: the target's /metrics and, for a simulated TP
+    cluster started here, each node's (unless --no-server-metrics), then --scrape's."""
+    opts = context.options
+    if not opts.server_metrics.enabled:
+        return sources([], opts.server_metrics.scrape)
+    simulated = simulator_nodes(simulator_url, opts.target.tp) if simulator_url else {}
+    return sources([e.url for e in context.endpoints], {**simulated, **opts.server_metrics.scrape})
+
+
+def lookup_headers(headers: dict[str, str]) -> dict[str, str]:
+    """The run's headers (API key, a gateway's tenant header) for the GETs that look the
+    target up, without what only a streaming POST needs."""
+    drop = {"content-type", "accept", "accept-encoding"}
+    return {k: v for k, v in headers.items() if k.lower() not in drop}
+
+
+def _counter(
+    options: RunOptions, host: str, model: str, headers: dict[str, str], what: str = ""
+) -> fitting.Counter:
+    """How the target's tokens are counted (a warning when only the estimate is left)."""
+    what = what or ("--input-tokens" if options.workload.input_tokens is not None else "--seq-dist")
+    counter = fitting.counter_for(options, host, model, headers)
+    if isinstance(counter, fitting.Estimate):
+        logger.warning(
+            "sparkload: %s: %s: prompts are sized at 4 characters a token, an estimate (the "
+            "manifest says so)",
+            what,
+            counter.why,
+        )
+    return counter
+
+
+def _synthesize(options: RunOptions, counter: fitting.Counter) -> Synthetic:
+    """--input-tokens, --seq-dist, --prefix-tokens: fit the prompt pool once, here, where the
+    target and model are known (the workers get the texts with the options, so nobody counts
+    twice)."""
+    workload = options.workload
+    synthetic = fitting.synthesize(
+        counter,
+        chat.run_lengths(options),
+        options.plan.seed,
+        workload.prefix_tokens,
+        workload.prefix_count,
+    )
+    counted = synthetic.source["token_count"]
+    logger.info(
+        "%d prompts fitted (%s tokens), counted by %s (%d counts)",
+        len(synthetic.texts),
+        f"{counted['min']}-{counted['max']}"
+        if counted["min"] != counted["max"]
+        else counted["min"],
+        counter.method,
+        counted["counts_made"],
+    )
+    return synthetic
+
+
+def _trace_source(counter: fitting.Counter) -> Synthetic:
+    """--trace: the run's salt (its blocks are cold in this run) and how the target counts a
+    block of the trace's text (512 tokens when exact)."""
+    source = fitting.count_blocks(counter)
+    if not source["token_count"]["exact"]:
+        logger.warning(
+            "sparkload: --trace: a 512-token block of the trace's text counts %s tokens by %s: "
+            "prompt lengths and block boundaries are off by that much",
+            source["token_count"]["block_tokens"],
+            counter.method,
+        )
+    return Synthetic((), source)
