@@ -35,11 +35,10 @@ from pathlib import Path  # noqa: E402
 import gevent  # noqa: E402
 from harness import reference_server  # noqa: E402 - benchmarks/ is on sys.path as a script
 
-from sparkload import stampclock  # noqa: E402
 from sparkload.body import BodyTemplate  # noqa: E402
 from sparkload.records import RequestRecord  # noqa: E402
 from sparkload.transport import client as client_module  # noqa: E402
-from sparkload.transport import sse  # noqa: E402
+from sparkload.transport import sse, stamps  # noqa: E402
 from sparkload.transport.client import Connection, StreamRequest, build_headers, measure  # noqa: E402
 from sparkload.transport.sse import receive  # noqa: E402
 from sparkload.workloads.contract import PlannedRequest  # noqa: E402
@@ -71,8 +70,8 @@ def stream(url: str, clients: int, requests: int) -> list[RequestRecord]:
 def client(url: str, levels: list[int], requests: int, out: Path) -> None:
     """The faked process: calibrate, stream every level noting each read's lateness behind its
     translated stamp; results to ``out``."""
-    chosen = stampclock.calibrate()
-    stampclock.use(chosen)
+    chosen = stamps.calibrate()
+    stamps.use(chosen)
     lateness: list[int] = []
 
     def noting(sock, stamped: bool) -> tuple[bytes, int]:
