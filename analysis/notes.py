@@ -100,28 +100,29 @@ def spec_depth(spec: str) -> int:
 def setup_of(manifest: Manifest) -> Setup | None:
     """The notes' setup of one run, or None when its manifest says nothing of one.
 
-    Metadata first; else the simulator's options, whose defaults (DSpark k=7, vLLM's budget,
-    prefix caching on) are the simulator's own. A real run's setting that its metadata does not
-    give stays unknown ("?"), so the run fills no cell it may not belong to.
+    Metadata first; else the simulator's setup as its manifest entry records it (an older
+    manifest's: the simulator's defaults of its time, ``records.LEGACY_SIMULATOR_SETUP``). A
+    real run's setting that its metadata does not give stays unknown ("?"), so the run fills no
+    cell it may not belong to.
     """
-    metadata = {str(k).lower(): str(v) for k, v in (manifest.metadata or {}).items()}
-    simulator = manifest.simulator or {}
-    profile = str(simulator.get("profile") or "")
-    on_notes_sim = profile.startswith(SIM_PREFIX)
-    if not on_notes_sim and not any(key in metadata for key in METADATA_KEYS):
+    metadata = {key.lower(): value for key, value in manifest.metadata.items()}
+    sim = manifest.simulator
+    if sim is not None and not sim.profile.startswith(SIM_PREFIX):
+        sim = None  # another model's simulator: nothing of the notes' setup
+    if sim is None and not any(key in metadata for key in METADATA_KEYS):
         return None
-    sim_spec = str(simulator.get("spec") or BASE_SPEC) if on_notes_sim else UNKNOWN
-    sim_budget = simulator.get("max_num_batched_tokens") or DEFAULT_BUDGET
     prefix = metadata.get("prefix_caching")
     return Setup(
-        build=build_name(metadata.get("build") or (profile if on_notes_sim else UNKNOWN)),
-        spec=spec_name(metadata.get("spec") or sim_spec),
-        budget=budget_name(metadata.get("budget") or (sim_budget if on_notes_sim else UNKNOWN)),
+        build=build_name(metadata.get("build") or (sim.profile if sim else UNKNOWN)),
+        spec=spec_name(metadata.get("spec") or (sim.spec if sim else None) or UNKNOWN),
+        budget=budget_name(
+            metadata.get("budget") or (sim.max_num_batched_tokens if sim else None) or UNKNOWN
+        ),
         prefix_caching=prefix.strip().lower() not in _OFF
         if prefix is not None
-        else bool(simulator.get("prefix_caching", True)),
+        else sim is None or sim.prefix_caching,
         workload=manifest.workload_name,
-        identical=bool(manifest.workload.get("identical_prompts")),
+        identical=bool(manifest.workload.identical_prompts),
     )
 
 

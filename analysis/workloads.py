@@ -225,7 +225,7 @@ def _label_kinds(dataset: Dataset) -> dict[str, tuple[tuple, set[bool]]]:
         manifest = run.manifest
         key = (manifest.workload_name, manifest.variant, run.tp, manifest.model, _deployment(run))
         flags = kinds.setdefault(run.label, (key, set()))[1]
-        flags.add(bool(manifest.workload.get("identical_prompts")))
+        flags.add(bool(manifest.workload.identical_prompts))
     return kinds
 
 
@@ -233,13 +233,10 @@ def _deployment(run) -> str:
     """What else must agree for a fair pair: output length, simulator setup, the user's metadata
     (the time scale may differ: figures are in simulated time)."""
     manifest = run.manifest
-    simulator = {k: v for k, v in (manifest.simulator or {}).items() if k != "time_scale"}
+    written = manifest.simulator.to_dict() if manifest.simulator is not None else {}
+    simulator = {k: v for k, v in written.items() if k != "time_scale"}
     return repr(
-        (
-            manifest.workload.get("max_tokens"),
-            sorted(simulator.items()),
-            sorted(manifest.metadata.items()),
-        )
+        (manifest.workload.max_tokens, sorted(simulator.items()), sorted(manifest.metadata.items()))
     )
 
 

@@ -43,6 +43,7 @@ from sparkload.records import (
     STATUS_COMPLETE,
     STATUS_STOPPED,
     Manifest,
+    ProbeVerdict,
     WorkerEntry,
 )
 from sparkload.redact import redacted_command
@@ -523,7 +524,7 @@ class RunController:
             return {"local": self.runner.user_count}
         return {client.id: client.user_count for client in self.runner.clients.values()}
 
-    def judge_level(self, index: int) -> dict[str, Any] | None:
+    def judge_level(self, index: int) -> ProbeVerdict | None:
         assert self.collector is not None and self.context is not None
         run_dir = str(self.collector.writer.path)
         try:

@@ -7,13 +7,45 @@ when the target is a time-scaled simulator, ``Manifest.time_scale`` says how to 
 simulated time (``scale_to_simulated_time``).
 
 Its rooms: ``vocabulary`` (file names, exit codes, workload names, statuses, flag kinds),
-``requests`` (``RequestRecord``), ``telemetry`` (the node telemetry families) and ``manifest``
-(``Manifest`` and its entries). Every public name is here, so ``from sparkload.records import X``
-reads any of them.
+``requests`` (``RequestRecord``), ``telemetry`` (the node telemetry families), ``manifest``
+(``Manifest``, ``LevelEntry``, ``WorkerEntry``), ``entries`` (the manifest's other entries),
+``verdicts`` (a level's verdict and a capacity search's answer) and ``codec`` (how every entry
+reads from JSON and writes back). Every public name is here, so ``from sparkload.records import
+X`` reads any of them.
 """
 
 from __future__ import annotations
 
+from sparkload.records.codec import (
+    Entry,
+    JSONValue,
+)
+from sparkload.records.entries import (
+    LEGACY_SIMULATOR_SETUP,
+    TARGET_TIME,
+    ArrivalEntry,
+    ClientCheck,
+    ClientEntry,
+    ClockReading,
+    HostInfo,
+    LengthComponent,
+    PrefixEntry,
+    PromptsEntry,
+    ReceiveStamps,
+    RefusedWorker,
+    RepeatEntry,
+    RequestEntry,
+    SamplingEntry,
+    Schedule,
+    SecretNames,
+    ServerEntry,
+    SimulatorEntry,
+    StreamCheck,
+    TokenCount,
+    TraceEntry,
+    Versions,
+    WorkloadEntry,
+)
 from sparkload.records.manifest import (
     LevelEntry,
     Manifest,
@@ -45,6 +77,13 @@ from sparkload.records.telemetry import (
     TEMPERATURE,
     TelemetryFamily,
     telemetry_family,
+)
+from sparkload.records.verdicts import (
+    OVER_CONCURRENCY,
+    OVER_RATE,
+    CapacityEntry,
+    CapacityProbe,
+    ProbeVerdict,
 )
 from sparkload.records.vocabulary import (
     DURATION_FIELDS,
@@ -92,9 +131,15 @@ from sparkload.records.vocabulary import (
 )
 
 __all__ = [
+    "ArrivalEntry",
     "BURST_GAP_SHARE",
     "CPU_BUSY",
     "CPU_SECONDS",
+    "CapacityEntry",
+    "CapacityProbe",
+    "ClientCheck",
+    "ClientEntry",
+    "ClockReading",
     "DURATION_FIELDS",
     "ENERGY",
     "ERROR_CLIENT",
@@ -110,19 +155,33 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_REQUESTS_FAILED",
+    "Entry",
     "GPU_UTIL",
     "GapSummary",
+    "HostInfo",
+    "JSONValue",
+    "LEGACY_SIMULATOR_SETUP",
+    "LengthComponent",
     "LevelEntry",
     "MANIFEST_FILE",
     "MEMORY_AVAILABLE",
     "MEMORY_TOTAL",
     "MEMORY_USED",
     "Manifest",
+    "OVER_CONCURRENCY",
+    "OVER_RATE",
     "PHASE_MEASURE",
     "PHASE_WARMUP",
     "POWER",
+    "PrefixEntry",
+    "ProbeVerdict",
+    "PromptsEntry",
     "RATE_FIELDS",
     "REQUESTS_FILE",
+    "ReceiveStamps",
+    "RefusedWorker",
+    "RepeatEntry",
+    "RequestEntry",
     "RequestRecord",
     "SCHEMA_VERSION",
     "SERVER_METRICS_FILE",
@@ -140,9 +199,19 @@ __all__ = [
     "STREAM_LONG_TAIL",
     "STREAM_MEANINGLESS",
     "STREAM_PARTIAL_BURST",
+    "SamplingEntry",
+    "Schedule",
+    "SecretNames",
+    "ServerEntry",
+    "SimulatorEntry",
+    "StreamCheck",
+    "TARGET_TIME",
     "TELEMETRY",
     "TEMPERATURE",
     "TelemetryFamily",
+    "TokenCount",
+    "TraceEntry",
+    "Versions",
     "WALL_CLOCK_FIELDS",
     "WORKLOAD_CHAT",
     "WORKLOAD_CONVERSATION",
@@ -152,6 +221,7 @@ __all__ = [
     "WORKLOAD_PREFILL",
     "WORKLOAD_TRACE",
     "WorkerEntry",
+    "WorkloadEntry",
     "http_error_kind",
     "linear_percentile",
     "longest_burst",

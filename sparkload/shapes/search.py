@@ -11,10 +11,10 @@ second), the search records the verdict and names the next value, or ends.
 
 from __future__ import annotations
 
-from sparkload.capacity import CONCURRENCY, RATE, CapacityResult, CapacitySearch, Probe
+from sparkload.capacity import CONCURRENCY, RATE, CapacityResult, CapacitySearch
 from sparkload.config import RunOptions, default
 from sparkload.errors import ConfigError
-from sparkload.records import WORKLOAD_PREFILL
+from sparkload.records import WORKLOAD_PREFILL, CapacityProbe
 from sparkload.shapes import Conductor
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
@@ -27,7 +27,7 @@ class Prober:
     def __init__(self, search: CapacitySearch, bounds: str) -> None:
         self.search = search
         self.bounds = bounds
-        self.probes: list[Probe] = []
+        self.probes: list[CapacityProbe] = []
 
     def first(self) -> float:
         value = self.search.next_value()
@@ -41,8 +41,8 @@ class Prober:
         if verdict is None:
             conductor.record_capacity(self.result(complete=False))
             return None
-        self.probes.append(Probe.judged(index, value, verdict))
-        self.search.record(value, self.probes[-1].meets)
+        self.probes.append(CapacityProbe(value, verdict))
+        self.search.record(value, verdict.meets)
         following = self.search.next_value()
         conductor.record_capacity(self.result(complete=following is None))
         return following
