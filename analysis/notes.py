@@ -34,16 +34,15 @@ import pandas as pd
 from analysis import server_metrics
 from analysis.load import Dataset
 from analysis.tables import Table
-from analysis.workloads import PREFILL, per_run_levels, prefill_rows, spread_pct
-from sparkload.records import Manifest
+from analysis.workloads import per_run_levels, prefill_rows, spread_pct
+from sparkload.records import WORKLOAD_EDIT, WORKLOAD_FRESH, WORKLOAD_PREFILL, Manifest
 
 BUILD_NAMES = {"fp8": "FP8", "int4": "MixedInt4", "nvfp4": "NVFP4"}  # the notes' order
 SIM_PREFIX = "qwen3.8-"
-BASE_SPEC = "dspark:7"  # the simulator's default for qwen3.8-* builds, the notes' baseline
-DEFAULT_BUDGET = "default"
-VLLM_DEFAULT_BUDGET = "2048"  # vLLM's max_num_batched_tokens on GB10: the same as "default"
+HELD_SPEC = "dspark:7"  # the drafting the notes hold constant across builds (§1) and budgets (§3a)
+DEFAULT_WORD = "default"  # the budget column's word for vLLM's own budget
+VLLM_DEFAULT_BUDGET = "2048"  # vLLM's max_num_batched_tokens on GB10: shown as "default"
 WIDE_BUDGET = "16384"
-FRESH, EDIT = "fresh", "edit"
 METADATA_KEYS = ("build", "spec", "budget")
 UNKNOWN = "?"
 _OFF = {"off", "false", "no", "0", "disabled"}
@@ -89,7 +88,7 @@ def spec_name(text: str) -> str:
 
 def budget_name(value: object) -> str:
     text = "" if value is None else str(value).strip().lower().replace(",", "")
-    return DEFAULT_BUDGET if text in (DEFAULT_BUDGET, VLLM_DEFAULT_BUDGET) else text
+    return DEFAULT_WORD if text in (DEFAULT_WORD, VLLM_DEFAULT_BUDGET) else text
 
 
 def spec_depth(spec: str) -> int:
@@ -233,8 +232,8 @@ def change(base: float, other: float) -> float:
 # ----- (a) quantization gain, (b) draft depth ----------------------------------------------------
 def _single_stream_row(entries: list[Entry], figs: Figures, **setup) -> dict | None:
     """Fresh and edit single-stream figures of one setup; None when neither ran."""
-    fresh = find(entries, True, workload=FRESH, identical=False, **setup)
-    edit = find(entries, True, workload=EDIT, identical=False, **setup)
+    fresh = find(entries, True, workload=WORKLOAD_FRESH, identical=False, **setup)
+    edit = find(entries, True, workload=WORKLOAD_EDIT, identical=False, **setup)
     if fresh is None and edit is None:
         return None
     fresh_runs = figs.runs(fresh.label) if fresh else []
@@ -266,8 +265,8 @@ def quantization_gain(entries: list[Entry], figs: Figures) -> Table | None:
                 entries,
                 figs,
                 build=build,
-                spec=BASE_SPEC,
-                budget=DEFAULT_BUDGET,
+                spec=HELD_SPEC,
+                budget=DEFAULT_WORD,
                 prefix_caching=True,
             )
         )
@@ -295,7 +294,8 @@ def quantization_gain(entries: list[Entry], figs: Figures) -> Table | None:
         frame = frame.drop(columns="KV tokens")
     return Table(
         "notes_quantization_gain",
-        "Quantization gain, drafting held constant (DSpark k=7, default batch budget, C=1)",
+        f"Quantization gain, drafting held constant ({describe_spec(HELD_SPEC)}, "
+        f"{DEFAULT_WORD} batch budget, C=1)",
         frame,
         {
             "Fresh gen tok/s": TOK_S,
@@ -333,7 +333,7 @@ def draft_depth(entries: list[Entry], figs: Figures, build: str) -> Table | None
             and e.setup.spec.startswith("dspark:")
             and e.setup.prefix_caching
         },
-        key=lambda s: (spec_depth(s[0]), s[1] != DEFAULT_BUDGET, s[1]),
+        key=lambda s: (spec_depth(s[0]), s[1] != DEFAULT_WORD, s[1]),
     )
     if len({spec for spec, _ in setups}) < 2:
         return None
@@ -370,15 +370,19 @@ def draft_depth(entries: list[Entry], figs: Figures, build: str) -> Table | None
 
 
 # ----- (c) batch-budget control ------------------------------------------------------------------
-CONTROL = ((BASE_SPEC, DEFAULT_BUDGET), (BASE_SPEC, WIDE_BUDGET), ("dspark:14", WIDE_BUDGET))
+CONTROL = ((HELD_SPEC, DEFAULT_WORD), (HELD_SPEC, WIDE_BUDGET), ("dspark:14", WIDE_BUDGET))
 
 
 def _fleet(entries: list[Entry], identical: bool = False, **setup) -> Entry | None:
-    return find(entries, False, workload=EDIT, identical=identical, prefix_caching=True, **setup)
+    return find(
+        entries, False, workload=WORKLOAD_EDIT, identical=identical, prefix_caching=True, **setup
+    )
 
 
 def _single_edit(entries: list[Entry], **setup) -> Entry | None:
-    return find(entries, True, workload=EDIT, identical=False, prefix_caching=True, **setup)
+    return find(
+        entries, True, workload=WORKLOAD_EDIT, identical=False, prefix_caching=True, **setup
+    )
 
 
 def budget_control(entries: list[Entry], figs: Figures, build: str) -> list[Table]:
@@ -413,8 +417,8 @@ def budget_control(entries: list[Entry], figs: Figures, build: str) -> list[Tabl
         "/ level wall time of N distinct edit streams.",
     )
     comparisons = [
-        (("dspark:14", WIDE_BUDGET), (BASE_SPEC, WIDE_BUDGET), f"k=14 vs k=7 at {WIDE_BUDGET}"),
-        ((BASE_SPEC, WIDE_BUDGET), (BASE_SPEC, DEFAULT_BUDGET), f"{WIDE_BUDGET} vs default at k=7"),
+        (("dspark:14", WIDE_BUDGET), (HELD_SPEC, WIDE_BUDGET), f"k=14 vs k=7 at {WIDE_BUDGET}"),
+        ((HELD_SPEC, WIDE_BUDGET), (HELD_SPEC, DEFAULT_WORD), f"{WIDE_BUDGET} vs default at k=7"),
     ]
     rows = []
     for other, base, title in comparisons:
@@ -458,7 +462,7 @@ def fleet_groups(entries: list[Entry]) -> list[tuple[str, str]]:
             (e.setup.spec, e.setup.budget)
             for e in entries
             if not e.single_stream
-            and e.setup.workload == EDIT
+            and e.setup.workload == WORKLOAD_EDIT
             and not e.setup.identical
             and e.setup.prefix_caching
         )
@@ -571,7 +575,12 @@ def prefill_by_size(entries: list[Entry], dataset: Dataset) -> Table | None:
         for build in builds_of(entries)
         if (
             entry := next(
-                (e for e in entries if e.setup.build == build and e.setup.workload == PREFILL), None
+                (
+                    e
+                    for e in entries
+                    if e.setup.build == build and e.setup.workload == WORKLOAD_PREFILL
+                ),
+                None,
             )
         )
     }
@@ -642,14 +651,16 @@ def _ladder_order(entry: Entry) -> tuple:
         {"none": 0, "mtp": 1, "dspark": 2}.get(family, 3),
         spec_depth(setup.spec),
         build_rank,
-        setup.budget != DEFAULT_BUDGET,
+        setup.budget != DEFAULT_WORD,
     )
 
 
 def speed_up_ladder(entries: list[Entry], figs: Figures) -> Table | None:
     """Notes §5: edit single stream from stock FP8 (no speculation) up, × over stock."""
     singles = [
-        e for e in entries if e.single_stream and e.setup.workload == EDIT and not e.setup.identical
+        e
+        for e in entries
+        if e.single_stream and e.setup.workload == WORKLOAD_EDIT and not e.setup.identical
     ]
     stock = next(
         (
@@ -682,7 +693,7 @@ def speed_up_ladder(entries: list[Entry], figs: Figures) -> Table | None:
 def _ladder_name(setup: Setup) -> str:
     parts = [display(setup.build)]
     parts.append(describe_spec(setup.spec) if setup.spec != "none" else "no speculation")
-    if setup.budget != DEFAULT_BUDGET:
+    if setup.budget != DEFAULT_WORD:
         parts.append(f"budget {setup.budget}")
     if not setup.prefix_caching:
         parts.append("no prefix caching")

@@ -20,13 +20,14 @@ import pandas as pd
 
 from analysis.load import Dataset
 from analysis.tables import Table, slug
-
-PREFILL = "prefill"
+from sparkload.records import WORKLOAD_PREFILL
 
 
 def prefill_labels(dataset: Dataset) -> list[str]:
     """Labels of prefill probes (one-token requests, reported per prompt size), in input order."""
-    return list(dict.fromkeys(r.label for r in dataset.runs if r.manifest.workload_name == PREFILL))
+    return list(
+        dict.fromkeys(r.label for r in dataset.runs if r.manifest.workload_name == WORKLOAD_PREFILL)
+    )
 
 
 # ----- aggregate vs per-stream ------------------------------------------------------------------
@@ -249,7 +250,7 @@ def contrast_pairs(dataset: Dataset) -> tuple[list[tuple[str, str]], list[str]]:
         if flags != {False}:
             continue
         for identical, (other_key, other_flags) in kinds.items():
-            if other_flags == {True} and other_key == key and key[0] != PREFILL:
+            if other_flags == {True} and other_key == key and key[0] != WORKLOAD_PREFILL:
                 pairs.append((distinct, identical))
     return pairs, mixed
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from analysis import notes
 from analysis.document import Block, Section
-from analysis.notes import BASE_SPEC, DEFAULT_BUDGET, WIDE_BUDGET, Entry, Figures
+from analysis.notes import DEFAULT_WORD, HELD_SPEC, WIDE_BUDGET, Entry, Figures
 from analysis.sections import Context
 from analysis.tables import Table
 
@@ -126,7 +126,7 @@ def _ladder(entries: list[Entry], figs: Figures) -> list[Block]:
         return [
             _left_out(
                 "a single-stream edit run of FP8 without speculation (--sim-spec none), "
-                f"and others to compare (e.g. {BASE_SPEC}, {DEFAULT_BUDGET} budget)"
+                f"and others to compare (e.g. {HELD_SPEC}, {DEFAULT_WORD} budget)"
             )
         ]
     return [table]
