@@ -34,7 +34,7 @@ import pandas as pd
 from analysis import server_metrics
 from analysis.load import Dataset
 from analysis.tables import Table
-from analysis.workloads import per_run_levels, prefill_rows, spread_pct
+from analysis.throughput_views import per_run_levels, prefill_rows, spread_pct
 from sparkload.records import WORKLOAD_EDIT, WORKLOAD_FRESH, WORKLOAD_PREFILL, Manifest
 
 BUILD_NAMES = {"fp8": "FP8", "int4": "MixedInt4", "nvfp4": "NVFP4"}  # the notes' order
@@ -174,7 +174,7 @@ class Figures:
 
     summary: pd.DataFrame
     server: pd.DataFrame
-    per_run: pd.DataFrame  # workloads.per_run_levels (empty without raw records)
+    per_run: pd.DataFrame  # throughput_views.per_run_levels (empty without raw records)
     kv_tokens: dict[str, int]
 
     def value(self, label: str, c: int, column: str) -> float:

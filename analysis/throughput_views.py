@@ -1,10 +1,11 @@
-"""Tables of the single-Spark measurement notes: throughput views, agreement, prefill, contrast.
+"""Throughput seen four ways, for any run (the single-Spark notes' method): aggregate against
+per stream, run-to-run agreement, prefill per prompt size, distinct against identical prompts.
 
 * Aggregate vs per-stream throughput, every level: aggregate = Σ output tokens / level wall time
   (``measured_total_tps``), per-stream = mean of the requests' tps; aggregate / C beside them.
 * Run-to-run agreement: a label run more than once (several run directories with one label);
   per level and metric, each run's value and the spread (max − min) / mean × 100.
-* Prefill probe (runs whose manifest says ``workload.name == "prefill"``): per prompt size, the
+* Prefill probe (runs of the ``WORKLOAD_PREFILL`` workload): per prompt size, the
   prompt tokens, prefill tok/s = prompt_tokens / prefill time of every measured (cold) request,
   their agreement and the cached tokens the server reported (0 when the probe is honest).
 * Distinct vs identical prompts: labels whose manifests agree on workload, max_tokens, variant,
