@@ -34,22 +34,13 @@ from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any, Self, TypeAlias, Union
 
 # Any JSON value, kept as it is (a request's extra body, a workload's own parameters).
-JSONValue: TypeAlias = Union[  # noqa: UP007 (a recursive alias needs the strings)
-    str, int, float, bool, None, list["JSONValue"], dict[str, "JSONValue"]
-]
+JSONValue: TypeAlias = str | int | float | bool | None | list["JSONValue"] | dict[str, "JSONValue"]
 
 _SPELLING = "sparkload.records.spelling"  # a field's metadata key: how JSON says "not there"
 _OMITTED, _EMPTY, _INLINE = "omitted", "empty", "inline"
 
 
-class _Absent:
-    """The default of an ``omitted()`` field that was not given (None once the entry exists)."""
-
-    def __repr__(self) -> str:
-        return "<absent>"
-
-
-_ABSENT: Any = _Absent()
+_ABSENT: Any = object()  # the default of an omitted() field not given (None once it exists)
 
 
 class _Unreadable(Exception):

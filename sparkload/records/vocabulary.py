@@ -18,7 +18,7 @@ EXIT_ABORTED = 3  # the run had to stop early (e.g. a worker was lost); its reco
 EXIT_CHECK_FAILED = 4  # --check: a level breached a service level
 EXIT_INTERRUPTED = 130  # Ctrl-C (the shell's convention)
 
-# Workload names (``Manifest.workload["name"]``): what each run sent, as the analysis groups it.
+# Workload names (``Manifest.workload.name``): what each run sent, as the analysis groups it.
 WORKLOAD_CHAT, WORKLOAD_FRESH, WORKLOAD_EDIT = "chat", "fresh", "edit"
 WORKLOAD_PREFILL, WORKLOAD_CONVERSATION = "prefill", "conversation"
 WORKLOAD_NAMES = (
