@@ -135,9 +135,9 @@ class Run:
         """Level index → offered rate (requests/s, simulated time) of an open-loop run.
 
         From each level's ``arrival_rate``; manifests written before rates were per level give
-        ``arrival["rates"]`` (one per level) or ``arrival["rate"]`` (a single level). Rates are
-        in the target's time when ``arrival["time"]`` says ``target`` (sparkload since issue
-        18); before that they were per real second, and are turned into simulated time here.
+        ``arrival.rates`` (one per level) or ``arrival.rate`` (a single level). Rates are in the
+        target's time when ``arrival.time`` says so (``TARGET_TIME``, sparkload since issue 18);
+        before that they were per real second, and are turned into simulated time here.
         """
         arrival = self.manifest.arrival or ArrivalEntry()
         rates = dict(enumerate(arrival.rates))

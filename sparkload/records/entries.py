@@ -15,10 +15,11 @@ from sparkload.records.codec import Entry, JSONValue, omitted
 
 TARGET_TIME = "target"  # ``ArrivalEntry.time``: rates and durations in the target's time
 
-# The simulator's speculation and batch budget per profile when a manifest did not record them
-# (``SimulatorEntry.spec`` and ``max_num_batched_tokens`` null: the profile's own then): what a
-# run on each profile ran with. Manifests now record the effective values, so this table is read
-# only for older ones and never changes (tests/sim holds it to the simulator's defaults).
+# The simulator's speculation and batch budget per profile for manifests that did not record
+# them (``SimulatorEntry.spec`` and ``max_num_batched_tokens`` null: the profile's own then): what
+# a run on each profile ran with. The manifest writer records the effective values
+# (``sparkload.sim.options.effective_setup``), so this table serves only the older manifests and
+# never changes; tests/sim holds it to the simulator's defaults.
 LEGACY_SIMULATOR_SETUP: dict[str, tuple[str, int]] = {
     "fp8": ("none", 8192),
     "fp8-mtp": ("mtp:3", 8192),
