@@ -42,6 +42,8 @@ from sparkload.records import (
     SERVER_METRICS_FILE,
     STATUS_COMPLETE,
     STATUS_OK,
+    TARGET_TIME,
+    ArrivalEntry,
     LevelEntry,
     Manifest,
     read_manifest,
@@ -133,14 +135,14 @@ class Run:
         """Level index → offered rate (requests/s, simulated time) of an open-loop run.
 
         From each level's ``arrival_rate``; manifests written before rates were per level give
-        ``arrival["rates"]`` (one per level) or ``arrival["rate"]`` (a single level). Rates are
-        in the target's time when ``arrival["time"]`` says ``target`` (sparkload since issue
-        18); before that they were per real second, and are turned into simulated time here.
+        ``arrival.rates`` (one per level) or ``arrival.rate`` (a single level). Rates are in the
+        target's time when ``arrival.time`` says so (``TARGET_TIME``, sparkload since issue 18);
+        before that they were per real second, and are turned into simulated time here.
         """
-        arrival = self.manifest.arrival or {}
-        rates = dict(enumerate(arrival.get("rates") or []))
-        if "rate" in arrival:
-            rates.setdefault(0, arrival["rate"])
+        arrival = self.manifest.arrival or ArrivalEntry()
+        rates = dict(enumerate(arrival.rates))
+        if arrival.rate is not None:
+            rates.setdefault(0, arrival.rate)
         rates.update(
             {
                 level.index: level.arrival_rate
@@ -148,10 +150,8 @@ class Run:
                 if level.arrival_rate is not None
             }
         )
-        scaled = {index: _optional_float(rate) for index, rate in rates.items()}
-        per_real_second = arrival.get("time") != "target"
-        divisor = self.time_scale if per_real_second else 1.0
-        return {index: rate / divisor for index, rate in scaled.items() if rate}
+        divisor = self.time_scale if arrival.time != TARGET_TIME else 1.0
+        return {index: rate / divisor for index, rate in rates.items() if rate}
 
     def level_name(self, level: LevelEntry) -> str:
         """How messages name one of the run's levels: by C, or by offered rate when open loop."""
@@ -228,38 +228,22 @@ def _read_manifest(path: Path, notes: list[str]) -> Manifest | None:
         return None
     try:
         return read_manifest(path)
-    except (OSError, ValueError, TypeError) as exc:  # TypeError: a level entry lacking its keys
+    except (OSError, ValueError) as exc:
         notes.append(f"unreadable {MANIFEST_FILE} ({exc.__class__.__name__}): ignored")
         return None
 
 
-def _optional_int(value: object) -> int | None:
-    try:
-        return int(value) if value is not None else None  # type: ignore[call-overload]
-    except (TypeError, ValueError):
-        return None
-
-
-def _optional_float(value: object) -> float | None:
-    try:
-        return float(value) if value is not None else None  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-
-
 def _checked(manifest: Manifest, notes: list[str]) -> Manifest:
-    """The manifest with the fields the figures depend on coerced to their types, or noted."""
-    try:
-        manifest.time_scale = float(manifest.time_scale or 1.0)
-    except (TypeError, ValueError):
-        manifest.time_scale = 1.0
+    """The manifest with a note for each figure it could not give: a value of the wrong type
+    (the field holds its default, the value stays in ``unknown``) or out of range."""
+    if manifest.unknown.get("time_scale") is not None:
         notes.append("time_scale unreadable: 1.0 assumed")
-    manifest.tp, manifest.nodes = _optional_int(manifest.tp), _optional_int(manifest.nodes)
-    width = _optional_float(manifest.slice_duration)
-    if manifest.slice_duration is not None and (width is None or not 0 <= width < np.inf):
-        notes.append(f"slice_duration {manifest.slice_duration!r} unreadable: no time slices")
-        width = None
-    manifest.slice_duration = width
+    manifest.time_scale = manifest.time_scale or 1.0
+    width = manifest.slice_duration
+    if "slice_duration" in manifest.unknown or (width is not None and not 0 <= width < np.inf):
+        written = manifest.unknown.get("slice_duration", width)
+        notes.append(f"slice_duration {written!r} unreadable: no time slices")
+        manifest.slice_duration = None
     if manifest.schema != SCHEMA_VERSION:
         notes.append(f"manifest schema {manifest.schema} (this analysis reads {SCHEMA_VERSION})")
     return manifest

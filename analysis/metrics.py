@@ -46,7 +46,7 @@ import pandas as pd
 
 from analysis import percentiles
 from analysis.load import Dataset, Run, describe_level
-from sparkload.records import LevelEntry
+from sparkload.records import LevelEntry, Schedule
 
 
 @dataclass(frozen=True)
@@ -436,11 +436,11 @@ def level_flags(dataset: Dataset, kind: str) -> dict[tuple[str, float], list[str
     return flags
 
 
-def level_schedules(dataset: Dataset) -> dict[tuple[str, float], list[dict]]:
+def level_schedules(dataset: Dataset) -> dict[tuple[str, float], list[Schedule]]:
     """(label, offered rate) -> the whole schedules the manifests keep for its levels."""
-    schedules: dict[tuple[str, float], list[dict]] = {}
+    schedules: dict[tuple[str, float], list[Schedule]] = {}
     for run, level, key in manifest_levels(dataset):
-        if run.open_loop and level.schedule:
+        if run.open_loop and level.schedule is not None:
             schedules.setdefault((run.label, key), []).append(level.schedule)
     return schedules
 
@@ -499,11 +499,9 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
     levels["stream_flag_kinds"] = [" ".join(dict.fromkeys(kinds.get(level, []))) for level in named]
     schedules = level_schedules(dataset)
     found = [schedules.get(level, []) for level in named]
-    levels["scheduled"] = [sum(s["arrivals"] for s in runs) if runs else np.nan for runs in found]
+    levels["scheduled"] = [sum(s.arrivals for s in runs) if runs else np.nan for runs in found]
     whole_cv = [
-        np.mean(cvs)
-        if (cvs := [s["gap_cv"] for s in runs if s.get("gap_cv") is not None])
-        else np.nan
+        float(np.mean(cvs)) if (cvs := [s.gap_cv for s in runs if s.gap_cv is not None]) else np.nan
         for runs in found
     ]
     levels["arrival_cv"] = levels["arrival_cv"].where(np.isnan(whole_cv), whole_cv)

@@ -25,6 +25,7 @@ from analysis import slo
 from analysis.errors import InputError
 from analysis.load import Dataset, Run
 from analysis.metrics import Settings, level_keys, level_name
+from sparkload.records import OVER_CONCURRENCY, OVER_RATE
 
 POINT_LEVEL = "level"  # the level's name ("C=4", "offered 2 req/s")
 MEETS_SLO = "meets_slo"  # True / False, None without --slo
@@ -48,7 +49,7 @@ class CapacityFinding:
 
     label: str
     bounds: str
-    over: str  # concurrency | rate
+    over: str  # OVER_CONCURRENCY | OVER_RATE
     value: float | None  # None: no probe met the bounds
     key: float | None  # the level key (C or offered rate) of the capacity's probe, when found
     limit: str  # the first level that failed, as its probe named it ("" when none)
@@ -57,7 +58,7 @@ class CapacityFinding:
     goodput_rps: float | None = None
 
     def describe(self) -> str:
-        unit = "C=" if self.over == "concurrency" else "rate "
+        unit = "C=" if self.over == OVER_CONCURRENCY else "rate "
         where = f"**{self.label}**: capacity search (`{self.bounds}`, over {self.over})"
         if self.value is None:
             found = "no probed level met the bounds"
@@ -82,39 +83,25 @@ def _number(value: object) -> float | None:
 
 
 def capacity_finding(run: Run) -> CapacityFinding | None:
-    """The run's ``Manifest.capacity`` read defensively (a malformed entry names nothing)."""
+    """The run's capacity search (``Manifest.capacity``) and the level its capacity names."""
     entry = run.manifest.capacity
-    if not isinstance(entry, dict):
+    if entry is None:
         return None
-    over = "rate" if entry.get("over") == "rate" else "concurrency"
-    value = _number(entry.get("capacity"))
-    probes = entry.get("probes")
-    index = next(
-        (
-            p["level_index"]
-            for p in (probes if isinstance(probes, list) else [])
-            if isinstance(p, dict)
-            and isinstance(p.get("level_index"), int)
-            and value is not None
-            and _number(p.get("value")) == value
-        ),
-        None,
-    )
+    over = OVER_RATE if entry.over == OVER_RATE else OVER_CONCURRENCY
+    value = _number(entry.capacity)
+    index = next((p.verdict.level_index for p in entry.probes if p.value == value), None)
     levels = {level.index: level for level in run.manifest.levels}
     key: float | None = None
     if index in levels:
         key = run.offered_rates().get(index) if run.open_loop else float(levels[index].concurrency)
-    elif over == "concurrency" and not run.open_loop:
+    elif over == OVER_CONCURRENCY and not run.open_loop:
         key = value  # no probe list: the level run at that concurrency
-    limit = entry.get("limit")
     limit_text = ""
     breaches: tuple[str, ...] = ()
-    if isinstance(limit, dict) and _number(limit.get("value")) is not None:
-        limit_text = ("C=" if over == "concurrency" else "rate ") + f"{_number(limit['value']):g}"
-        said = limit.get("breaches")
-        breaches = tuple(str(b) for b in said) if isinstance(said, list) else ()
-    bounds = str(entry.get("bounds") or "?")
-    return CapacityFinding(run.label, bounds, over, value, key, limit_text, breaches)
+    if (limit := entry.limit) is not None and _number(limit.value) is not None:
+        limit_text = ("C=" if over == OVER_CONCURRENCY else "rate ") + f"{limit.value:g}"
+        breaches = tuple(limit.verdict.breaches)
+    return CapacityFinding(run.label, entry.bounds or "?", over, value, key, limit_text, breaches)
 
 
 def with_goodput(

@@ -1,4 +1,5 @@
-"""One level of a run judged as ``--check`` judges it: the capacity search's verdict on a probe.
+"""One level of a run judged as ``--check`` judges it: the capacity search's verdict on a probe
+(``records.ProbeVerdict``, the one type both sides read).
 
 The load side's capacity search asks, after each probe, ``python -m analysis --check BOUNDS
 --check-level INDEX RUN_DIR``. The answer is ``--check``'s own (the report's summary, the same
@@ -12,7 +13,6 @@ closed-loop level's flag (its waiting queue rising) is the report's, not a breac
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
 
 import pandas as pd
 
@@ -20,25 +20,12 @@ from analysis import slo
 from analysis.errors import InputError
 from analysis.load import Dataset
 from analysis.metrics import level_name
-
-
-@dataclass(frozen=True)
-class LevelVerdict:
-    """Whether one level meets every bound, each bound's statistic there and what broke."""
-
-    level_index: int
-    level: str  # as messages name it: "C=12", "offered 4 req/s"
-    meets: bool
-    figures: dict[str, float | None]  # bound text -> the level's statistic (None: undefined)
-    breaches: list[str]  # one line each: "ttft_p90_ms = 913.4 > 800", "stream check: ..."
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+from sparkload.records import ProbeVerdict
 
 
 def level_verdict(
     dataset: Dataset, levels: pd.DataFrame, bounds: list[slo.Bound], index: int
-) -> LevelVerdict:
+) -> ProbeVerdict:
     """``levels``: ``slo.evaluate``'s rows for ``dataset``, a single run; ``index``: a level of
     its manifest. InputError when the run has no such level or it has no measured request."""
     if len(dataset.runs) != 1:
@@ -65,7 +52,7 @@ def level_verdict(
     if entry.saturation and run.open_loop:
         breaches.append(f"over-saturated: {entry.saturation}")
     figures = {b.text: _finite(row[b.text]) for b in bounds}
-    return LevelVerdict(index, name, not breaches, figures, breaches)
+    return ProbeVerdict(index, not breaches, figures, breaches, level=name)
 
 
 def _finite(value: object) -> float | None:

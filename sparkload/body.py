@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from sparkload.errors import ConfigError
+from sparkload.records import SamplingEntry
 from sparkload.transport.stream import API_CHAT, API_COMPLETIONS
 from sparkload.workloads.contract import PlannedRequest, Sampling
 
@@ -93,7 +94,7 @@ class BodyTemplate:
             body["min_tokens"] = request.max_tokens
         return orjson.dumps(body)
 
-    def sampling_entry(self) -> dict[str, Any]:
+    def sampling_entry(self) -> SamplingEntry:
         """The manifest's ``sampling`` entry: what a request of the run's length carries beside
         its prompt."""
-        return {"max_tokens": self.max_tokens, **self.extras}
+        return SamplingEntry.from_dict({"max_tokens": self.max_tokens, **self.extras})

@@ -12,11 +12,13 @@ twice.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
-CONCURRENCY, RATE = "concurrency", "rate"
+from sparkload.records import OVER_CONCURRENCY as CONCURRENCY
+from sparkload.records import OVER_RATE as RATE
+from sparkload.records import CapacityEntry, CapacityProbe
+
 RATE_TOLERANCE = 0.05  # a rate's bracket closes when breaking <= meeting x 1.05
 RATE_HALVINGS = 4  # a start rate that breaks is halved at most this often before giving up
 
@@ -104,55 +106,28 @@ def _most_probes(
 
 
 @dataclass(frozen=True)
-class Probe:
-    """One level the search ran: its value, and the verdict ``--check`` gives that level."""
-
-    level_index: int
-    value: float
-    meets: bool
-    figures: dict[str, float | None] = field(default_factory=dict)  # bound -> its statistic
-    breaches: list[str] = field(default_factory=list)  # "ttft_p90_ms = 913.4 > 800"
-
-    @classmethod
-    def judged(cls, level_index: int, value: float, verdict: dict[str, Any]) -> Probe:
-        """The probe of a level the analysis judged (``--check-level``'s JSON verdict)."""
-        return cls(
-            level_index,
-            value,
-            bool(verdict["meets"]),
-            dict(verdict.get("figures") or {}),
-            list(verdict.get("breaches") or []),
-        )
-
-
-@dataclass(frozen=True)
 class CapacityResult:
-    """What a search found so far: the manifest's ``capacity`` and the console's line."""
+    """What a search found so far: the manifest's ``capacity`` and the console's line. Each
+    probe is the value it ran with the analysis's verdict on its level."""
 
     bounds: str
     over: str
-    probes: list[Probe]
+    probes: list[CapacityProbe]
     capacity: float | None
     complete: bool  # False while probing, or when the run stopped before the answer
 
     @property
-    def limit(self) -> Probe | None:
+    def limit(self) -> CapacityProbe | None:
         """The smallest probe that broke the bounds above the capacity (None: none did)."""
         floor = self.capacity if self.capacity is not None else 0.0
-        above = [p for p in self.probes if not p.meets and p.value > floor]
+        above = [p for p in self.probes if not p.verdict.meets and p.value > floor]
         return min(above, key=lambda p: p.value, default=None)
 
-    def manifest_entry(self) -> dict[str, Any]:
+    def manifest_entry(self) -> CapacityEntry:
         """``Manifest.capacity``: bounds, over, capacity, probes, limit (and complete)."""
-        limit = self.limit
-        return {
-            "bounds": self.bounds,
-            "over": self.over,
-            "capacity": self.capacity,
-            "probes": [asdict(p) for p in self.probes],
-            "limit": asdict(limit) if limit is not None else None,
-            "complete": self.complete,
-        }
+        return CapacityEntry(
+            self.bounds, self.over, self.capacity, list(self.probes), self.limit, self.complete
+        )
 
     def line(self) -> str:
         """``capacity: C=11 at ttft_p90_ms<=800; first failing probe C=12 (ttft_p90_ms = 913 >
@@ -163,7 +138,7 @@ class CapacityResult:
             found = f"capacity: {level_name(self.over, self.capacity)} at {self.bounds}"
         limit = self.limit
         if limit is not None:
-            broke = "; ".join(limit.breaches)
+            broke = "; ".join(limit.verdict.breaches)
             found += f"; first failing probe {level_name(self.over, limit.value)} ({broke})"
         elif self.capacity is not None:
             found += " (the cap, --capacity-max: no probe broke the bounds)"

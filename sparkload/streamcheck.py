@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -107,11 +108,11 @@ class LevelSample:
         if slot < SAMPLE_SIZE:
             self.records[slot] = kept
 
-    def check(self) -> StreamCheck:
+    def check(self) -> LevelStreams:
         return level_stream_shape(self.records, self)
 
 
-class StreamCheck(NamedTuple):
+class LevelStreams(NamedTuple):
     """A level's stream-shape figures (medians over its successful requests), the flags raised
     (what each saw, in words) and their kinds (``records.STREAM_*``), in the same order."""
 
@@ -120,14 +121,14 @@ class StreamCheck(NamedTuple):
     kinds: list[str]
 
 
-def level_stream_shape(records: list[dict], counts: LevelSample | None = None) -> StreamCheck:
+def level_stream_shape(records: list[dict], counts: LevelSample | None = None) -> LevelStreams:
     """One level's stream check: from all its records, or from a ``LevelSample``'s sampled
     records and exact counts."""
     ok = [r for r in records if r.get("status") == "ok" and r.get("ttft") is not None]
     total = counts.ok if counts else len(ok)
     summary: dict = {"requests": total}
     if not ok:
-        return StreamCheck(summary, [], [])
+        return LevelStreams(summary, [], [])
     gap = _median(r.get("chunk_gap_p50") for r in ok)
     ttft_share = _median(r["ttft"] / r["latency"] for r in ok if r.get("latency"))
     headers_lead = _median(r["ttft"] - r["ttfb"] for r in ok if r.get("ttfb") is not None)
@@ -201,7 +202,7 @@ def level_stream_shape(records: list[dict], counts: LevelSample | None = None) -
             f"receive stamps raised to stay monotonic in {adjusted}/{total} requests: "
             "their times are bounded by the read, not the packet's arrival",
         )
-    return StreamCheck(summary, flags, kinds)
+    return LevelStreams(summary, flags, kinds)
 
 
 class _Burst(NamedTuple):
@@ -253,7 +254,7 @@ def _round(share: float | None) -> float | None:
     return None if share is None else round(share, 3)
 
 
-def short_name(kind: str, summary: dict) -> str:
+def short_name(kind: str, summary: Mapping[str, object]) -> str:
     """A flag as the live table shows it: its kind, with the figure that raised it."""
     figure = {
         STREAM_PARTIAL_BURST: f" {summary.get('burst_chunks')}/{summary.get('burst_of_chunks')}",

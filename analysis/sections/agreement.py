@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from analysis import tables, workloads
+from analysis import tables, throughput_views
 from analysis.document import Block, Section
 from analysis.sections import Context
 
 
 def build(context: Context) -> Section:
-    prefill = set(workloads.prefill_labels(context.dataset))
+    prefill = set(throughput_views.prefill_labels(context.dataset))
     blocks: list[Block] = [
         "Labels run more than once (several run directories with one label): each run's value "
         "per level and metric and their spread. Prefill probes: agreement per prompt size "
@@ -18,7 +18,7 @@ def build(context: Context) -> Section:
         t
         for label in tables.labels_of(context.summary)
         if label not in prefill
-        and (t := workloads.agreement(context.dataset.records, label)) is not None
+        and (t := throughput_views.agreement(context.dataset.records, label)) is not None
     ]
     blocks += found or ["No label was run more than once: no run-to-run comparison."]
     return Section("Run-to-run agreement", blocks)

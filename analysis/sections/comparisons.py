@@ -27,7 +27,7 @@ def _same_workload(context: Context, groups: list[list[str]]) -> list[list[str]]
     """Each group split by workload and output length: a prefill probe and a generation run
     make no pair."""
     kinds = {
-        run.label: (run.manifest.workload_name, run.manifest.workload.get("max_tokens"))
+        run.label: (run.manifest.workload_name, run.manifest.workload.max_tokens)
         for run in context.dataset.runs
     }
     split: list[list[str]] = []

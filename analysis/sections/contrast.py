@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from analysis import workloads
+from analysis import throughput_views
 from analysis.document import Block, Section
 from analysis.sections import Context
 
 
 def build(context: Context) -> Section | None:
-    pairs, mixed = workloads.contrast_pairs(context.dataset)
+    pairs, mixed = throughput_views.contrast_pairs(context.dataset)
     blocks: list[Block] = [
         f"**Label `{label}` pools runs with and without --identical-prompts**: give "
         "the contrast run its own --label."
         for label in mixed
     ]
-    blocks += [workloads.contrast_table(context.summary, a, b) for a, b in pairs]
+    blocks += [throughput_views.contrast_table(context.summary, a, b) for a, b in pairs]
     if not blocks:
         return None
     return Section(

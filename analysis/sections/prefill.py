@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis import workloads
+from analysis import throughput_views
 from analysis.document import Section
 from analysis.sections import Context
 
@@ -10,8 +10,8 @@ from analysis.sections import Context
 def build(context: Context) -> Section | None:
     found = [
         t
-        for label in workloads.prefill_labels(context.dataset)
-        if (t := workloads.prefill_table(context.dataset.records, label)) is not None
+        for label in throughput_views.prefill_labels(context.dataset)
+        if (t := throughput_views.prefill_table(context.dataset.records, label)) is not None
     ]
     if not found:
         return None

@@ -9,6 +9,7 @@ from analysis.document import Block, Section
 from analysis.load import SOURCE_LOCUST, Run
 from analysis.sections import Context
 from analysis.tables import Table
+from sparkload.records import ArrivalEntry, ServerEntry
 
 METHOD_TEXT = {
     percentiles.LINEAR: 'linear interpolation between order statistics (numpy method="linear")',
@@ -25,22 +26,29 @@ def _shown(value: object) -> str:
     return str(value)
 
 
+def _server_row(run: Run, endpoint: str, server: ServerEntry) -> dict[str, str]:
+    """One endpoint's row: each thing it recorded a column, each item of a mapping (its
+    headers) a column of its own."""
+    info = server.to_dict()
+    return {
+        "Label": run.label,
+        "Endpoint": endpoint,
+        **{key: _shown(value) for key, value in info.items() if not isinstance(value, dict)},
+        **{
+            f"{key}: {name}": str(text)
+            for key, value in info.items()
+            if isinstance(value, dict)
+            for name, text in value.items()
+        },
+    }
+
+
 def _servers(runs: list[Run]) -> Table | None:
     """What each endpoint said about itself and the intermediaries on the way (proxies, caches)."""
     rows = [
-        {
-            "Label": run.label,
-            "Endpoint": endpoint,
-            **{key: _shown(value) for key, value in info.items() if not isinstance(value, dict)},
-            **{
-                f"{key}: {name}": str(text)
-                for key, value in info.items()
-                if isinstance(value, dict)
-                for name, text in value.items()
-            },
-        }
+        _server_row(run, endpoint, server)
         for run in runs
-        for endpoint, info in run.manifest.servers.items()
+        for endpoint, server in run.manifest.servers.items()
     ]
     if not rows:
         return None
@@ -52,16 +60,17 @@ def _servers(runs: list[Run]) -> Table | None:
 def cache_busted(run: Run) -> bool:
     """Whether the run made every prompt unique (``request.cache_bust``; earlier manifests kept
     it in ``workload``). Reusing prompts is the default, as the quantization report did."""
-    manifest = run.manifest
-    return bool(manifest.request.get("cache_bust", manifest.workload.get("cache_bust")))
+    request = run.manifest.request
+    said = request.cache_bust if request is not None else None
+    return bool(said if said is not None else run.manifest.workload.cache_bust)
 
 
 def _path_and_cache(run: Run) -> list[str]:
     """Per run: the request settings, the user's metadata and whether prompts were reused."""
     name, manifest = run.path.name, run.manifest
     lines = []
-    if manifest.request:
-        settings = "; ".join(f"{key}: {_shown(value)}" for key, value in manifest.request.items())
+    if manifest.request is not None and (request := manifest.request.to_dict()):
+        settings = "; ".join(f"{key}: {_shown(value)}" for key, value in request.items())
         lines.append(f"`{name}`: request settings: {settings}")
     if manifest.metadata:
         pairs = ", ".join(f"`{key}={value}`" for key, value in manifest.metadata.items())
@@ -79,12 +88,13 @@ def _path_and_cache(run: Run) -> list[str]:
 
 def _open_loop_line(run: Run, where: str) -> str:
     rates = ", ".join(f"{rate:.4g}" for _, rate in sorted(run.offered_rates().items()))
-    arrival = run.manifest.arrival or {}
-    if trace := arrival.get("trace"):
-        how = f"a replayed trace, `{trace.get('path')}` at {arrival.get('speedup', 1)}x speed"
+    arrival = run.manifest.arrival or ArrivalEntry()
+    if trace := arrival.trace:
+        speedup = arrival.speedup if arrival.speedup is not None else 1
+        how = f"a replayed trace, `{trace.path}` at {speedup}x speed"
     else:
-        process, burstiness = arrival.get("process", "poisson"), arrival.get("burstiness")
-        known = process == "gamma" and isinstance(burstiness, int | float)
+        process, burstiness = arrival.process or "poisson", arrival.burstiness
+        known = process == "gamma" and burstiness is not None
         how = f"{process} arrivals" + (f" of burstiness {burstiness:g}" if known else "")
     return (
         f"`{run.path.name}`: **open loop** ({how}, offered rates: {rates or 'unknown'} "

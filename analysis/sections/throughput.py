@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from analysis import tables, workloads
+from analysis import tables, throughput_views
 from analysis.document import Section
 from analysis.sections import Context
 
 
 def build(context: Context) -> Section:
-    prefill = set(workloads.prefill_labels(context.dataset))
+    prefill = set(throughput_views.prefill_labels(context.dataset))
     return Section(
         "Aggregate vs per-stream throughput",
         [
@@ -16,7 +16,7 @@ def build(context: Context) -> Section:
             "streams together: the number for a fleet of agents); per-stream = mean of the "
             "requests' output tokens / latency (what one user sees). They differ by about C.",
             *(
-                workloads.aggregate_vs_per_stream(context.summary, context.server, label)
+                throughput_views.aggregate_vs_per_stream(context.summary, context.server, label)
                 for label in tables.labels_of(context.summary)
                 if label not in prefill
             ),

@@ -18,6 +18,7 @@ from analysis.load import Run
 from analysis.metrics import level_keys, level_name
 from analysis.sections import Context
 from analysis.tables import Table, slug
+from sparkload.records import LengthComponent
 
 TITLE = "Request lengths and the prefix cache"
 INTRO = (
@@ -60,35 +61,32 @@ CACHE = {
 
 def shaped(run: Run) -> bool:
     """The run's prompts were made to measure: fitted synthetic prompts, or a trace."""
-    return "token_count" in run.manifest.prompts
+    return run.manifest.prompts.token_count is not None
 
 
 def asked(run: Run) -> str:
     """What the run asked for, from its manifest, in one line."""
     prompts = run.manifest.prompts
-    if trace := prompts.get("trace"):
+    if trace := prompts.trace:
         return (
-            f"`{run.path.name}`: replayed trace `{trace.get('path')}` ({trace.get('format')}, "
-            f"{trace.get('lines')} lines over {trace.get('span_s', 0):.1f} s of its time)"
+            f"`{run.path.name}`: replayed trace `{trace.path}` ({trace.format}, "
+            f"{trace.lines} lines over {trace.span_s:.1f} s of its time)"
         )
-    if lengths := prompts.get("lengths"):
-        text = "; ".join(_component(c) for c in lengths if isinstance(c, dict))
+    if prompts.lengths:
+        text = "; ".join(_component(c) for c in prompts.lengths)
     else:
-        text = f"{prompts.get('input_tokens')} tokens in"
-    if isinstance(prefix := prompts.get("prefix"), dict):
-        text += (
-            f", after one of {prefix.get('count')} shared prefixes of {prefix.get('tokens')} tokens"
-        )
-    pool = prompts.get("count")
-    return f"`{run.path.name}`: synthetic prompts, {text} (a pool of {pool})"
+        text = f"{prompts.input_tokens} tokens in"
+    if prefix := prompts.prefix:
+        text += f", after one of {prefix.count} shared prefixes of {prefix.tokens} tokens"
+    return f"`{run.path.name}`: synthetic prompts, {text} (a pool of {prompts.count})"
 
 
-def _component(c: dict) -> str:
+def _component(c: LengthComponent) -> str:
     """One part of a length distribution, e.g. "1000±200 in, 16±0 out (100%)"."""
-    text = f"{c.get('input_tokens')}±{c.get('input_stddev', 0)} in"
-    if c.get("output_tokens"):
-        text += f", {c['output_tokens']}±{c.get('output_stddev', 0)} out"
-    return text + f" ({float(c.get('weight') or 0) * 100:.0f}%)"
+    text = f"{c.input_tokens}±{c.input_stddev} in"
+    if c.output_tokens:
+        text += f", {c.output_tokens}±{c.output_stddev} out"
+    return text + f" ({c.weight * 100:.0f}%)"
 
 
 def _levels(context: Context, label: str) -> pd.DataFrame:

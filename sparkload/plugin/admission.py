@@ -27,7 +27,7 @@ import gevent
 from locust.rpc import Message
 
 from sparkload.hostsecrets import HostSecrets
-from sparkload.records import EXIT_BAD_INPUT
+from sparkload.records import EXIT_BAD_INPUT, RefusedWorker
 from sparkload.run.results import utc_now
 from sparkload.workertoken import MASTER, WORKER, new_nonce, proof, verify
 
@@ -60,7 +60,7 @@ class MasterGate:
         self.token = secrets.worker_token
         self.secret_names = secrets.names()  # told to workers, so each can say what it lacks
         self.about: dict[str, dict[str, Any]] = {}  # node -> what its hello said
-        self.refused: list[dict[str, Any]] = []  # {"node", "hostname", "reason", "at"}
+        self.refused: list[RefusedWorker] = []
         self._pending: dict[str, Pending] = {}
         self._admitted: set[str] = set()
         self._locust_handle = runner.handle_message
@@ -134,7 +134,7 @@ class MasterGate:
         self._pending.pop(node, None)
         self.runner.send_message("quit", None, client_id=node)
         hostname = self.about.pop(node, {}).get("hostname", "")
-        self.refused.append({"node": node, "hostname": hostname, "reason": reason, "at": utc_now()})
+        self.refused.append(RefusedWorker(node, hostname, reason, utc_now()))
         logger.warning("sparkload: refused worker %s: %s; nothing it sends counts", node, reason)
 
     def refuse_late(self, now: float) -> None:

@@ -34,6 +34,9 @@ from sparkload.records import (
     STATUS_ABORTED,
     STATUS_COMPLETE,
     STATUS_STOPPED,
+    ClientEntry,
+    ProbeVerdict,
+    ReceiveStamps,
 )
 from sparkload.redact import redacted_command
 from sparkload.run import manifest, setup
@@ -188,13 +191,13 @@ class RunController:
 
     def _facts(self, scrape: dict[str, str]) -> manifest.RunFacts:
         """What the manifest says beyond the options, as this process knows it now."""
-        client: dict[str, Any] = {
-            "runner": "master" if self.distributed else "local",
-            "workers": len(self.runner.clients) if self.distributed else 1,
-            "processes": getattr(self.parsed, "processes", None),
-        }
+        client = ClientEntry(
+            runner="master" if self.distributed else "local",
+            workers=len(self.runner.clients) if self.distributed else 1,
+            processes=getattr(self.parsed, "processes", None),
+        )
         if not self.distributed:  # how this process timed receives (a master's workers: theirs)
-            client["receive_stamps"] = stamps.active.describe()
+            client.receive_stamps = ReceiveStamps.from_dict(stamps.active.describe())
         return manifest.RunFacts(
             servers=self.servers,
             scrape=scrape,
@@ -359,7 +362,7 @@ class RunController:
             return {"local": self.runner.user_count}
         return {client.id: client.user_count for client in self.runner.clients.values()}
 
-    def judge_level(self, index: int) -> dict[str, Any] | None:
+    def judge_level(self, index: int) -> ProbeVerdict | None:
         assert self.collector is not None and self.context is not None
         run_dir = str(self.collector.writer.path)
         try:

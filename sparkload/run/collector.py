@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
 
 import gevent
 
@@ -13,8 +12,12 @@ from sparkload.clientcheck import level_verdict
 from sparkload.records import (
     PHASE_WARMUP,
     STATUS_COMPLETE,
+    ClientCheck,
     LevelEntry,
     Manifest,
+    Schedule,
+    ServerEntry,
+    StreamCheck,
     on_master_clock,
     scale_to_simulated_time,
 )
@@ -134,9 +137,8 @@ class RunCollector:
         servers = self.manifest.servers
         changed = False
         for endpoint, headers in seen.items():
-            entry = servers.setdefault(endpoint, {})
-            known = entry.setdefault("headers", {})
-            changed |= merge_identity(known, headers)
+            entry = servers.setdefault(endpoint, ServerEntry())
+            changed |= merge_identity(entry.headers, headers)
         if changed:
             self.writer.write_manifest()
 
@@ -172,7 +174,7 @@ class RunCollector:
             self._gauges = gevent.spawn(self._sample_gauges, index, concurrency)
         return tally
 
-    def note_schedule(self, index: int, schedule: dict[str, Any]) -> None:
+    def note_schedule(self, index: int, schedule: Schedule) -> None:
         """Keep an open-loop level's whole schedule (``shapes.arrival.schedule_summary``)."""
         writer, level = self._level_entry(index)
         level.schedule = schedule
@@ -193,9 +195,11 @@ class RunCollector:
         level.unsent = sum(levels.get(str(index), 0) for levels in self.unsent_by_node.values())
         if stops_sweep:
             writer.manifest.saturated_at = index
-        level.client, level.client_flags = self.client_verdict(index)
+        figures, level.client_flags = self.client_verdict(index)
+        level.client = ClientCheck.from_dict(figures)
         check = self.stream_samples.pop(index, LevelSample()).check()
-        level.stream, level.stream_flags, level.stream_flag_kinds = check
+        level.stream = StreamCheck.from_dict(check.summary)
+        level.stream_flags, level.stream_flag_kinds = check.flags, check.kinds
         level.ended_at, level.received = utc_now(), tally.measured
         level.expected = tally.expected  # known by now when the sessions' turns were drawn
         writer.write_manifest()
@@ -223,7 +227,8 @@ class RunCollector:
             )
         self._scrape(index, tally.concurrency, "end")
         row = tally.row()
-        planned = len((self.manifest.arrival or {}).get("rates") or self.manifest.ladder)
+        arrival = self.manifest.arrival
+        planned = len((arrival.rates if arrival else []) or self.manifest.ladder)
         logger.info(
             "level %s done: C=%d, %d measured (%d failed), TTFT mean %s ms, TPS mean %s",
             f"{index + 1}/{planned}" if planned else index + 1,  # a search plans as it goes
@@ -274,7 +279,10 @@ class RunCollector:
         """The live table, with each level's client check ("ok" or what made it suspect) and,
         once the level has ended, its stream check (its flags' kinds and figures)."""
         ended = {
-            level.index: [short_name(kind, level.stream) for kind in level.stream_flag_kinds]
+            level.index: [
+                short_name(kind, level.stream.to_dict() if level.stream else {})
+                for kind in level.stream_flag_kinds
+            ]
             for writer in self.writers
             for level in writer.manifest.levels
             if level.ended_at

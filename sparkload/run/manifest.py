@@ -19,8 +19,25 @@ from typing import Any
 
 import sparkload
 from sparkload.config import ARRIVAL, LADDER, STEPS, SimulatorOptions
-from sparkload.records import SCHEMA_VERSION, Manifest, WorkerEntry
+from sparkload.records import (
+    SCHEMA_VERSION,
+    TARGET_TIME,
+    ArrivalEntry,
+    ClientEntry,
+    HostInfo,
+    Manifest,
+    PromptsEntry,
+    RefusedWorker,
+    RepeatEntry,
+    RequestEntry,
+    SimulatorEntry,
+    TraceEntry,
+    Versions,
+    WorkerEntry,
+    WorkloadEntry,
+)
 from sparkload.run.context import RunContext
+from sparkload.sim.options import effective_setup
 from sparkload.transport.target import ServerInfo
 from sparkload.workloads.trace import TraceWorkload
 
@@ -32,13 +49,13 @@ class RunFacts:
     servers: Mapping[str, ServerInfo]  # endpoint URL -> what it said about itself
     scrape: Mapping[str, str]  # node -> the Prometheus URL read at every level
     on_simulator: bool  # the target is the built-in simulator this process started
-    client: dict[str, Any]  # runner, workers, processes, how this process timed receives
+    client: ClientEntry  # runner, workers, processes, how this process timed receives
     command: list[str]  # argv, secrets hidden
     started_at: str
-    versions: dict[str, Any] = field(default_factory=dict)
-    host_info: dict[str, Any] = field(default_factory=dict)
+    versions: Versions | None = None
+    host_info: HostInfo | None = None
     workers: list[WorkerEntry] = field(default_factory=list)
-    refused_workers: list[dict[str, Any]] = field(default_factory=list)
+    refused_workers: list[RefusedWorker] = field(default_factory=list)
 
 
 def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
@@ -64,20 +81,20 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
         step_duration=plan.step_duration if plan.mode == STEPS else None,
         slice_duration=opts.results.slice_duration or None,
         arrival=arrival_entry(context) if plan.mode == ARRIVAL else None,
-        workload=context.workload.manifest(),
-        prompts=context.workload.describe(),
+        workload=WorkloadEntry.from_dict(context.workload.manifest()),
+        prompts=PromptsEntry.from_dict(context.workload.describe()),
         sampling=context.body.sampling_entry(),
-        request={
-            "api": opts.request.api,
-            "extra_body": opts.request.extra_body,
-            "headers": sorted(opts.request.header),  # names only: values may be secrets
-            "accept_encoding": opts.request.accept_encoding,
-            "cache_bust": context.workload.cache_bust,
-        },
+        request=RequestEntry(
+            api=opts.request.api,
+            extra_body=opts.request.extra_body,
+            headers=sorted(opts.request.header),  # names only: values may be secrets
+            accept_encoding=opts.request.accept_encoding,
+            cache_bust=context.workload.cache_bust,
+        ),
         servers={url: info.manifest_entry() for url, info in facts.servers.items()},
         scrape=dict(facts.scrape),
         metadata=opts.results.metadata,
-        repeat={"run": run + 1, "of": plan.repeat} if plan.repeat > 1 else None,
+        repeat=RepeatEntry(run + 1, plan.repeat) if plan.repeat > 1 else None,
         seed=plan.seed,
         request_timeout=opts.request.request_timeout,
         simulator=simulator_entry(opts.simulator, opts.target.tp) if facts.on_simulator else None,
@@ -92,41 +109,48 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
     )
 
 
-def arrival_entry(context: RunContext) -> dict[str, Any]:
+def arrival_entry(context: RunContext) -> ArrivalEntry:
     """The manifest's ``arrival``: the open-loop plan, rates and durations in the target's time
     (``time: target``; manifests before it held real-time rates)."""
     plan = context.options.plan
     workload = context.workload
     if isinstance(workload, TraceWorkload):
-        return {
-            "rates": [workload.trace.offered_rate * workload.speedup],
-            "users": plan.arrival_users,
-            "duration": workload.trace.span_s / workload.speedup,
-            "trace": workload.trace.describe(),
-            "speedup": workload.speedup,
-            "time": "target",
-        }
-    return {
-        "rates": [] if plan.find_capacity else list(plan.arrival_rate),  # a search's: probes
-        "users": plan.arrival_users,
-        "duration": plan.arrival_duration,
-        "process": plan.arrival_process,
-        "burstiness": plan.burstiness,
-        "time": "target",
-    }
+        return ArrivalEntry(
+            rates=[workload.trace.offered_rate * workload.speedup],
+            users=plan.arrival_users,
+            duration=workload.trace.span_s / workload.speedup,
+            trace=TraceEntry.from_dict(workload.trace.describe()),
+            speedup=workload.speedup,
+            time=TARGET_TIME,
+        )
+    return ArrivalEntry(
+        rates=[] if plan.find_capacity else list(plan.arrival_rate),  # a search's: probes
+        users=plan.arrival_users,
+        duration=plan.arrival_duration,
+        process=plan.arrival_process,
+        burstiness=plan.burstiness,
+        time=TARGET_TIME,
+    )
 
 
-def simulator_entry(sim: SimulatorOptions, tp: int) -> dict[str, Any]:
-    """The manifest's ``simulator``: the built-in simulator's deployment as the run set it."""
-    return {
-        "profile": sim.profile,
-        "tp": tp,
-        "time_scale": sim.time_scale,
-        "spec": sim.spec,
-        "max_num_batched_tokens": sim.max_num_batched_tokens,
-        "prefix_caching": not sim.no_prefix_caching,
-        "block_size": sim.block_size,
-    }
+def simulator_entry(sim: SimulatorOptions, tp: int) -> SimulatorEntry:
+    """The manifest's ``simulator``: the built-in simulator's deployment as it ran, with the
+    speculation and batch budget in effect (the profile's own where the run set none)."""
+    try:
+        setup = effective_setup(sim.profile, sim.spec, sim.max_num_batched_tokens)
+    except ValueError:  # options the simulator itself refuses: say what was asked
+        setup = None
+    return SimulatorEntry(
+        profile=sim.profile,
+        tp=tp,
+        time_scale=sim.time_scale,
+        spec=setup.spec if setup else sim.spec,
+        max_num_batched_tokens=setup.max_num_batched_tokens
+        if setup
+        else sim.max_num_batched_tokens,
+        prefix_caching=not sim.no_prefix_caching,
+        block_size=sim.block_size,
+    )
 
 
 def simulated_variant(sim: SimulatorOptions) -> str:
@@ -153,25 +177,25 @@ def worker_entries(
     """Every worker of a distributed run so far (the lost ones too), in index order: what its
     hello said (``about``) and its clock readings."""
     entries = [
-        WorkerEntry(node=node, index=index_of(node), **about.get(node, {}), **clock_entry(node))
+        WorkerEntry.from_dict(
+            {"node": node, "index": index_of(node), **about.get(node, {}), **clock_entry(node)}
+        )
         for node in nodes
     ]
     return sorted(entries, key=lambda entry: entry.index)
 
 
-def versions_now() -> dict[str, Any]:
+def versions_now() -> Versions:
     """The versions that shape a measurement: sparkload's, Locust's, Python's, the HTTP client's."""
-    return {
-        "sparkload": sparkload.__version__,
-        "locust": version("locust"),
-        "python": platform.python_version(),
-        "geventhttpclient": version("geventhttpclient"),
-    }
+    return Versions(
+        sparkload=sparkload.__version__,
+        locust=version("locust"),
+        python=platform.python_version(),
+        geventhttpclient=version("geventhttpclient"),
+    )
 
 
-def host_now() -> dict[str, Any]:
-    return {
-        "hostname": socket.gethostname(),
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-    }
+def host_now() -> HostInfo:
+    return HostInfo(
+        hostname=socket.gethostname(), platform=platform.platform(), cpus=os.cpu_count()
+    )

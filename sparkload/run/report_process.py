@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import Any
+
+from sparkload.records import ProbeVerdict
 
 
 def report_command(args: list[str]) -> list[str]:
@@ -46,10 +47,10 @@ def check_levels(spec: str, run_dir: str) -> tuple[int, str]:
     return result.returncode, (result.stdout + result.stderr).strip()
 
 
-def judge_level(spec: str, run_dir: str, index: int) -> dict[str, Any]:
+def judge_level(spec: str, run_dir: str, index: int) -> ProbeVerdict:
     """One level of a run judged as ``--check`` judges it (the capacity search's probe): the
-    analysis's JSON verdict (meets, figures, breaches); ValueError with its words if it could
-    not judge the level."""
+    analysis's verdict, printed as JSON; ValueError with its words if it could not judge the
+    level (or what it printed is no verdict)."""
     result = subprocess.run(
         report_command(["--check", spec, "--check-level", str(index), "--quiet", run_dir]),
         capture_output=True,
@@ -60,5 +61,4 @@ def judge_level(spec: str, run_dir: str, index: int) -> dict[str, Any]:
     if result.returncode != 0:
         said = (result.stderr or result.stdout).strip().splitlines()
         raise ValueError(said[-1] if said else f"the analysis exited with {result.returncode}")
-    verdict: dict[str, Any] = json.loads(result.stdout)
-    return verdict
+    return ProbeVerdict.from_dict(json.loads(result.stdout))

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 import gevent.lock
 
 from sparkload.capacity import CapacityResult
+from sparkload.records import ProbeVerdict
 from sparkload.run.livetable import LevelTally
 from sparkload.stages import Stage
 
@@ -83,7 +84,7 @@ class Conductor(Protocol):
         """Users per process (node id): how an open-loop schedule is dealt."""
         ...
 
-    def judge_level(self, index: int) -> dict[str, Any] | None:
+    def judge_level(self, index: int) -> ProbeVerdict | None:
         """An ended level judged as ``--check`` judges it (the analysis's ``--check-level``
         verdict, in a child process: about a second); None when it could not be judged (the run
         is then aborted)."""

@@ -25,6 +25,7 @@ from typing import TypeVar
 import gevent
 
 from sparkload.config import CONSTANT, GAMMA
+from sparkload.records import Schedule
 from sparkload.run.context import RunContext
 from sparkload.run.livetable import LevelTally
 from sparkload.saturation import LevelWatch, judge_open_loop
@@ -76,7 +77,7 @@ def trace_schedule(timestamps: Iterable[float], speedup: float) -> Iterator[Due]
     return ((t / speedup, line) for line, t in enumerate(timestamps))
 
 
-def schedule_summary(schedule: Iterable[Due]) -> dict[str, float | int | None]:
+def schedule_summary(schedule: Iterable[Due]) -> Schedule:
     """A level's whole schedule as the manifest keeps it: how many arrivals it held and the
     coefficient of variation of their gaps (target seconds). A level stopped as over-saturated
     sends only part of its schedule, so its records alone would misstate how bursty it was."""
@@ -84,7 +85,7 @@ def schedule_summary(schedule: Iterable[Due]) -> dict[str, float | int | None]:
     gap_list = [later - earlier for earlier, later in itertools.pairwise(times)]
     mean = statistics.fmean(gap_list) if gap_list else 0.0
     cv = statistics.pstdev(gap_list) / mean if mean > 0 else None
-    return {"arrivals": len(times), "gap_cv": cv}
+    return Schedule(arrivals=len(times), gap_cv=cv)
 
 
 def my_share(items: Iterable[T], shares: Mapping[str, int], node: str) -> Iterator[T]:

@@ -11,7 +11,8 @@ second), the search records the verdict and names the next value, or ends.
 
 from __future__ import annotations
 
-from sparkload.capacity import CONCURRENCY, RATE, CapacityResult, CapacitySearch, Probe
+from sparkload.capacity import CONCURRENCY, RATE, CapacityResult, CapacitySearch
+from sparkload.records import CapacityProbe
 from sparkload.run.context import RunContext
 from sparkload.shapes import Conductor
 from sparkload.shapes.arrival import ArrivalShape
@@ -25,7 +26,7 @@ class Prober:
     def __init__(self, search: CapacitySearch, bounds: str) -> None:
         self.search = search
         self.bounds = bounds
-        self.probes: list[Probe] = []
+        self.probes: list[CapacityProbe] = []
 
     def first(self) -> float:
         value = self.search.next_value()
@@ -39,8 +40,8 @@ class Prober:
         if verdict is None:
             conductor.record_capacity(self.result(complete=False))
             return None
-        self.probes.append(Probe.judged(index, value, verdict))
-        self.search.record(value, self.probes[-1].meets)
+        self.probes.append(CapacityProbe(value, verdict))
+        self.search.record(value, verdict.meets)
         following = self.search.next_value()
         conductor.record_capacity(self.result(complete=following is None))
         return following

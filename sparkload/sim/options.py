@@ -1,7 +1,8 @@
 """The simulator options a load test also sets: defined here once, for ``sparkload sim`` and for
-the locustfile's ``--sim-*`` options (``sparkload/config.py`` derives them from this table).
+the locustfile's ``--sim-*`` options (``sparkload/config.py`` derives them from this table), and
+the engine setup they come to (``effective_setup``), which a run's manifest records.
 
-Pure data, no server imports: the load side reads it without loading aiohttp.
+No server imports: the load side reads it without loading aiohttp.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from sparkload.sim.notes_profiles import BUILDS, DEFAULT_BUDGET, DEFAULT_SPEC
 from sparkload.sim.profiles import PROFILES
+from sparkload.sim.speculation import parse_spec
 
 FIXED = "fixed"  # fixed timing (tests, reference runs), not a deployment
 PROFILE_NAMES = (*PROFILES, *BUILDS, FIXED)
@@ -62,3 +64,33 @@ TIME_SCALE = SimOption(
     "--time-scale", 1.0, "run S times faster than real time (figures in simulated time)", type=float
 )
 SHARED = (PROFILE, SPEC, BUDGET, NO_PREFIX_CACHING, BLOCK_SIZE, TIME_SCALE)
+
+
+@dataclass(frozen=True)
+class EngineSetup:
+    """The speculative decoding and batch token budget a simulated engine runs with."""
+
+    spec: str  # none | mtp:K | dspark:K
+    max_num_batched_tokens: int
+
+
+def effective_setup(
+    profile: str, spec: str | None = None, max_num_batched_tokens: int | None = None
+) -> EngineSetup | None:
+    """What a simulator of ``profile`` runs with, given ``--spec`` and
+    ``--max-num-batched-tokens`` (None: not given): a qwen3.8-* build's options or their
+    defaults; a report variant's own drafting (MTP, k its draft tokens) and budget. None for
+    fixed timing, which has no engine. ValueError for a spec that does not parse or options a
+    report variant does not take, KeyError for an unknown profile."""
+    if profile == FIXED:
+        return None
+    if profile in BUILDS:
+        budget = DEFAULT_BUDGET if max_num_batched_tokens is None else max_num_batched_tokens
+        return EngineSetup(str(parse_spec(spec or DEFAULT_SPEC)), budget)
+    if spec is not None or max_num_batched_tokens is not None:
+        raise ValueError(
+            f"--spec and --max-num-batched-tokens: qwen3.8-* builds only, not {profile}"
+        )
+    variant = PROFILES[profile]
+    drafting = "none" if variant.spec is None else f"mtp:{variant.spec.num_draft_tokens}"
+    return EngineSetup(drafting, variant.max_num_batched_tokens)

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 import requests
 
 from sparkload.errors import ConfigError
+from sparkload.records import ServerEntry
 from sparkload.transport.identity import identifying_headers
 from sparkload.transport.stream import API_COMPLETIONS
 
@@ -111,10 +112,10 @@ class ServerInfo:
     version: str | None = None
     version_source: str | None = None  # the route that answered (vLLM /version, llama.cpp /props)
 
-    def manifest_entry(self) -> dict[str, object]:
-        entry: dict[str, object] = {"headers": dict(self.headers)}  # responses add to it
+    def manifest_entry(self) -> ServerEntry:
+        entry = ServerEntry(headers=dict(self.headers))  # responses add to its headers
         if self.version:
-            entry.update(version=self.version, version_source=self.version_source)
+            entry.version, entry.version_source = self.version, self.version_source
         return entry
 
 

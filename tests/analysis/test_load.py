@@ -231,10 +231,10 @@ def test_a_run_without_a_manifest_gets_a_default_one_and_a_note(tmp_path):
 def test_an_unreadable_manifest_is_noted_and_ignored(tmp_path):
     records = closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.05, tps=20, latency=6.5)
     run = write_run(tmp_path / "r", "x", records)
-    (run / MANIFEST_FILE).write_text('{"label": "x", "levels": [{"index": 0}]}')
+    (run / MANIFEST_FILE).write_text('{"label": "x", "levels": [{"index": 0}')  # cut short
     (loaded,) = load([run]).runs
     assert loaded.manifest == Manifest(label="x")
-    assert loaded.notes == ["unreadable manifest.json (TypeError): ignored"]
+    assert loaded.notes == ["unreadable manifest.json (JSONDecodeError): ignored"]
 
 
 def prefill_records(prefill_seconds: list[float]) -> list[dict]:

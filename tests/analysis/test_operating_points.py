@@ -32,7 +32,7 @@ CAPACITY = {
         {"level_index": 2, "value": 4, "meets": True},
         {"level_index": 3, "value": 8, "meets": False},
     ],
-    "limit": {"level_index": 3, "value": 8},
+    "limit": {"level_index": 3, "value": 8, "meets": False},
 }
 
 
@@ -119,7 +119,7 @@ def test_an_open_loop_capacity_marks_the_offered_rate_of_its_probe(tmp_path):
             {"level_index": 0, "value": 1.0, "meets": True},
             {"level_index": 1, "value": 4.0, "meets": False},
         ],
-        "limit": {"level_index": 1, "value": 4.0},
+        "limit": {"level_index": 1, "value": 4.0, "meets": False},
     }
     fields = {**arrival_manifest([1.0, 4.0], 4), "capacity": capacity}
     found = points_of([write_run(tmp_path / "r", "open", records, manifest_fields=fields)])
@@ -164,7 +164,7 @@ def test_the_report_shows_the_points_and_summary_json_holds_them(tmp_path):
 
 
 def test_the_capacity_is_described_with_its_goodput_and_what_broke_the_next_probe(tmp_path):
-    limit = {"level_index": 3, "value": 8, "breaches": ["ttft_p90_ms = 900 > 800"]}
+    limit = {"level_index": 3, "value": 8, "meets": False, "breaches": ["ttft_p90_ms = 900 > 800"]}
     dataset = load([ladder_run(tmp_path, "b", {**CAPACITY, "limit": limit})])
     _, (finding,) = of_dataset(dataset, summarize(dataset, SETTINGS), SETTINGS, None)
     assert finding.describe() == (

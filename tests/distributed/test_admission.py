@@ -107,7 +107,7 @@ def test_a_wrong_token_is_refused_told_to_quit_and_named():
     connect(runner)
     answer(runner, NODE, "a-wrong-token")
     assert ("quit", None, NODE) in runner.sent
-    assert [(r["node"], r["hostname"], r["reason"]) for r in made.refused] == [
+    assert [(r.node, r.hostname, r.reason) for r in made.refused] == [
         (NODE, "client-b", "wrong worker token")
     ]
 
@@ -125,7 +125,7 @@ def test_a_worker_without_a_token_is_refused_for_that():
     made, runner = gate()
     connect(runner)
     runner.handle_message(NODE, Message(MSG_ANSWER, {"proof": None}, NODE))
-    assert made.refused[0]["reason"] == "it holds no worker token"
+    assert made.refused[0].reason == "it holds no worker token"
 
 
 def test_a_worker_that_never_answers_is_refused_once_its_time_is_up():
@@ -134,7 +134,7 @@ def test_a_worker_that_never_answers_is_refused_once_its_time_is_up():
     made.refuse_late(time.monotonic() + ANSWER_WITHIN / 2)
     assert made.refused == []
     made.refuse_late(time.monotonic() + ANSWER_WITHIN + 1)
-    assert "within" in made.refused[0]["reason"] and ("quit", None, NODE) in runner.sent
+    assert "within" in made.refused[0].reason and ("quit", None, NODE) in runner.sent
 
 
 def test_workers_still_held_are_told_to_quit_when_the_master_quits():

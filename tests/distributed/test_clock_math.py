@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sparkload.clock_offsets import MOVE_LIMIT, START, Reading, RoundTrip, moved, reading
-from sparkload.records import Manifest, WorkerEntry, on_master_clock
+from sparkload.records import ClockReading, Manifest, RefusedWorker, WorkerEntry, on_master_clock
 
 
 def test_the_offset_is_the_workers_clock_against_the_middle_of_the_round_trip():
@@ -60,10 +60,10 @@ def test_the_manifest_keeps_every_workers_clock_through_a_round_trip():
         hostname="host",
         clock_offset=2.0,
         clock_rtt=0.001,
-        clock_readings=[{"at": "start", "offset": 2.0, "rtt": 0.001}],
+        clock_readings=[ClockReading("start", 2.0, 0.001)],
         clock_flags=["moved"],
     )
-    manifest = Manifest("run", workers=[entry], refused_workers=[{"node": "x", "reason": "r"}])
+    manifest = Manifest("run", workers=[entry], refused_workers=[RefusedWorker("x", reason="r")])
     assert Manifest.from_dict(manifest.to_dict()) == manifest
 
 

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sparkload.capacity import (
-    CONCURRENCY,
-    RATE,
-    RATE_TOLERANCE,
-    CapacityResult,
-    CapacitySearch,
-    Probe,
-)
+from sparkload.capacity import CONCURRENCY, RATE, RATE_TOLERANCE, CapacityResult, CapacitySearch
+from sparkload.records import CapacityEntry, CapacityProbe, ProbeVerdict
 
 
 def search_until_done(search: CapacitySearch, meets) -> list[float]:
@@ -112,15 +106,19 @@ def test_after_a_break_at_16_at_most_two_probes_follow_12():
     assert (search.next_value(), search.probes_left_at_most()) == (12, 2)
 
 
-def result(capacity: float | None, *probes: Probe) -> CapacityResult:
+def result(capacity: float | None, *probes: CapacityProbe) -> CapacityResult:
     return CapacityResult("ttft_p90_ms<=800", CONCURRENCY, list(probes), capacity, True)
 
 
-BROKE_12 = Probe(4, 12, False, {"ttft_p90_ms<=800": 913.4}, ["ttft_p90_ms = 913.4 > 800"])
+def probe(index: int, value: float, meets: bool, *breaches: str) -> CapacityProbe:
+    return CapacityProbe(value, ProbeVerdict(index, meets, breaches=list(breaches)))
+
+
+BROKE_12 = probe(4, 12, False, "ttft_p90_ms = 913.4 > 800")
 
 
 def test_the_line_names_capacity_bounds_and_the_probe_that_broke_them():
-    found = result(11, Probe(3, 8, True), Probe(5, 11, True), BROKE_12, Probe(2, 16, False))
+    found = result(11, probe(3, 8, True), probe(5, 11, True), BROKE_12, probe(2, 16, False))
     assert found.line() == (
         "capacity: C=11 at ttft_p90_ms<=800; first failing probe C=12 "
         "(ttft_p90_ms = 913.4 > 800); 4 probes"
@@ -128,15 +126,35 @@ def test_the_line_names_capacity_bounds_and_the_probe_that_broke_them():
 
 
 def test_the_manifest_entry_names_the_smallest_breaking_probe_as_the_limit():
-    entry = result(11, Probe(2, 16, False), Probe(5, 11, True), BROKE_12).manifest_entry()
-    assert entry["capacity"] == 11 and entry["limit"]["value"] == 12
-    assert [p["value"] for p in entry["probes"]] == [16, 11, 12]
+    entry = result(11, probe(2, 16, False), probe(5, 11, True), BROKE_12).manifest_entry()
+    assert entry.capacity == 11 and entry.limit == BROKE_12
+    assert [p.value for p in entry.probes] == [16, 11, 12]
+
+
+def test_the_manifest_entry_keeps_each_probe_flat_as_the_manifest_always_did():
+    verdict = ProbeVerdict(4, False, {"ttft_p90_ms<=800": 913.4}, ["too slow"], level="C=12")
+    written = CapacityEntry("b", CONCURRENCY, 11, [CapacityProbe(12, verdict)]).to_dict()
+    assert written["probes"] == [
+        {
+            "value": 12,
+            "level_index": 4,
+            "level": "C=12",
+            "meets": False,
+            "figures": {"ttft_p90_ms<=800": 913.4},
+            "breaches": ["too slow"],
+        }
+    ]
+
+
+def test_a_probe_of_a_manifest_written_before_verdicts_named_their_level_reads():
+    written = {"level_index": 2, "value": 4, "meets": True, "figures": {}, "breaches": []}
+    assert CapacityProbe.from_dict(written) == CapacityProbe(4, ProbeVerdict(2, True))
 
 
 def test_no_capacity_is_said_in_one_line():
-    line = result(None, Probe(0, 1, False, breaches=["ttft_p90_ms = 900 > 800"])).line()
+    line = result(None, probe(0, 1, False, "ttft_p90_ms = 900 > 800")).line()
     assert line.startswith("capacity: no probe met ttft_p90_ms<=800; first failing probe C=1")
 
 
 def test_a_capacity_at_the_cap_says_no_probe_broke_the_bounds():
-    assert "no probe broke the bounds" in result(20, Probe(0, 20, True)).line()
+    assert "no probe broke the bounds" in result(20, probe(0, 20, True)).line()

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sparkload.records import MANIFEST_FILE, LevelEntry, Manifest, read_manifest
+from sparkload.records import MANIFEST_FILE, LevelEntry, Manifest, WorkloadEntry, read_manifest
 
 
 def test_a_manifest_without_a_label_reads_with_an_empty_one():
@@ -15,7 +15,7 @@ def test_a_manifest_without_a_label_reads_with_an_empty_one():
 
 def test_the_first_manifests_workload_name_becomes_the_workload():
     manifest = Manifest.from_dict({"label": "x", "workload": "edit"})
-    assert manifest.workload == {"name": "edit"} and manifest.workload_name == "edit"
+    assert manifest.workload == WorkloadEntry("edit") and manifest.workload_name == "edit"
 
 
 def test_a_command_written_as_one_string_reads_as_its_words():
@@ -32,10 +32,17 @@ def test_fields_a_newer_writer_added_are_kept_and_written_back():
     assert Manifest.from_dict(written) == manifest
 
 
-def test_levels_read_into_level_entries_and_unknown_level_fields_are_dropped():
+def test_levels_read_into_level_entries_keeping_their_unknown_fields():
     level = {"index": 0, "concurrency": 4, "expected": 40, "started_at": "t", "new": 1}
-    manifest = Manifest.from_dict({"label": "x", "levels": [level, "not a level"]})
-    assert manifest.levels == [LevelEntry(0, 4, 40, "t")]
+    manifest = Manifest.from_dict({"label": "x", "levels": [level]})
+    assert manifest.levels == [LevelEntry(0, 4, 40, "t", unknown={"new": 1})]
+    assert manifest.to_dict()["levels"][0]["new"] == 1
+
+
+def test_a_level_that_is_not_one_or_lacks_its_keys_is_left_out():
+    level = {"index": 1, "concurrency": 4, "expected": 40, "started_at": "t"}
+    manifest = Manifest.from_dict({"levels": ["not a level", {"index": 0}, level]})
+    assert [entry.index for entry in manifest.levels] == [1]
 
 
 def test_a_manifest_file_is_read_from_its_run_directory(tmp_path):

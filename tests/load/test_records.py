@@ -101,7 +101,15 @@ def test_a_manifest_from_before_slices_capacity_and_saturation_loads_with_none()
 
 
 def test_the_capacity_search_and_saturation_survive_a_round_trip():
-    capacity = {"bounds": "ttft_p90_ms<=800", "over": "concurrency", "capacity": 11}
+    probe = {"value": 12, "level_index": 0, "level": "C=12", "meets": False}
+    capacity = {
+        "bounds": "ttft_p90_ms<=800",
+        "over": "concurrency",
+        "capacity": 11,
+        "probes": [{**probe, "figures": {"ttft_p90_ms<=800": 900.0}, "breaches": ["slow"]}],
+        "limit": {**probe, "figures": {}, "breaches": []},
+        "complete": True,
+    }
     level = {"index": 0, "concurrency": 12, "expected": None, "started_at": "", "saturation": "x"}
     data = Manifest.from_dict({"label": "x", "capacity": capacity, "levels": [level]}).to_dict()
     assert data["capacity"] == capacity and data["levels"][0]["saturation"] == "x"

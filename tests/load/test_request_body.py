@@ -96,7 +96,7 @@ def test_a_stream_options_that_is_not_an_object_is_one_config_error_line():
 
 def test_the_manifests_sampling_entry_is_a_run_length_body_without_its_prompt():
     template = BodyTemplate.for_run(run_options("--temperature", "0.2"), PINNED, 16, "m")
-    assert template.sampling_entry() == {
+    assert template.sampling_entry().to_dict() == {
         "max_tokens": 16,
         "ignore_eos": True,
         "min_tokens": 16,

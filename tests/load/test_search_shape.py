@@ -11,6 +11,7 @@ import pytest
 from sparkload.capacity import CONCURRENCY, RATE, RATE_TOLERANCE, CapacityResult, CapacitySearch
 from sparkload.config import default, from_namespace
 from sparkload.errors import ConfigError
+from sparkload.records import ProbeVerdict
 from sparkload.run.livetable import LevelTally
 from sparkload.run.report_process import judge_level
 from sparkload.run.setup import check_search
@@ -37,7 +38,7 @@ class JudgingConductor(FakeConductor):
         c = level.concurrency if level.arrival_rate is None else level.arrival_rate
         meets = c <= self.capacity
         breaches = [] if meets else [f"ttft_p90_ms = {100 * c} > {100 * self.capacity}"]
-        return {"meets": meets, "figures": {"ttft_p90_ms<=800": 100.0 * c}, "breaches": breaches}
+        return ProbeVerdict(index, meets, {"ttft_p90_ms<=800": 100.0 * c}, breaches)
 
     def record_capacity(self, result):
         self.results.append(result)
@@ -181,7 +182,9 @@ def test_the_analysis_judges_a_level_in_a_child_process_and_its_refusal_is_a_val
     levels = [{"index": 0, "concurrency": 1, "expected": 10, "started_at": ""}]
     run = write_run(tmp_path, "x", records, manifest_fields={"levels": levels})
     verdict = judge_level("ttft_p90_ms<=100", str(run), 0)
-    assert (verdict["meets"], verdict["breaches"]) == (False, ["ttft_p90_ms = 200 > 100"])
+    assert verdict == ProbeVerdict(
+        0, False, {"ttft_p90_ms<=100": 200.0}, ["ttft_p90_ms = 200 > 100"], level="C=1"
+    )
     with pytest.raises(ValueError, match="has no level 3"):
         judge_level("ttft_p90_ms<=100", str(run), 3)
 

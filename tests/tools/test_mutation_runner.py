@@ -96,7 +96,7 @@ def test_every_module_of_the_measurement_core_is_a_target():
         "sparkload/transport/sse.py",
         "sparkload/transport/stream.py",
         "sparkload/transport/client.py",
-        "sparkload/records.py",
+        "sparkload/records/requests.py",
         "sparkload/streamcheck.py",
         "analysis/percentiles.py",
         "analysis/metrics.py",

@@ -54,7 +54,7 @@ TARGETS = (
     ),
     Target(
         "records",
-        "sparkload/records.py",
+        "sparkload/records/requests.py",
         (
             "tests/load/test_records.py",
             "tests/load/test_derived_metrics.py",

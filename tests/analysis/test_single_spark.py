@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from analysis import notes, report
+from analysis import report
 from analysis.load import load
 from analysis.metrics import Settings
 from analysis.outputs import markdown
+from analysis.single_spark import setups
 from tests.analysis.analysis_synthetic import closed_loop_level, make_record, write_run
 
 TOKENS = 128  # output tokens of every synthetic request
@@ -202,7 +203,7 @@ def test_the_section_is_absent_for_runs_without_the_notes_setup(report_runs):
 
 def test_the_section_came_after_the_others_and_left_their_numbers_alone():
     numbers = report.section_numbers()
-    assert numbers["notes"] == 17  # appended after open_loop (16); later sections follow it
+    assert numbers["single_spark"] == 17  # appended after open_loop (16); later sections follow it
     assert numbers["open_loop"] == 16
 
 
@@ -222,7 +223,7 @@ def test_a_simulator_run_files_by_its_qwen38_profile_without_metadata(tmp_path):
             "workload": {"name": "fresh"},
         },
     )
-    assert notes.setup_of(load([run]).runs[0].manifest) == notes.Setup(
+    assert setups.setup_of(load([run]).runs[0].manifest) == setups.Setup(
         "int4", "dspark:7", "16384", False, "fresh", False
     )
 
@@ -237,7 +238,7 @@ def test_metadata_wins_over_the_simulator_and_names_are_normalised(tmp_path):
             "simulator": {"profile": "qwen3.8-fp8", "spec": "none"},
         },
     )
-    setup = notes.setup_of(load([run]).runs[0].manifest)
+    setup = setups.setup_of(load([run]).runs[0].manifest)
     assert (setup.build, setup.spec, setup.budget) == ("int4", "dspark:14", "16384")
 
 
@@ -248,7 +249,7 @@ def test_a_run_of_another_model_has_no_setup(tmp_path):
         closed_loop_level(1, 0, 0.0, ttft=0.1, itl=0.01, tps=60, latency=2.0),
         manifest_fields={"simulator": {"profile": "nvfp4-mtp"}},
     )
-    assert notes.setup_of(load([run]).runs[0].manifest) is None
+    assert setups.setup_of(load([run]).runs[0].manifest) is None
 
 
 # ----- draft depth, budget control, concurrency --------------------------------------------------
@@ -411,5 +412,5 @@ def test_a_real_runs_setting_missing_from_its_metadata_stays_unknown(tmp_path):
         closed_loop_level(1, 0, 0.0, ttft=0.1, itl=0.01, tps=60, latency=2.0),
         manifest_fields={"metadata": {"build": "nvfp4"}},
     )
-    setup = notes.setup_of(load([run]).runs[0].manifest)
+    setup = setups.setup_of(load([run]).runs[0].manifest)
     assert (setup.spec, setup.budget) == ("?", "?")

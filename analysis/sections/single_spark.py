@@ -1,26 +1,26 @@
 """The single-Spark notes' tables (Qwen3.8-27B builds, drafting, batch budgets), in their shape.
 
-Present only when some run carries the notes' setup (``analysis.notes``: metadata build / spec /
-budget, or a qwen3.8-* simulator profile). Each table that lacks its runs is left out with one
-line saying which runs it needs; no cell is ever filled in.
+Present only when some run carries the notes' setup (``analysis.single_spark.setups``: metadata
+build / spec / budget, or a qwen3.8-* simulator profile). Each table that lacks its runs is left
+out with one line saying which runs it needs; no cell is ever filled in.
 """
 
 from __future__ import annotations
 
-from analysis import notes
 from analysis.document import Block, Section
-from analysis.notes import BASE_SPEC, DEFAULT_BUDGET, WIDE_BUDGET, Entry, Figures
 from analysis.sections import Context
-from analysis.tables import Table
+from analysis.single_spark import setups, tables
+from analysis.single_spark.setups import DEFAULT_WORD, Entry, Figures
+from analysis.single_spark.tables import HELD_SPEC, WIDE_BUDGET
 
 FOUR_BIT = ("int4", "nvfp4")
 
 
 def build(context: Context) -> Section | None:
-    entries = notes.catalogue(context.dataset, context.summary)
+    entries = setups.catalogue(context.dataset, context.summary)
     if not entries:
         return None
-    figs = notes.figures(context.dataset, context.summary, context.server)
+    figs = setups.figures(context.dataset, context.summary, context.server)
     scales = sorted({r.time_scale for r in context.dataset.runs if r.time_scale != 1})
     intro = (
         "The tables of the single-Spark measurement notes (Qwen3.8-27B on one DGX Spark), from "
@@ -59,7 +59,7 @@ def _left_out(needs: str) -> str:
 
 
 def _quantization(entries: list[Entry], figs: Figures) -> list[Block]:
-    table = notes.quantization_gain(entries, figs)
+    table = tables.quantization_gain(entries, figs)
     if table is None:
         return [
             _left_out(
@@ -71,7 +71,7 @@ def _quantization(entries: list[Entry], figs: Figures) -> list[Block]:
 
 
 def _draft_depth(entries: list[Entry], figs: Figures) -> list[Block]:
-    found = [t for b in notes.builds_of(entries) if (t := notes.draft_depth(entries, figs, b))]
+    found = [t for b in setups.builds_of(entries) if (t := tables.draft_depth(entries, figs, b))]
     return list(found) or [
         _left_out("single-stream runs of one build at two DSpark depths (k=7 and k=14)")
     ]
@@ -79,7 +79,7 @@ def _draft_depth(entries: list[Entry], figs: Figures) -> list[Block]:
 
 def _budget(entries: list[Entry], figs: Figures) -> list[Block]:
     found: list[Block] = [
-        t for b in notes.builds_of(entries) for t in notes.budget_control(entries, figs, b)
+        t for b in setups.builds_of(entries) for t in tables.budget_control(entries, figs, b)
     ]
     return found or [
         _left_out(
@@ -91,13 +91,13 @@ def _budget(entries: list[Entry], figs: Figures) -> list[Block]:
 
 def _concurrency(entries: list[Entry], figs: Figures) -> list[Block]:
     blocks: list[Block] = []
-    for spec, budget in notes.fleet_groups(entries):
+    for spec, budget in tables.fleet_groups(entries):
         contrasts = [
             t
-            for b in notes.builds_of(entries)
-            if (t := notes.identical_contrast(entries, figs, b, spec, budget)) is not None
+            for b in setups.builds_of(entries)
+            if (t := tables.identical_contrast(entries, figs, b, spec, budget)) is not None
         ]
-        curve = notes.concurrency_curve(entries, figs, spec, budget, list(FOUR_BIT))
+        curve = tables.concurrency_curve(entries, figs, spec, budget, list(FOUR_BIT))
         if curve is not None and not contrasts:
             blocks.append(curve)
         blocks += contrasts
@@ -105,15 +105,15 @@ def _concurrency(entries: list[Entry], figs: Figures) -> list[Block]:
 
 
 def _prefill(entries: list[Entry], context: Context) -> list[Block]:
-    table = notes.prefill_by_size(entries, context.dataset)
+    table = tables.prefill_by_size(entries, context.dataset)
     return [table] if table is not None else [_left_out("prefill probes (--workload prefill)")]
 
 
 def _fp8_vs_4bit(entries: list[Entry], figs: Figures) -> list[Block]:
-    found: list[Table] = [
+    found: list[Block] = [
         t
-        for spec, budget in notes.fleet_groups(entries)
-        if (t := notes.fp8_vs_4bit(entries, figs, spec, budget)) is not None
+        for spec, budget in tables.fleet_groups(entries)
+        if (t := tables.fp8_vs_4bit(entries, figs, spec, budget)) is not None
     ]
     return list(found) or [
         _left_out("edit concurrency runs of FP8 and a 4-bit build in one configuration")
@@ -121,12 +121,12 @@ def _fp8_vs_4bit(entries: list[Entry], figs: Figures) -> list[Block]:
 
 
 def _ladder(entries: list[Entry], figs: Figures) -> list[Block]:
-    table = notes.speed_up_ladder(entries, figs)
+    table = tables.speed_up_ladder(entries, figs)
     if table is None:
         return [
             _left_out(
                 "a single-stream edit run of FP8 without speculation (--sim-spec none), "
-                f"and others to compare (e.g. {BASE_SPEC}, {DEFAULT_BUDGET} budget)"
+                f"and others to compare (e.g. {HELD_SPEC}, {DEFAULT_WORD} budget)"
             )
         ]
     return [table]

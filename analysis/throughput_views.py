@@ -1,10 +1,11 @@
-"""Tables of the single-Spark measurement notes: throughput views, agreement, prefill, contrast.
+"""Throughput seen four ways, for any run (the single-Spark notes' method): aggregate against
+per stream, run-to-run agreement, prefill per prompt size, distinct against identical prompts.
 
 * Aggregate vs per-stream throughput, every level: aggregate = Σ output tokens / level wall time
   (``measured_total_tps``), per-stream = mean of the requests' tps; aggregate / C beside them.
 * Run-to-run agreement: a label run more than once (several run directories with one label);
   per level and metric, each run's value and the spread (max − min) / mean × 100.
-* Prefill probe (runs whose manifest says ``workload.name == "prefill"``): per prompt size, the
+* Prefill probe (runs of the ``WORKLOAD_PREFILL`` workload): per prompt size, the
   prompt tokens, prefill tok/s = prompt_tokens / prefill time of every measured (cold) request,
   their agreement and the cached tokens the server reported (0 when the probe is honest).
 * Distinct vs identical prompts: labels whose manifests agree on workload, max_tokens, variant,
@@ -20,13 +21,14 @@ import pandas as pd
 
 from analysis.load import Dataset
 from analysis.tables import Table, slug
-
-PREFILL = "prefill"
+from sparkload.records import WORKLOAD_PREFILL
 
 
 def prefill_labels(dataset: Dataset) -> list[str]:
     """Labels of prefill probes (one-token requests, reported per prompt size), in input order."""
-    return list(dict.fromkeys(r.label for r in dataset.runs if r.manifest.workload_name == PREFILL))
+    return list(
+        dict.fromkeys(r.label for r in dataset.runs if r.manifest.workload_name == WORKLOAD_PREFILL)
+    )
 
 
 # ----- aggregate vs per-stream ------------------------------------------------------------------
@@ -225,7 +227,7 @@ def _label_kinds(dataset: Dataset) -> dict[str, tuple[tuple, set[bool]]]:
         manifest = run.manifest
         key = (manifest.workload_name, manifest.variant, run.tp, manifest.model, _deployment(run))
         flags = kinds.setdefault(run.label, (key, set()))[1]
-        flags.add(bool(manifest.workload.get("identical_prompts")))
+        flags.add(bool(manifest.workload.identical_prompts))
     return kinds
 
 
@@ -233,13 +235,10 @@ def _deployment(run) -> str:
     """What else must agree for a fair pair: output length, simulator setup, the user's metadata
     (the time scale may differ: figures are in simulated time)."""
     manifest = run.manifest
-    simulator = {k: v for k, v in (manifest.simulator or {}).items() if k != "time_scale"}
+    written = manifest.simulator.to_dict() if manifest.simulator is not None else {}
+    simulator = {k: v for k, v in written.items() if k != "time_scale"}
     return repr(
-        (
-            manifest.workload.get("max_tokens"),
-            sorted(simulator.items()),
-            sorted(manifest.metadata.items()),
-        )
+        (manifest.workload.max_tokens, sorted(simulator.items()), sorted(manifest.metadata.items()))
     )
 
 
@@ -252,7 +251,7 @@ def contrast_pairs(dataset: Dataset) -> tuple[list[tuple[str, str]], list[str]]:
         if flags != {False}:
             continue
         for identical, (other_key, other_flags) in kinds.items():
-            if other_flags == {True} and other_key == key and key[0] != PREFILL:
+            if other_flags == {True} and other_key == key and key[0] != WORKLOAD_PREFILL:
                 pairs.append((distinct, identical))
     return pairs, mixed
 

@@ -1,239 +1,44 @@
-"""The single-Spark notes' tables: Qwen3.8-27B builds, DSpark/MTP drafting, batch budgets.
-
-The notes ("Measurements — Qwen3.8-27B 4-bit on one DGX Spark") compare deployments that differ
-in one of four settings: the weight build, the speculative decoding (``none``, ``mtp:K``,
-``dspark:K``), the batch token budget and prefix caching. A run says which deployment it measured
-through its manifest: the user's ``--metadata`` (``build``, ``spec``, ``budget``,
-``prefix_caching``: what a real Spark's run is given) or, on the simulator, a ``qwen3.8-*``
-profile and its options; metadata wins key by key, so real and simulated runs file alike.
-
-What a run measured comes from the manifest too: the workload (fresh, edit, prefill), whether
-every stream sent the same prompt, and its levels: a label run at C=1 only is a single-stream
-run; one with higher levels is a concurrency run. The figures, as the notes define them:
-
-  single stream (fresh / edit tok/s)   per-request tps mean at C=1 (output tokens / latency);
-                                       one value per run of a repeated label ("a / b")
-  aggregate                            Σ output tokens / level wall time (measured_total_tps)
-  per stream                           aggregate / C
-  acceptance, tokens per pass          the server's spec-decode counters at C=1
-  KV tokens                            num_gpu_blocks × block_size (vllm:cache_config_info)
-
-Nothing is filled in: a cell whose run is missing is NaN (a dash), a table without its runs is
-left out by the section.
-"""
+"""The notes' tables, one function each (the notes' sections in brackets): (a) the quantization
+gain, (b) draft depth, (c) the batch-budget control, (d) concurrency curves and distinct against
+identical prompts, (e) prefill by prompt size, (f) FP8 against 4-bit, (g) the speed-up ladder.
+Each returns None (or []) when its runs are missing: nothing is filled in."""
 
 from __future__ import annotations
-
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from analysis import server_metrics
 from analysis.load import Dataset
+from analysis.single_spark.setups import (
+    BUILD_NAMES,
+    DEFAULT_WORD,
+    TOK_S,
+    Entry,
+    Figures,
+    Setup,
+    builds_of,
+    change,
+    describe_spec,
+    display,
+    find,
+    mean_of,
+    runs_cell,
+    spec_depth,
+)
 from analysis.tables import Table
-from analysis.workloads import PREFILL, per_run_levels, prefill_rows, spread_pct
-from sparkload.records import Manifest
+from analysis.throughput_views import prefill_rows, spread_pct
+from sparkload.records import WORKLOAD_EDIT, WORKLOAD_FRESH, WORKLOAD_PREFILL
 
-BUILD_NAMES = {"fp8": "FP8", "int4": "MixedInt4", "nvfp4": "NVFP4"}  # the notes' order
-SIM_PREFIX = "qwen3.8-"
-BASE_SPEC = "dspark:7"  # the simulator's default for qwen3.8-* builds, the notes' baseline
-DEFAULT_BUDGET = "default"
-VLLM_DEFAULT_BUDGET = "2048"  # vLLM's max_num_batched_tokens on GB10: the same as "default"
+HELD_SPEC = "dspark:7"  # the drafting the notes hold constant across builds (§1) and budgets (§3a)
 WIDE_BUDGET = "16384"
-FRESH, EDIT = "fresh", "edit"
-METADATA_KEYS = ("build", "spec", "budget")
-UNKNOWN = "?"
-_OFF = {"off", "false", "no", "0", "disabled"}
-TOK_S = "{:.2f}"
 PCT = "{:+.1f}%"
-
-
-@dataclass(frozen=True)
-class Setup:
-    """The deployment a run measured and the workload it sent."""
-
-    build: str  # fp8 | int4 | nvfp4 (other builds keep their given name)
-    spec: str  # none | mtp:K | dspark:K
-    budget: str  # default | a number of tokens
-    prefix_caching: bool
-    workload: str
-    identical: bool
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One label of the report with its setup and its closed-loop levels."""
-
-    label: str
-    setup: Setup
-    levels: tuple[int, ...]
-
-    @property
-    def single_stream(self) -> bool:
-        return self.levels == (1,)
-
-
-# ----- which run is which ------------------------------------------------------------------------
-def build_name(text: str) -> str:
-    """fp8 / int4 / nvfp4 from a metadata value or a simulator profile (MixedInt4 is int4)."""
-    name = text.strip().lower().removeprefix(SIM_PREFIX)
-    return "int4" if name.startswith("mixedint4") else name
-
-
-def spec_name(text: str) -> str:
-    return re.sub(r"\s+", "", text.lower())
-
-
-def budget_name(value: object) -> str:
-    text = "" if value is None else str(value).strip().lower().replace(",", "")
-    return DEFAULT_BUDGET if text in (DEFAULT_BUDGET, VLLM_DEFAULT_BUDGET) else text
-
-
-def spec_depth(spec: str) -> int:
-    """K of ``method:K`` (0 for none)."""
-    return int(spec.rsplit(":", 1)[1]) if ":" in spec and spec.rsplit(":", 1)[1].isdigit() else 0
-
-
-def setup_of(manifest: Manifest) -> Setup | None:
-    """The notes' setup of one run, or None when its manifest says nothing of one.
-
-    Metadata first; else the simulator's options, whose defaults (DSpark k=7, vLLM's budget,
-    prefix caching on) are the simulator's own. A real run's setting that its metadata does not
-    give stays unknown ("?"), so the run fills no cell it may not belong to.
-    """
-    metadata = {str(k).lower(): str(v) for k, v in (manifest.metadata or {}).items()}
-    simulator = manifest.simulator or {}
-    profile = str(simulator.get("profile") or "")
-    on_notes_sim = profile.startswith(SIM_PREFIX)
-    if not on_notes_sim and not any(key in metadata for key in METADATA_KEYS):
-        return None
-    sim_spec = str(simulator.get("spec") or BASE_SPEC) if on_notes_sim else UNKNOWN
-    sim_budget = simulator.get("max_num_batched_tokens") or DEFAULT_BUDGET
-    prefix = metadata.get("prefix_caching")
-    return Setup(
-        build=build_name(metadata.get("build") or (profile if on_notes_sim else UNKNOWN)),
-        spec=spec_name(metadata.get("spec") or sim_spec),
-        budget=budget_name(metadata.get("budget") or (sim_budget if on_notes_sim else UNKNOWN)),
-        prefix_caching=prefix.strip().lower() not in _OFF
-        if prefix is not None
-        else bool(simulator.get("prefix_caching", True)),
-        workload=manifest.workload_name,
-        identical=bool(manifest.workload.get("identical_prompts")),
-    )
-
-
-def catalogue(dataset: Dataset, summary: pd.DataFrame) -> list[Entry]:
-    """Every closed-loop label whose first run carries the notes' setup, in input order."""
-    entries = []
-    for label in dict.fromkeys(summary["label"]):
-        run = next((r for r in dataset.runs if r.label == label and not r.open_loop), None)
-        setup = setup_of(run.manifest) if run is not None else None
-        if setup is not None:
-            levels = tuple(
-                sorted(int(c) for c in summary.loc[summary["label"] == label, "concurrency"])
-            )
-            entries.append(Entry(label, setup, levels))
-    return entries
-
-
-def find(entries: Iterable[Entry], single: bool, **wanted) -> Entry | None:
-    """The first entry of that kind (single stream or concurrency) whose setup has ``wanted``."""
-    for entry in entries:
-        if entry.single_stream == single and all(
-            getattr(entry.setup, key) == value for key, value in wanted.items()
-        ):
-            return entry
-    return None
-
-
-def builds_of(entries: Iterable[Entry]) -> list[str]:
-    """The builds present, the notes' order first."""
-    present = list(dict.fromkeys(entry.setup.build for entry in entries))
-    return sorted(present, key=lambda b: list(BUILD_NAMES).index(b) if b in BUILD_NAMES else 9)
-
-
-def display(build: str) -> str:
-    return BUILD_NAMES.get(build, build)
-
-
-def describe_spec(spec: str) -> str:
-    """``dspark:7`` → "DSpark k=7", ``mtp:3`` → "MTP k=3", ``none`` → "no speculation"."""
-    if ":" not in spec:
-        return "no speculation" if spec == "none" else spec
-    method, k = spec.split(":", 1)
-    return f"{'DSpark' if method == 'dspark' else method.upper()} k={k}"
-
-
-# ----- figures -----------------------------------------------------------------------------------
-@dataclass
-class Figures:
-    """The figures the tables read, per label and level."""
-
-    summary: pd.DataFrame
-    server: pd.DataFrame
-    per_run: pd.DataFrame  # workloads.per_run_levels (empty without raw records)
-    kv_tokens: dict[str, int]
-
-    def value(self, label: str, c: int, column: str) -> float:
-        rows = self.summary[(self.summary["label"] == label) & (self.summary["C"] == c)]
-        return float(rows[column].iloc[0]) if not rows.empty else np.nan
-
-    def runs(self, label: str, c: int = 1) -> list[float]:
-        """Per-run tps means at level ``c``, in run order (one pooled value without records)."""
-        if not self.per_run.empty:
-            rows = self.per_run[(self.per_run["label"] == label) & (self.per_run["C"] == c)]
-            if not rows.empty:
-                return [float(v) for v in rows.sort_values("run")["tps"]]
-        mean = self.value(label, c, "tps_mean")
-        return [] if np.isnan(mean) else [mean]
-
-    def server_value(self, label: str, column: str, c: int = 1) -> float:
-        if self.server.empty or column not in self.server:
-            return np.nan
-        rows = self.server[(self.server["label"] == label) & (self.server["concurrency"] == c)]
-        return float(rows[column].iloc[0]) if not rows.empty else np.nan
-
-
-def figures(dataset: Dataset, summary: pd.DataFrame, server: pd.DataFrame) -> Figures:
-    per_run = per_run_levels(dataset.records)
-    kv = {}
-    for run in dataset.runs:
-        if run.label not in kv and (tokens := server_metrics.kv_capacity_tokens(run)) is not None:
-            kv[run.label] = tokens
-    return Figures(
-        summary.rename(columns={"concurrency": "C"}),
-        server,
-        per_run.rename(columns={"concurrency": "C"}) if not per_run.empty else per_run,
-        kv,
-    )
-
-
-def runs_cell(values: list[float]) -> float | str:
-    """One run: its value; several: "a / b" in run order (the notes' two consecutive runs)."""
-    if not values:
-        return np.nan
-    if len(values) == 1:
-        return values[0]
-    return " / ".join(TOK_S.format(v) for v in values)
-
-
-def mean_of(values: list[float]) -> float:
-    return float(np.mean(values)) if values else np.nan
-
-
-def change(base: float, other: float) -> float:
-    """(other − base) / base × 100."""
-    return (other / base - 1) * 100 if base and np.isfinite(base) else np.nan
 
 
 # ----- (a) quantization gain, (b) draft depth ----------------------------------------------------
 def _single_stream_row(entries: list[Entry], figs: Figures, **setup) -> dict | None:
     """Fresh and edit single-stream figures of one setup; None when neither ran."""
-    fresh = find(entries, True, workload=FRESH, identical=False, **setup)
-    edit = find(entries, True, workload=EDIT, identical=False, **setup)
+    fresh = find(entries, True, workload=WORKLOAD_FRESH, identical=False, **setup)
+    edit = find(entries, True, workload=WORKLOAD_EDIT, identical=False, **setup)
     if fresh is None and edit is None:
         return None
     fresh_runs = figs.runs(fresh.label) if fresh else []
@@ -265,8 +70,8 @@ def quantization_gain(entries: list[Entry], figs: Figures) -> Table | None:
                 entries,
                 figs,
                 build=build,
-                spec=BASE_SPEC,
-                budget=DEFAULT_BUDGET,
+                spec=HELD_SPEC,
+                budget=DEFAULT_WORD,
                 prefix_caching=True,
             )
         )
@@ -294,7 +99,8 @@ def quantization_gain(entries: list[Entry], figs: Figures) -> Table | None:
         frame = frame.drop(columns="KV tokens")
     return Table(
         "notes_quantization_gain",
-        "Quantization gain, drafting held constant (DSpark k=7, default batch budget, C=1)",
+        f"Quantization gain, drafting held constant ({describe_spec(HELD_SPEC)}, "
+        f"{DEFAULT_WORD} batch budget, C=1)",
         frame,
         {
             "Fresh gen tok/s": TOK_S,
@@ -332,7 +138,7 @@ def draft_depth(entries: list[Entry], figs: Figures, build: str) -> Table | None
             and e.setup.spec.startswith("dspark:")
             and e.setup.prefix_caching
         },
-        key=lambda s: (spec_depth(s[0]), s[1] != DEFAULT_BUDGET, s[1]),
+        key=lambda s: (spec_depth(s[0]), s[1] != DEFAULT_WORD, s[1]),
     )
     if len({spec for spec, _ in setups}) < 2:
         return None
@@ -369,15 +175,19 @@ def draft_depth(entries: list[Entry], figs: Figures, build: str) -> Table | None
 
 
 # ----- (c) batch-budget control ------------------------------------------------------------------
-CONTROL = ((BASE_SPEC, DEFAULT_BUDGET), (BASE_SPEC, WIDE_BUDGET), ("dspark:14", WIDE_BUDGET))
+CONTROL = ((HELD_SPEC, DEFAULT_WORD), (HELD_SPEC, WIDE_BUDGET), ("dspark:14", WIDE_BUDGET))
 
 
 def _fleet(entries: list[Entry], identical: bool = False, **setup) -> Entry | None:
-    return find(entries, False, workload=EDIT, identical=identical, prefix_caching=True, **setup)
+    return find(
+        entries, False, workload=WORKLOAD_EDIT, identical=identical, prefix_caching=True, **setup
+    )
 
 
 def _single_edit(entries: list[Entry], **setup) -> Entry | None:
-    return find(entries, True, workload=EDIT, identical=False, prefix_caching=True, **setup)
+    return find(
+        entries, True, workload=WORKLOAD_EDIT, identical=False, prefix_caching=True, **setup
+    )
 
 
 def budget_control(entries: list[Entry], figs: Figures, build: str) -> list[Table]:
@@ -412,8 +222,8 @@ def budget_control(entries: list[Entry], figs: Figures, build: str) -> list[Tabl
         "/ level wall time of N distinct edit streams.",
     )
     comparisons = [
-        (("dspark:14", WIDE_BUDGET), (BASE_SPEC, WIDE_BUDGET), f"k=14 vs k=7 at {WIDE_BUDGET}"),
-        ((BASE_SPEC, WIDE_BUDGET), (BASE_SPEC, DEFAULT_BUDGET), f"{WIDE_BUDGET} vs default at k=7"),
+        (("dspark:14", WIDE_BUDGET), (HELD_SPEC, WIDE_BUDGET), f"k=14 vs k=7 at {WIDE_BUDGET}"),
+        ((HELD_SPEC, WIDE_BUDGET), (HELD_SPEC, DEFAULT_WORD), f"{WIDE_BUDGET} vs default at k=7"),
     ]
     rows = []
     for other, base, title in comparisons:
@@ -457,7 +267,7 @@ def fleet_groups(entries: list[Entry]) -> list[tuple[str, str]]:
             (e.setup.spec, e.setup.budget)
             for e in entries
             if not e.single_stream
-            and e.setup.workload == EDIT
+            and e.setup.workload == WORKLOAD_EDIT
             and not e.setup.identical
             and e.setup.prefix_caching
         )
@@ -570,7 +380,12 @@ def prefill_by_size(entries: list[Entry], dataset: Dataset) -> Table | None:
         for build in builds_of(entries)
         if (
             entry := next(
-                (e for e in entries if e.setup.build == build and e.setup.workload == PREFILL), None
+                (
+                    e
+                    for e in entries
+                    if e.setup.build == build and e.setup.workload == WORKLOAD_PREFILL
+                ),
+                None,
             )
         )
     }
@@ -641,14 +456,16 @@ def _ladder_order(entry: Entry) -> tuple:
         {"none": 0, "mtp": 1, "dspark": 2}.get(family, 3),
         spec_depth(setup.spec),
         build_rank,
-        setup.budget != DEFAULT_BUDGET,
+        setup.budget != DEFAULT_WORD,
     )
 
 
 def speed_up_ladder(entries: list[Entry], figs: Figures) -> Table | None:
     """Notes §5: edit single stream from stock FP8 (no speculation) up, × over stock."""
     singles = [
-        e for e in entries if e.single_stream and e.setup.workload == EDIT and not e.setup.identical
+        e
+        for e in entries
+        if e.single_stream and e.setup.workload == WORKLOAD_EDIT and not e.setup.identical
     ]
     stock = next(
         (
@@ -681,7 +498,7 @@ def speed_up_ladder(entries: list[Entry], figs: Figures) -> Table | None:
 def _ladder_name(setup: Setup) -> str:
     parts = [display(setup.build)]
     parts.append(describe_spec(setup.spec) if setup.spec != "none" else "no speculation")
-    if setup.budget != DEFAULT_BUDGET:
+    if setup.budget != DEFAULT_WORD:
         parts.append(f"budget {setup.budget}")
     if not setup.prefix_caching:
         parts.append("no prefix caching")

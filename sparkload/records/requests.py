@@ -1,0 +1,192 @@
+"""One request's record (a line of requests.jsonl): what it measured, the metrics derived from
+it (``RequestRecord.derive``) and its chunk gaps, kept compactly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from sparkload.records.vocabulary import (
+    DURATION_FIELDS,
+    RATE_FIELDS,
+    SCHEMA_VERSION,
+    STATUS_OK,
+    WALL_CLOCK_FIELDS,
+)
+
+# A gap this small next to the request's own mean gap is not a decode step: the chunks on either
+# side were released together (one read, or one flush split over packets microseconds apart).
+BURST_GAP_SHARE = 0.1
+
+
+@dataclass(slots=True)
+class GapSummary:
+    """Gaps between token-carrying chunks (vLLM's per-chunk "ITL"), kept compactly.
+
+    ``burst`` is the most chunks that arrived together: a run of consecutive chunks whose gaps are
+    each at most ``BURST_GAP_SHARE`` of the request's mean gap (a gap of 0 is one read). A model
+    server releases one chunk per decode step; a run of many means something held them back.
+    """
+
+    mean: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    max: float | None = None
+    burst: int | None = None
+
+
+def linear_percentile(ordered: list[float], q: float) -> float:
+    """Percentile ``q`` (0..1) of sorted values, interpolating linearly (numpy's default)."""
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def summarize_gaps(gaps: list[float]) -> GapSummary:
+    """Mean, p50/p90/p99 and max of one request's chunk gaps: once per request, after the stream."""
+    if not gaps:
+        return GapSummary()
+    ordered = sorted(gaps)
+    mean = sum(ordered) / len(ordered)
+    return GapSummary(
+        mean,
+        linear_percentile(ordered, 0.5),
+        linear_percentile(ordered, 0.9),
+        linear_percentile(ordered, 0.99),
+        ordered[-1],
+        longest_burst(gaps, BURST_GAP_SHARE * mean),
+    )
+
+
+def longest_burst(gaps: list[float], within: float) -> int:
+    """The most chunks in one run whose consecutive gaps are all ``<= within`` (in arrival
+    order; a run of one chunk when no gap is that small)."""
+    longest = run = 1
+    for gap in gaps:
+        run = run + 1 if gap <= within else 1
+        if run > longest:
+            longest = run
+    return longest
+
+
+@dataclass(slots=True)
+class RequestRecord:
+    """Everything one request measured. ``None`` means "not observed", never zero."""
+
+    request_id: str
+    level: int  # concurrency C of the ladder level (users running when it was sent)
+    level_index: int
+    phase: str  # PHASE_WARMUP | PHASE_MEASURE
+    worker: str  # "local" or the worker index
+    user: int
+    endpoint: str
+    model: str
+    prompt_index: int
+    max_tokens: int  # output length asked for
+    start_time: float  # epoch seconds at send (wall-clock placement only)
+    status: str = STATUS_OK
+    error_kind: str | None = None
+    error: str | None = None
+    http_status: int | None = None
+    server: str | None = None  # the Server header of a failed response: a proxy's 502 reads as one
+    ttfb: float | None = None
+    ttft: float | None = None
+    ttfc: float | None = None
+    t_last_token: float | None = None
+    latency: float | None = None
+    output_tokens: int | None = None
+    tokens_counted_by: str | None = None  # "usage" | "chunks"
+    chunks: int = 0
+    prompt_tokens: int | None = None
+    cached_tokens: int | None = None
+    finish_reason: str | None = None
+    response_id: str | None = None  # the server's completion id ("chatcmpl-…"), to match its logs
+    chunk_gap_mean: float | None = None
+    chunk_gap_p50: float | None = None
+    chunk_gap_p90: float | None = None
+    chunk_gap_p99: float | None = None
+    chunk_gap_max: float | None = None
+    burst_chunks: int | None = None  # the most token chunks that arrived together (GapSummary)
+    scheduled_time: float | None = None  # open-loop mode: when the request was due (epoch s)
+    queue_wait: float | None = None  # open-loop mode: due → actually sent (waiting for a client)
+    chunk_gaps: list[float] | None = None  # the full list, only with --keep-chunk-gaps
+    # Receive stamps were raised to keep time monotonic (a read stamped before the one before it,
+    # or before the send: a clock step, or a read that fell back to the read time).
+    clock_adjusted: bool = False
+    # Sent again on a new connection: the kept-alive one had been closed by the server before
+    # any byte of the response (times start at the send that was answered).
+    resent: bool = False
+    # Seconds taken off the wall-clock fields (WALL_CLOCK_FIELDS) to put them on the master's
+    # clock: the sending worker's measured offset (None: not shifted; a local run, or a worker
+    # whose offset was not known yet; the manifest's ``workers`` flags that).
+    clock_offset: float | None = None
+    # A conversation's requests (``--workload conversation``): the session they belong to, this
+    # request's turn in it (1-based) and the turns the session was planned with. None for a
+    # request that is a session of its own; left out of the record's dict then.
+    session_id: str | None = None
+    turn: int | None = None
+    turns: int | None = None
+    schema: int = SCHEMA_VERSION
+    # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
+    itl: float | None = None
+    tps: float | None = None
+    decode_tps: float | None = None
+    extra: dict = field(default_factory=dict)  # workload-specific fields (e.g. asked/received)
+
+    def derive(self) -> RequestRecord:
+        """Fill itl/tps/decode_tps from the measured fields.
+
+        itl = (t_last_token − ttft) / (output_tokens − 1): output tokens, not chunks, because one
+        MTP chunk carries several tokens. Undefined (None) for a single token, never 0.
+        tps = output_tokens / latency (end to end, TTFT included, as the reports use it).
+        """
+        n = self.output_tokens
+        if self.status != STATUS_OK or not n:
+            return self
+        if self.latency:
+            self.tps = n / self.latency
+        if n > 1 and self.ttft is not None and self.t_last_token is not None:
+            decode = self.t_last_token - self.ttft
+            self.itl = decode / (n - 1)
+            if decode > 0:
+                self.decode_tps = (n - 1) / decode
+        return self
+
+    def to_dict(self) -> dict:
+        data = {name: getattr(self, name) for name in _FIELD_NAMES}
+        for name in _OMITTED_WHEN_NONE:
+            if data[name] is None:
+                del data[name]
+        if not data["extra"]:
+            del data["extra"]
+        return data
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(RequestRecord))
+_OMITTED_WHEN_NONE = ("chunk_gaps", "session_id", "turn", "turns")
+
+
+def scale_to_simulated_time(record: dict, time_scale: float) -> dict:
+    """A copy of a record dict in simulated time (a simulator run ``time_scale`` × faster)."""
+    if time_scale == 1:
+        return record
+    out = dict(record)
+    for key in DURATION_FIELDS:
+        if out.get(key) is not None:
+            out[key] = out[key] * time_scale
+    for key in RATE_FIELDS:
+        if out.get(key) is not None:
+            out[key] = out[key] / time_scale
+    return out
+
+
+def on_master_clock(record: dict, offset: float) -> dict:
+    """A copy of a worker's record dict with its wall-clock fields on the master's clock
+    (``offset``: the worker's clock minus the master's, in seconds), saying so."""
+    out = dict(record)
+    for key in WALL_CLOCK_FIELDS:
+        if out.get(key) is not None:
+            out[key] = out[key] - offset
+    out["clock_offset"] = offset
+    return out

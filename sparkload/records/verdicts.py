@@ -1,0 +1,51 @@
+"""A level judged against service-level bounds, and what a capacity search found: one verdict
+type from the analysis (``--check-level``) to the load side's search and the manifest.
+
+The capacity search (``sparkload/capacity.py``) asks the analysis to judge each probe's level;
+``python -m analysis --check-level`` prints a ``ProbeVerdict`` as one JSON object, the load side
+reads it back with ``ProbeVerdict.from_dict``, the search keeps it with its value as a
+``CapacityProbe``, and the manifest's ``capacity`` is a ``CapacityEntry`` the report reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sparkload.records.codec import Entry, inline
+
+OVER_CONCURRENCY, OVER_RATE = "concurrency", "rate"  # what a search runs over
+
+
+@dataclass
+class ProbeVerdict(Entry):
+    """Whether one level meets every bound, each bound's statistic there and what broke."""
+
+    level_index: int
+    level: str = field(default="", kw_only=True)  # as messages name it: "C=12" ("" before it)
+    meets: bool
+    figures: dict[str, float | None] = field(default_factory=dict)  # bound -> its statistic
+    breaches: list[str] = field(default_factory=list)  # "ttft_p90_ms = 913.4 > 800", ...
+
+
+@dataclass
+class CapacityProbe(Entry):
+    """One level a capacity search ran: the value it probed and the verdict on it (one JSON
+    object: the value beside the verdict's fields)."""
+
+    value: float  # the level's concurrency or offered rate
+    verdict: ProbeVerdict = inline()
+
+
+@dataclass
+class CapacityEntry(Entry):
+    """``Manifest.capacity``: the search's bounds, the value it runs over, the largest value
+    that met the bounds (None: none did), every probe, the smallest breaking probe above the
+    capacity (None: none), and whether the search finished (False while it runs, or when the
+    run stopped first)."""
+
+    bounds: str = ""
+    over: str = OVER_CONCURRENCY  # OVER_CONCURRENCY | OVER_RATE
+    capacity: float | None = None
+    probes: list[CapacityProbe] = field(default_factory=list)
+    limit: CapacityProbe | None = None
+    complete: bool = False

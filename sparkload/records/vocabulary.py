@@ -1,0 +1,88 @@
+"""The contract's vocabulary: file names, exit codes, workload names, statuses, failure and
+stream-flag kinds, and which record fields are durations, rates and wall-clock times.
+
+The load side writes these names and the analysis reads them; neither copies them.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+# Exit codes of every entry point (the locustfile, ``sparkload`` and its subcommands, and
+# ``python -m analysis``, whose ``--check`` code the load side passes on): the same numbers on
+# both sides of the contract.
+EXIT_OK = 0
+EXIT_REQUESTS_FAILED = 1  # Locust's own rule: some request failed
+EXIT_BAD_INPUT = 2  # one line on stderr, nothing sent
+EXIT_ABORTED = 3  # the run had to stop early (e.g. a worker was lost); its records are kept
+EXIT_CHECK_FAILED = 4  # --check: a level breached a service level
+EXIT_INTERRUPTED = 130  # Ctrl-C (the shell's convention)
+
+# Workload names (``Manifest.workload.name``): what each run sent, as the analysis groups it.
+WORKLOAD_CHAT, WORKLOAD_FRESH, WORKLOAD_EDIT = "chat", "fresh", "edit"
+WORKLOAD_PREFILL, WORKLOAD_CONVERSATION = "prefill", "conversation"
+WORKLOAD_NAMES = (
+    WORKLOAD_CHAT,
+    WORKLOAD_FRESH,
+    WORKLOAD_EDIT,
+    WORKLOAD_PREFILL,
+    WORKLOAD_CONVERSATION,
+)
+WORKLOAD_TRACE = "trace"  # chosen by --trace, not by --workload
+REQUESTS_FILE = "requests.jsonl"
+MANIFEST_FILE = "manifest.json"
+SERVER_METRICS_FILE = "server_metrics.jsonl"
+
+PHASE_WARMUP = "warmup"
+PHASE_MEASURE = "measure"
+STATUS_OK = "ok"
+STATUS_ERROR = "error"
+
+# Run status (``Manifest.status``)
+STATUS_RUNNING = "running"
+STATUS_COMPLETE = "complete"
+STATUS_STOPPED = "stopped"  # stopped by the user (Ctrl-C, SIGTERM, the web UI's STOP)
+STATUS_ABORTED = "aborted"  # the plan could not be finished (e.g. a worker was lost)
+
+# Failure classes (``error_kind``); HTTP failures are ``http_<code>``, e.g. ``http_500``.
+ERROR_CONNECT = "connect"
+ERROR_TIMEOUT = "timeout"
+ERROR_DISCONNECT = "disconnect"  # stream ended without data: [DONE]
+ERROR_MALFORMED_SSE = "malformed_sse"
+ERROR_SERVER_EVENT = "server_error_event"  # {"error": ...} inside a 200 stream
+ERROR_EMPTY_OUTPUT = "empty_output"
+ERROR_CLIENT = "client_error"  # a fault of the load generator itself (always a bug to report)
+
+# What a level's stream check can say (``LevelEntry.stream_flag_kinds``; ``sparkload.streamcheck``
+# decides). The first two mean TTFT and ITL measure an intermediary's buffering, not the model
+# server: ``--check`` fails such a level by default. The others qualify a figure but keep it.
+STREAM_COLLAPSED = "collapsed"
+STREAM_PARTIAL_BURST = "partial_burst"
+STREAM_HEADERS_HELD = "headers_held"
+STREAM_LONG_TAIL = "long_tail"
+STREAM_CLOCK_ADJUSTED = "clock_adjusted"
+STREAM_MEANINGLESS = (STREAM_COLLAPSED, STREAM_PARTIAL_BURST)
+
+# Fields measured in seconds (multiplied by the time scale) and in per-second rates (divided).
+DURATION_FIELDS = (
+    "ttfb",
+    "ttft",
+    "ttfc",
+    "t_last_token",
+    "latency",
+    "itl",
+    "queue_wait",
+    "chunk_gap_mean",
+    "chunk_gap_p50",
+    "chunk_gap_p90",
+    "chunk_gap_p99",
+    "chunk_gap_max",
+)
+RATE_FIELDS = ("tps", "decode_tps")
+# Fields that are wall-clock times (epoch seconds): on the master's clock once the master took the
+# record (shifted by the sending worker's clock offset, ``RequestRecord.clock_offset``).
+WALL_CLOCK_FIELDS = ("start_time", "scheduled_time")
+
+
+def http_error_kind(status_code: int) -> str:
+    return f"http_{status_code}"
