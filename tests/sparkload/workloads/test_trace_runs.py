@@ -12,8 +12,8 @@ import pytest
 
 from benchmarks.mooncake_trace import generate, write
 from tests.conftest import locust_workers, run_locust
-from tests.load.test_bad_input import assert_clean_failure
 from tests.servers import running_sim
+from tests.sparkload.run.test_setup_bad_input import assert_clean_failure
 
 pytestmark = pytest.mark.e2e  # starts Locust and simulator processes
 
