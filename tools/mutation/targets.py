@@ -24,11 +24,11 @@ class Target:
 
 
 _SCRIPTED_STREAMS = (  # the client against scripted servers in the test process (tests/servers)
-    "tests/load/test_time_base.py",
-    "tests/load/test_keepalive.py",
-    "tests/load/test_accept_encoding.py",
-    "tests/load/test_request_body.py",
-    "tests/load/test_error_path.py",
+    "tests/sparkload/transport/test_client_monotonic.py",
+    "tests/sparkload/transport/test_client_keepalive.py",
+    "tests/sparkload/transport/test_sse_accept_encoding.py",
+    "tests/sparkload/test_body.py",
+    "tests/sparkload/transport/test_identity.py",
 )
 _REPORT = (  # the analysis over synthetic run directories (no chart rendering)
     "tests/analysis/test_load.py",
@@ -45,19 +45,27 @@ TARGETS = (
     Target(
         "sse",
         "sparkload/transport/sse.py",
-        ("tests/load/test_sse.py", "tests/load/test_sse_reads.py", *_SCRIPTED_STREAMS),
+        (
+            "tests/sparkload/transport/test_sse.py",
+            "tests/sparkload/transport/test_sse_reads.py",
+            *_SCRIPTED_STREAMS,
+        ),
     ),
     Target(
         "stream",
         "sparkload/transport/stream.py",
-        ("tests/load/test_stream.py", "tests/load/test_stream_reporting.py", *_SCRIPTED_STREAMS),
+        (
+            "tests/sparkload/transport/test_stream.py",
+            "tests/sparkload/transport/test_stream_reporting.py",
+            *_SCRIPTED_STREAMS,
+        ),
     ),
     Target(
         "records",
         "sparkload/records/requests.py",
         (
             "tests/load/test_records.py",
-            "tests/load/test_derived_metrics.py",
+            "tests/sparkload/test_records_derived_metrics.py",
             "tests/load/test_manifest_reading.py",
             "tests/analysis/test_load.py",
             *_SCRIPTED_STREAMS,
@@ -91,19 +99,19 @@ TARGETS = (
     Target(
         "streamshape",
         "sparkload/streamcheck.py",
-        ("tests/load/test_stream_shape.py", "tests/load/test_stream_shape_edges.py"),
+        ("tests/sparkload/test_streamcheck.py", "tests/sparkload/test_streamcheck_edges.py"),
     ),
     Target(
         "client",
         "sparkload/transport/client.py",
         (
-            "tests/load/test_client_requests.py",
-            "tests/load/test_client_measure.py",
-            "tests/load/test_client_tls.py",
-            "tests/load/test_client_time_base.py",
+            "tests/sparkload/transport/test_client_requests.py",
+            "tests/sparkload/transport/test_client_measure.py",
+            "tests/sparkload/transport/test_client_tls.py",
+            "tests/sparkload/transport/test_client_time_base.py",
             *_SCRIPTED_STREAMS,
-            "tests/load/test_stream_shape.py",
-            "tests/workloads/test_datasets.py",
+            "tests/sparkload/test_streamcheck.py",
+            "tests/sparkload/inputs/test_datasets.py",
         ),
     ),
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sparkload.demo import QUICK_NOTES_TARGETS
-from tests.matrix.matrix_helpers import run_sparkload, summary
+from tests.matrix_helpers import run_sparkload, summary
 
 pytestmark = pytest.mark.e2e  # starts Locust and simulator processes
 

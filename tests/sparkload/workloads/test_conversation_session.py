@@ -19,7 +19,7 @@ from sparkload.run.context import RunContext
 from sparkload.run.session import UserSession
 from sparkload.stages import MEASURE, RUN, LevelSignal, Stage
 from tests.servers import Script, ScriptedServer, scripted
-from tests.workloads.test_contract import Shipped
+from tests.sparkload.workloads.test_contract import Shipped
 
 
 @contextmanager

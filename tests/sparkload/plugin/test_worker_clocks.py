@@ -1,4 +1,4 @@
-"""Worker clocks over Locust's messages (plugin.clockwatch), against stand-in runners whose
+"""Worker clocks over Locust's messages (plugin.worker_clocks), against stand-in runners whose
 worker answers with a clock set apart by a chosen amount."""
 
 from __future__ import annotations

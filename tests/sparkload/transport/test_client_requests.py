@@ -1,6 +1,6 @@
 """What the client sends and how it reads what comes back, piece by piece: headers, error bodies,
-and the keep-alive check that never yields (bodies: test_request_body.py; the path's identifying
-headers: test_error_path.py)."""
+and the keep-alive check that never yields (bodies: tests/sparkload/test_body.py; the path's
+identifying headers: test_identity.py)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.conftest import free_port
-from tests.distributed.processes import processes, recording_relay
+from tests.processes import processes, recording_relay
 from tests.servers import Script, scripted
 
 pytestmark = pytest.mark.e2e  # a master and a worker process

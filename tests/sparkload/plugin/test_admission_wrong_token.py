@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from tests.conftest import free_port
-from tests.distributed.processes import processes
+from tests.processes import processes
 
 pytestmark = pytest.mark.e2e  # a master and two worker processes
 

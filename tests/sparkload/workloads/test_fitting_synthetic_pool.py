@@ -16,7 +16,7 @@ from sparkload.workloads.contract import SEPARATOR, Slot, UserState
 from sparkload.workloads.fitting import Estimate, FileTokenizer, synthesize
 from sparkload.workloads.lengths import DISTRIBUTION_POOL
 from tests.options import run_options
-from tests.workloads.test_tokens import train_bpe
+from tests.sparkload.workloads.test_fitting import train_bpe
 
 
 def test_a_spread_of_lengths_is_a_pool_of_64_prompts_each_of_its_own_length():

@@ -6,7 +6,7 @@ import pytest
 
 from sparkload.demo import VARIANTS
 from sparkload.matrix import spec
-from tests.matrix.matrix_helpers import run_dirs, run_sparkload, summary
+from tests.matrix_helpers import run_dirs, run_sparkload, summary
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 

@@ -13,7 +13,7 @@ import pytest
 
 from sparkload.matrix import runner, spec
 from tests.conftest import ROOT, free_port
-from tests.matrix.matrix_helpers import (
+from tests.matrix_helpers import (
     FAST,
     SPARKLOAD,
     run_dirs,

@@ -4,11 +4,9 @@ does not stamp TLS reads)."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import pytest
 from gevent.server import StreamServer
 
 from sparkload.records import RequestRecord
@@ -16,39 +14,8 @@ from sparkload.transport.client import Connection, StreamRequest, build_headers,
 from tests.servers import Script, _answer, _read_request, plain_body
 
 
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory) -> tuple[str, str]:
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-days",
-            "1",
-            "-subj",
-            "/CN=127.0.0.1",
-            "-addext",
-            "subjectAltName=IP:127.0.0.1",
-            "-keyout",
-            str(key),
-            "-out",
-            str(cert),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return str(cert), str(key)
-
-
 @contextmanager
-def tls_server(certificate: tuple[str, str]) -> Iterator[str]:
+def tls_server(self_signed: tuple[str, str]) -> Iterator[str]:
     """A scripted stream of two tokens over HTTPS, one request per connection."""
 
     def handle(sock, _address) -> None:
@@ -56,7 +23,7 @@ def tls_server(certificate: tuple[str, str]) -> Iterator[str]:
         if request is not None:
             _answer(sock, Script(tokens=2, connection_header=b"close"), request[1])
 
-    cert, key = certificate
+    cert, key = self_signed
     server = StreamServer(("127.0.0.1", 0), handle, certfile=cert, keyfile=key)
     server.start()
     try:
@@ -73,15 +40,15 @@ def measured(connection: Connection) -> RequestRecord:
     return measure(connection, request, record)
 
 
-def test_a_self_signed_certificate_is_refused_by_default(certificate):
-    with tls_server(certificate) as url:
+def test_a_self_signed_certificate_is_refused_by_default(self_signed):
+    with tls_server(self_signed) as url:
         r = measured(Connection(url, timeout=5))
     assert (r.status, r.error_kind) == ("error", "connect")
     assert r.error.startswith("SSLCertVerificationError")
 
 
-def test_with_verification_off_a_self_signed_server_is_measured(certificate):
-    with tls_server(certificate) as url:
+def test_with_verification_off_a_self_signed_server_is_measured(self_signed):
+    with tls_server(self_signed) as url:
         connection = Connection(url, timeout=5, verify_tls=False)
         r = measured(connection)
         connection.close()

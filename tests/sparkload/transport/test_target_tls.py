@@ -2,42 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from tests.conftest import run_locust
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
-
-
-@pytest.fixture(scope="module")
-def self_signed(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "1",
-            "-subj",
-            "/CN=127.0.0.1",
-            "-addext",
-            "subjectAltName=IP:127.0.0.1",
-            "-keyout",
-            str(key),
-            "-out",
-            str(cert),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return cert, key
 
 
 def https_simulator(simulator, self_signed) -> str:

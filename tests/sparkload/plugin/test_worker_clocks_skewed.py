@@ -9,7 +9,7 @@ import statistics
 import pytest
 
 from tests.conftest import free_port
-from tests.distributed.processes import FAKETIME, faked_clock, processes
+from tests.processes import FAKETIME, faked_clock, processes
 
 pytestmark = [
     pytest.mark.e2e,  # a master and two worker processes

@@ -9,7 +9,7 @@ import requests
 
 from sparkload.sim.__main__ import build_parser, engine_profile
 from tests.servers import running_sim
-from tests.sim.test_notes_cli import exit_code
+from tests.sparkload.sim.test_sim_main_notes import exit_code
 
 FIRST = "Tell me about the river gauge readings of the last week, station by station. " * 4
 

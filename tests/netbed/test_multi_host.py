@@ -21,10 +21,10 @@ import pytest
 
 from sparkload.run.simulator_process import READY_PREFIX
 from tests.conftest import locust_command
-from tests.distributed.processes import FAKETIME, faked_clock
 from tests.netbed import Host, NetBed, require
-from tests.telemetry.test_node_exporter_process import READY as EXPORTER_READY
-from tests.telemetry.test_node_exporter_process import STAND_IN
+from tests.processes import FAKETIME, faked_clock
+from tests.sparkload.test_node_exporter_process import READY as EXPORTER_READY
+from tests.sparkload.test_node_exporter_process import STAND_IN
 
 pytestmark = [
     pytest.mark.e2e,  # makes namespaces and starts a dozen processes

@@ -11,7 +11,7 @@ from tokenizers import Tokenizer
 
 from tests.conftest import locust_workers, run_locust
 from tests.servers import Script, running_sim, scripted
-from tests.workloads.test_tokens import train_bpe
+from tests.sparkload.workloads.test_fitting import train_bpe
 
 pytestmark = pytest.mark.e2e  # starts Locust and simulator processes
 

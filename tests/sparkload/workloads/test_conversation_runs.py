@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 import pytest
 
 from tests.conftest import run_locust
-from tests.load.test_bad_input import assert_clean_failure
+from tests.sparkload.run.test_setup_bad_input import assert_clean_failure
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator
 
