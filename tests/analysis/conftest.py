@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from analysis.cli import main
-from tests.analysis.analysis_synthetic import write_report_runs
+from tests.analysis_synthetic import write_report_runs
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from analysis.cli import build_parser, main
-from tests.analysis.analysis_synthetic import closed_loop_level, write_run
+from tests.analysis_synthetic import closed_loop_level, write_run
 
 
 @pytest.fixture

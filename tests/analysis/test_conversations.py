@@ -10,7 +10,7 @@ import pytest
 from analysis import conversations, report
 from analysis.load import load
 from analysis.metrics import Settings
-from tests.analysis.analysis_synthetic import make_record, markdown_table, write_run
+from tests.analysis_synthetic import make_record, markdown_table, write_run
 
 PROMPT = {1: 140, 2: 400, 3: 660}  # prompt tokens by turn
 CACHED = {1: 0, 2: 128, 3: 400}

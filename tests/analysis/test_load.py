@@ -14,7 +14,7 @@ from analysis.cli import main
 from analysis.errors import InputError
 from analysis.load import discover, load
 from sparkload.records import MANIFEST_FILE, Manifest
-from tests.analysis.analysis_synthetic import DATA, closed_loop_level, make_record, write_run
+from tests.analysis_synthetic import DATA, closed_loop_level, make_record, write_run
 
 
 def _report(tmp_path, *runs, extra=()):

@@ -12,7 +12,7 @@ from analysis.cli import main
 from analysis.load import load
 from analysis.metrics import Settings, summarize
 from analysis.operating_points import capacity_finding, of_dataset
-from tests.analysis.analysis_synthetic import (
+from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,
     open_loop_level,

@@ -9,7 +9,7 @@ import pytest
 
 from analysis.charts import comparison_charts, label_charts
 from analysis.cli import main
-from tests.analysis.analysis_synthetic import REPORT_ORDER, closed_loop_level, write_run
+from tests.analysis_synthetic import REPORT_ORDER, closed_loop_level, write_run
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 LABEL_CHARTS = ["ttft", "itl", "tps", "latency", "throughput"]

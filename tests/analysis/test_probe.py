@@ -8,13 +8,13 @@ import json
 import pytest
 
 from analysis.cli import main
-from tests.analysis.analysis_synthetic import (
+from tests.analysis.test_slo_check import flagged_run
+from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,
     open_loop_level,
     write_run,
 )
-from tests.analysis.test_check import flagged_run
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from analysis.cli import main
-from tests.analysis.analysis_synthetic import (
+from tests.analysis_synthetic import (
     DATA,
     REPORT_ORDER,
     make_record,

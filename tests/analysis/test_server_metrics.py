@@ -9,7 +9,7 @@ import pytest
 from analysis import server_metrics
 from analysis.cli import main
 from analysis.load import load
-from tests.analysis.analysis_synthetic import closed_loop_level, write_run
+from tests.analysis_synthetic import closed_loop_level, write_run
 
 
 def _sample(name, value, **labels):

@@ -12,7 +12,7 @@ from analysis.load import load
 from analysis.metrics import Settings
 from analysis.outputs import markdown
 from analysis.single_spark import setups
-from tests.analysis.analysis_synthetic import closed_loop_level, make_record, write_run
+from tests.analysis_synthetic import closed_loop_level, make_record, write_run
 
 TOKENS = 128  # output tokens of every synthetic request
 SECTION = "Single-Spark notes"

@@ -21,7 +21,7 @@ from analysis.slices import (
     slice_level,
     slice_runs,
 )
-from tests.analysis.analysis_synthetic import closed_loop_level, make_record, write_run
+from tests.analysis_synthetic import closed_loop_level, make_record, write_run
 
 NAN = float("nan")
 

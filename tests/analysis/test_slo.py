@@ -9,7 +9,7 @@ from analysis.cli import main
 from analysis.errors import InputError
 from analysis.load import load
 from analysis.metrics import Settings, summarize
-from tests.analysis.analysis_synthetic import closed_loop_level, make_record, write_run
+from tests.analysis_synthetic import closed_loop_level, make_record, write_run
 
 SLO = "ttft_p90_ms<=1000,tps_p10>=15"
 

@@ -7,7 +7,7 @@ import pytest
 
 from analysis import tables
 from analysis.cli import main
-from tests.analysis.analysis_synthetic import closed_loop_level, markdown_table, write_run
+from tests.analysis_synthetic import closed_loop_level, markdown_table, write_run
 
 
 def _run(root, label, levels, **manifest):

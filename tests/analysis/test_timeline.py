@@ -8,7 +8,7 @@ from analysis.cli import main
 from analysis.load import load
 from analysis.outputs.timeline_html import figure
 from analysis.timeline import MAX_BARS, sample, timelines
-from tests.analysis.analysis_synthetic import (
+from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,
     make_record,

@@ -14,33 +14,6 @@ MIRRORS = ("sparkload", "analysis", "locustfiles")  # tests/<name>/<path>/ mirro
 OWN_FOLDERS = ("architecture", "deploy", "netbed", "packaging", "realservers", "tools")
 UNNAMED = ("__init__.py", "conftest.py")  # may recur: pytest imports each as its folder's
 
-# Files that break the rules until the work they wait on lands, each with where it goes. Each
-# must still be where it is and still break a rule: move it, then take it off this list.
-PENDING = {
-    # reserved for the typed branch (records as a package): moved after it merges
-    "tests/load/test_capacity.py": "tests/sparkload/test_capacity.py",
-    "tests/load/test_manifest_reading.py": "tests/sparkload/test_records_manifest_reading.py",
-    "tests/load/test_records.py": "tests/sparkload/test_records.py",
-    "tests/load/test_search_shape.py": "tests/sparkload/shapes/test_search.py",
-    "tests/sim/test_notes_profiles.py": "tests/sparkload/sim/test_notes_profiles.py",
-    # test_search_shape.py imports their helpers: moved with it
-    "tests/load/test_shapes.py": "tests/sparkload/test_shapes.py",
-    "tests/load/test_progress.py": "tests/sparkload/shapes/test_progress.py",
-    # tests of analysis modules; tests/analysis/ is being reworked on the typed branch
-    "tests/telemetry/test_energy.py": "tests/analysis/test_telemetry.py",
-    "tests/matrix/test_endpoint_breakdown.py": "tests/analysis/test_endpoints.py",
-    "tests/analysis/test_bootstrap_exact.py": "tests/analysis/test_percentiles_bootstrap.py",
-    "tests/analysis/test_percentile_positions.py": "tests/analysis/test_percentiles_positions.py",
-    "tests/analysis/test_check.py": "tests/analysis/test_slo_check.py",
-    "tests/analysis/test_length_stats.py": "tests/analysis/test_metrics_length_stats.py",
-    "tests/analysis/test_level_rates.py": "tests/analysis/test_metrics_level_rates.py",
-    "tests/analysis/test_level_summary.py": "tests/analysis/test_metrics_level_summary.py",
-    "tests/analysis/test_open_loop.py": "tests/analysis/test_metrics_open_loop.py",
-    "tests/analysis/test_path_and_cache.py": "tests/analysis/test_report_path_and_cache.py",
-    "tests/analysis/test_saturation.py": "tests/analysis/test_report_saturation.py",
-    "tests/analysis/test_traffic.py": "tests/analysis/sections/test_traffic.py",
-}
-
 
 def python_files(tests: Path) -> list[Path]:
     return sorted(p for p in tests.rglob("*.py") if "__pycache__" not in p.parts)
@@ -111,17 +84,11 @@ def test_no_two_files_of_the_test_tree_share_a_name():
 
 
 def test_every_test_file_sits_at_the_path_of_what_it_tests():
-    assert {path: why for path, why in misplaced(ROOT).items() if path not in PENDING} == {}
+    assert misplaced(ROOT) == {}
 
 
 def test_every_folder_of_the_test_tree_is_a_package():
     assert folders_without_init(ROOT / "tests") == []
-
-
-def test_every_pending_file_is_still_there_and_still_misplaced():
-    found = misplaced(ROOT)
-    moved = [path for path in PENDING if path not in found]
-    assert moved == [], "moved or renamed to fit: take them off PENDING"
 
 
 def test_the_rules_catch_misplaced_files_repeated_names_and_missing_packages(tmp_path):

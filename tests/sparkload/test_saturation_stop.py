@@ -16,7 +16,7 @@ from sparkload.run.results import ResultsWriter
 from sparkload.shapes.arrival import ArrivalShape, Feed
 from sparkload.shapes.progress import progress_line
 from sparkload.stages import ARRIVAL, ARRIVALS_STOPPED, IDLE, LevelSignal
-from tests.load.test_shapes import FakeConductor
+from tests.sparkload.test_shapes import FakeConductor
 
 DURATION = 15.0
 

@@ -32,12 +32,12 @@ _SCRIPTED_STREAMS = (  # the client against scripted servers in the test process
 )
 _REPORT = (  # the analysis over synthetic run directories (no chart rendering)
     "tests/analysis/test_load.py",
-    "tests/analysis/test_open_loop.py",
+    "tests/analysis/test_metrics_open_loop.py",
     "tests/analysis/test_sections.py",
-    "tests/analysis/test_check.py",
+    "tests/analysis/test_slo_check.py",
     "tests/analysis/test_slo.py",
     "tests/analysis/test_tables.py",
-    "tests/analysis/test_path_and_cache.py",
+    "tests/analysis/test_report_path_and_cache.py",
     "tests/analysis/test_report_reproduction.py",
 )
 
@@ -64,9 +64,9 @@ TARGETS = (
         "records",
         "sparkload/records/requests.py",
         (
-            "tests/load/test_records.py",
-            "tests/sparkload/test_records_derived_metrics.py",
-            "tests/load/test_manifest_reading.py",
+            "tests/sparkload/records/test_requests.py",
+            "tests/sparkload/records/test_requests_derived_metrics.py",
+            "tests/sparkload/records/test_manifest.py",
             "tests/analysis/test_load.py",
             *_SCRIPTED_STREAMS,
         ),
@@ -76,8 +76,8 @@ TARGETS = (
         "analysis/percentiles.py",
         (
             "tests/analysis/test_percentiles.py",
-            "tests/analysis/test_percentile_positions.py",
-            "tests/analysis/test_bootstrap_exact.py",
+            "tests/analysis/test_percentiles_positions.py",
+            "tests/analysis/test_percentiles_bootstrap.py",
             "tests/analysis/test_report_reproduction.py",
         ),
     ),
@@ -85,13 +85,13 @@ TARGETS = (
         "metrics",
         "analysis/metrics.py",
         (
-            "tests/analysis/test_level_summary.py",
-            "tests/analysis/test_level_rates.py",
+            "tests/analysis/test_metrics_level_summary.py",
+            "tests/analysis/test_metrics_level_rates.py",
             "tests/analysis/test_locust_csv.py",
             "tests/analysis/test_percentiles.py",
-            "tests/analysis/test_saturation.py",  # saturation_stops: the sweep's stop per level
-            "tests/analysis/test_length_stats.py",
-            "tests/analysis/test_traffic.py",  # arrival CV, expected cache share
+            "tests/analysis/test_report_saturation.py",  # saturation_stops: a sweep's stop
+            "tests/analysis/test_metrics_length_stats.py",
+            "tests/analysis/sections/test_traffic.py",  # arrival CV, expected cache share
             *_REPORT,
         ),
     ),

@@ -7,7 +7,7 @@ import csv
 import pytest
 
 from analysis.cli import main
-from tests.analysis.analysis_synthetic import make_record, markdown_table, write_run
+from tests.analysis_synthetic import make_record, markdown_table, write_run
 
 FAST, SLOW = "http://spark-1:8000", "http://spark-2:8000"
 TITLE = "Per endpoint and concurrency (measured requests)"

@@ -17,9 +17,9 @@ from sparkload.run.report_process import judge_level
 from sparkload.run.setup import check_search
 from sparkload.shapes.progress import progress_line
 from sparkload.shapes.search import Prober, RateSearchShape, SearchShape
-from tests.analysis.analysis_synthetic import closed_loop_level, write_run
-from tests.load.test_progress import collector, options, tally
-from tests.load.test_shapes import FakeConductor
+from tests.analysis_synthetic import closed_loop_level, write_run
+from tests.sparkload.shapes.test_progress import collector, options, tally
+from tests.sparkload.test_shapes import FakeConductor
 
 
 class JudgingConductor(FakeConductor):

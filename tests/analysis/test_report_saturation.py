@@ -7,7 +7,7 @@ import json
 
 from analysis.cli import main
 from analysis.load import load
-from tests.analysis.analysis_synthetic import (
+from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,
     markdown_table,

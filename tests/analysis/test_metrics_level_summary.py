@@ -20,7 +20,7 @@ from analysis.metrics import (
     loop_levels,
     summarize,
 )
-from tests.analysis.analysis_synthetic import (
+from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,
     make_record,

@@ -11,7 +11,7 @@ import pytest
 from analysis import server_metrics, telemetry
 from analysis.cli import main as analysis_main
 from analysis.load import load
-from tests.analysis.analysis_synthetic import closed_loop_level, write_run
+from tests.analysis_synthetic import closed_loop_level, write_run
 
 T0 = 1000.0
 ENERGY = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION_total"

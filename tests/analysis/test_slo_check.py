@@ -9,7 +9,7 @@ from analysis.cli import main
 from analysis.load import load
 from analysis.metrics import Settings, summarize
 from sparkload.records import EXIT_CHECK_FAILED
-from tests.analysis.analysis_synthetic import (
+from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,
     make_record,

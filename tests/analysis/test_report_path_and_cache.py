@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.cli import main
-from tests.analysis.analysis_synthetic import (
+from tests.analysis_synthetic import (
     closed_loop_level,
     make_record,
     markdown_table,

@@ -9,7 +9,7 @@ import pytest
 from analysis.cli import main
 from analysis.load import load
 from analysis.metrics import Settings, in_flight, summarize
-from tests.analysis.analysis_synthetic import (
+from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,
     markdown_table,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sparkload.records import MANIFEST_FILE, REQUESTS_FILE, RequestRecord
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent / "analysis" / "data"
 REPORT_ORDER = ["FP8", "FP8-MTP", "AWQ-MTP", "NVFP4", "NVFP4-MTP"]
 
 

@@ -11,7 +11,7 @@ import pytest
 from analysis.cli import main
 from analysis.load import load
 from analysis.metrics import Settings, summarize
-from tests.analysis.analysis_synthetic import (
+from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,
     make_record,
