@@ -15,6 +15,11 @@ from tests.conftest import ROOT
 PACKAGES = ("sparkload", "analysis")
 
 
+def relative(file: Path) -> str:
+    """A test id that names the file as the checkout does, wherever the checkout is."""
+    return str(file.relative_to(ROOT))
+
+
 def modules(package: str) -> list[str]:
     names = []
     for file in sorted((ROOT / package).rglob("*.py")):
@@ -257,7 +262,7 @@ def test_the_cycle_check_catches_a_cycle(tmp_path):
     assert "partially initialized" in result.stdout
 
 
-@pytest.mark.parametrize("file", sorted((ROOT / "analysis").rglob("*.py")), ids=str)
+@pytest.mark.parametrize("file", sorted((ROOT / "analysis").rglob("*.py")), ids=relative)
 def test_analysis_reads_only_the_results_contract_of_sparkload(file):
     from_sparkload = {name for name in imported(file) if name.split(".")[0] == "sparkload"}
     assert from_sparkload <= {"sparkload.records"} | {
@@ -268,7 +273,7 @@ def test_analysis_reads_only_the_results_contract_of_sparkload(file):
 LOCUST_GLUE = ("sparkload/plugin/", "sparkload/cli.py")
 
 
-@pytest.mark.parametrize("file", sorted((ROOT / "sparkload").rglob("*.py")), ids=str)
+@pytest.mark.parametrize("file", sorted((ROOT / "sparkload").rglob("*.py")), ids=relative)
 def test_only_the_plugin_and_the_command_line_import_locust(file):
     """The run, its shapes, workloads and wire are plain Python: Locust's glue is one folder."""
     if str(file.relative_to(ROOT)).startswith(LOCUST_GLUE):
@@ -276,12 +281,12 @@ def test_only_the_plugin_and_the_command_line_import_locust(file):
     assert not {name for name in imported(file) if name.split(".")[0] == "locust"}
 
 
-@pytest.mark.parametrize("file", sorted((ROOT / "sparkload").rglob("*.py")), ids=str)
+@pytest.mark.parametrize("file", sorted((ROOT / "sparkload").rglob("*.py")), ids=relative)
 def test_the_load_side_never_imports_the_analysis(file):
     assert not {name for name in imported(file) if name.split(".")[0] == "analysis"}
 
 
-@pytest.mark.parametrize("file", sorted((ROOT / "sparkload" / "sim").rglob("*.py")), ids=str)
+@pytest.mark.parametrize("file", sorted((ROOT / "sparkload" / "sim").rglob("*.py")), ids=relative)
 def test_the_simulator_stands_alone(file):
     """The simulator is a server of its own: no Locust, nothing of the load side."""
     names = imported(file)
