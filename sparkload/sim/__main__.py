@@ -49,7 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="sparkload sim",
         description="Simulated vLLM server (OpenAI-compatible): Qwen3.6-27B on DGX Spark (the "
         "quantization report's variants) or Qwen3.8-27B on one Spark (the measurement notes' "
-        "builds, qwen3.8-*). Profiles: " + ", ".join(options.PROFILE_NAMES) + ". The "
+        "builds, qwen3.8-*). Profiles: " + ", ".join(options.PROFILE_NAMES) + ". Chat "
+        "replies as with vLLM's --reasoning-parser qwen3 --enable-auto-tool-choice "
+        "--tool-call-parser qwen3_coder: reasoning deltas (--reasoning-tokens), and tool calls "
+        "for requests with tools (--tool-call-rate, --tool-parser-holdback). The "
         "locustfile starts it itself when no --host is given (its --sim-* options; time scale "
         "10 there).",
     )
