@@ -10,11 +10,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sparkload.config.option import SIMULATOR, Option
-from sparkload.config.parsers import Parse, boolean, one_of, optional_whole, positive, spec
+from sparkload.config.parsers import (
+    Parse,
+    boolean,
+    non_negative,
+    one_of,
+    optional_whole,
+    positive,
+    spec,
+)
+from sparkload.errors import ConfigError
 from sparkload.sim import options as sim_options
 
 SIM_PROFILES = sim_options.PROFILE_NAMES
 LOCUSTFILE_SIM_TIME_SCALE = 10.0  # a newcomer's first run: about a minute for the whole ladder
+
+
+def rate(flag: str, value: object) -> float:
+    """A share from 0 to 1 (a simulator's rate of tool calls, of spoiled ones)."""
+    number = non_negative(flag, value)
+    if number > 1:
+        raise ConfigError(f"{flag}: {value!r} must be from 0 to 1")
+    return number
 
 
 def _simulator_option(option: sim_options.SimOption) -> Option:
@@ -29,6 +46,8 @@ def _simulator_option(option: sim_options.SimOption) -> Option:
         parse = spec
     elif option.type is int:
         parse = optional_whole
+    elif option.rate:
+        parse = rate
     else:
         parse = positive
     default = LOCUSTFILE_SIM_TIME_SCALE if option is sim_options.TIME_SCALE else option.default
@@ -56,6 +75,12 @@ class SimulatorOptions:
     no_prefix_caching: bool
     block_size: int | None
     time_scale: float
+    reasoning_tokens: int | None
+    reasoning_field: str
+    no_reasoning_usage: bool
+    tool_call_rate: float
+    tool_call_error_rate: float
+    tool_parser_holdback: int | None
 
     def args(self) -> list[str]:
         """The built-in simulator's own options, as the run's --sim-* options set them."""

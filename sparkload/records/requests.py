@@ -127,11 +127,25 @@ class RequestRecord:
     session_id: str | None = None
     turn: int | None = None
     turns: int | None = None
+    # A thinking model's and an agent's replies (None: not observed; left out of the dict then).
+    # TTFO, time to first output token: the first content or tool-call chunk, reasoning excluded
+    # (aiperf's and guidellm's name); TTFT stays the first token of any kind.
+    ttfo: float | None = None
+    t_last_reasoning: float | None = None  # the last reasoning chunk
+    reasoning_tokens: int | None = None
+    answer_tokens: int | None = None  # output tokens that were not reasoning
+    reasoning_counted_by: str | None = None  # COUNTED_BY_USAGE | COUNTED_BY_CHUNKS
+    tool_calls: int | None = None  # tool calls the reply streamed
+    tool_args_done: float | None = None  # when the last tool call's arguments were complete
+    tool_args_valid: bool | None = None  # every tool call's arguments parse as a JSON object
+    step: str | None = None  # an agent's request: STEP_TOOL_CALL | STEP_ANSWER
     schema: int = SCHEMA_VERSION
     # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
     itl: float | None = None
     tps: float | None = None
     decode_tps: float | None = None
+    reasoning_tps: float | None = None  # reasoning decode rate (tokens/s after the first)
+    answer_tps: float | None = None  # answer decode rate (tokens/s after TTFO)
     extra: dict = field(default_factory=dict)  # workload-specific fields (e.g. asked/received)
 
     def derive(self) -> RequestRecord:
@@ -164,7 +178,23 @@ class RequestRecord:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(RequestRecord))
-_OMITTED_WHEN_NONE = ("chunk_gaps", "session_id", "turn", "turns")
+_OMITTED_WHEN_NONE = (
+    "chunk_gaps",
+    "session_id",
+    "turn",
+    "turns",
+    "ttfo",
+    "t_last_reasoning",
+    "reasoning_tokens",
+    "answer_tokens",
+    "reasoning_counted_by",
+    "tool_calls",
+    "tool_args_done",
+    "tool_args_valid",
+    "step",
+    "reasoning_tps",
+    "answer_tps",
+)
 
 
 def scale_to_simulated_time(record: dict, time_scale: float) -> dict:

@@ -77,8 +77,11 @@ DURATION_FIELDS = (
     "chunk_gap_p90",
     "chunk_gap_p99",
     "chunk_gap_max",
+    "ttfo",
+    "t_last_reasoning",
+    "tool_args_done",
 )
-RATE_FIELDS = ("tps", "decode_tps")
+RATE_FIELDS = ("tps", "decode_tps", "reasoning_tps", "answer_tps")
 # Fields that are wall-clock times (epoch seconds): on the master's clock once the master took the
 # record (shifted by the sending worker's clock offset, ``RequestRecord.clock_offset``).
 WALL_CLOCK_FIELDS = ("start_time", "scheduled_time")
@@ -86,3 +89,12 @@ WALL_CLOCK_FIELDS = ("start_time", "scheduled_time")
 
 def http_error_kind(status_code: int) -> str:
     return f"http_{status_code}"
+
+
+# An agent's request (``RequestRecord.step``): what the step asked of the model, a tool call
+# (the agent runs the tool and asks again with its result) or the answer to the user's turn.
+STEP_TOOL_CALL, STEP_ANSWER = "tool_call", "answer"
+STEPS = (STEP_TOOL_CALL, STEP_ANSWER)
+# Who counted a figure (``tokens_counted_by``, ``reasoning_counted_by``): the server's usage, or
+# the client from the stream's chunks (one token a chunk: a lower bound with MTP).
+COUNTED_BY_USAGE, COUNTED_BY_CHUNKS = "usage", "chunks"

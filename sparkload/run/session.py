@@ -23,6 +23,7 @@ from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, RequestRecord
 from sparkload.run.context import RunContext
 from sparkload.stages import ARRIVAL, MEASURE, RUN, WARMUP, Arrival, LevelSignal, Stage
 from sparkload.transport.client import Connection, StreamRequest, measure
+from sparkload.transport.stream import Reply
 from sparkload.transport.target import Endpoint
 from sparkload.workloads.contract import PlannedRequest, Slot, UserState
 
@@ -166,9 +167,9 @@ class UserSession:
             opts.results.keep_chunk_gaps,
             opts.request.api,
         )
-        reply: list[str] | None = [] if planned.wants_reply else None
+        reply = Reply() if planned.wants_reply else None
         measure(self.connection, request, record, reply)
         self.shipper.note_identity(self.endpoint.url, self.connection.identity())
-        ctx.workload.after(self.state, planned, record, None if reply is None else "".join(reply))
+        ctx.workload.after(self.state, planned, record, reply)
         self.shipper.ship(record.to_dict())
         return record

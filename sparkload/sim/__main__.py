@@ -49,7 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="sparkload sim",
         description="Simulated vLLM server (OpenAI-compatible): Qwen3.6-27B on DGX Spark (the "
         "quantization report's variants) or Qwen3.8-27B on one Spark (the measurement notes' "
-        "builds, qwen3.8-*). Profiles: " + ", ".join(options.PROFILE_NAMES) + ". The "
+        "builds, qwen3.8-*). Profiles: " + ", ".join(options.PROFILE_NAMES) + ". Chat "
+        "replies as with vLLM's --reasoning-parser qwen3 --enable-auto-tool-choice "
+        "--tool-call-parser qwen3_coder: reasoning deltas (--reasoning-tokens), and tool calls "
+        "for requests with tools (--tool-call-rate, --tool-parser-holdback). The "
         "locustfile starts it itself when no --host is given (its --sim-* options; time scale "
         "10 there).",
     )
@@ -79,7 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", type=int, default=8000, help="0 picks a free port (default: 8000)"
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="engine and frontend randomness (default: 0)"
+        "--seed",
+        type=int,
+        default=0,
+        help="engine, frontend and tool-call randomness (default: 0)",
     )
     parser.add_argument(
         "--faults",
@@ -97,18 +103,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--served-model-name", default=None, help="default: the profile's model name"
-    )
-    parser.add_argument(
-        "--reasoning-tokens",
-        type=int,
-        default=0,
-        help="stream the first N tokens of every answer as reasoning (default: 0)",
-    )
-    parser.add_argument(
-        "--reasoning-field",
-        default="reasoning",
-        choices=["reasoning", "reasoning_content"],
-        help="delta field of reasoning text (default: reasoning)",
     )
     parser.add_argument(
         "--fixed-ttft-ms", type=float, default=100.0, help="profile fixed: TTFT (default: 100)"
@@ -187,8 +181,16 @@ def build_server(args: argparse.Namespace) -> SimServer:
     """Check the option values and assemble backend and server; ``UsageError`` if bad."""
     if args.time_scale <= 0:
         raise UsageError("--time-scale must be positive")
-    if args.reasoning_tokens < 0 or args.fixed_tokens_per_chunk < 1:
+    if (args.reasoning_tokens or 0) < 0 or args.fixed_tokens_per_chunk < 1:
         raise UsageError("--reasoning-tokens must be >= 0 and --fixed-tokens-per-chunk >= 1")
+    if (args.tool_parser_holdback or 0) < 0:
+        raise UsageError("--tool-parser-holdback must be >= 0")
+    for flag, rate in (
+        ("--tool-call-rate", args.tool_call_rate),
+        ("--tool-call-error-rate", args.tool_call_error_rate or 0.0),
+    ):
+        if not 0 <= rate <= 1:
+            raise UsageError(f"{flag} must be between 0 and 1")
     if args.fixed_ttft_ms < 0 or args.fixed_itl_ms < 0:
         raise UsageError("--fixed-ttft-ms and --fixed-itl-ms must be >= 0")
     try:
@@ -213,10 +215,15 @@ def build_server(args: argparse.Namespace) -> SimServer:
         time_scale=args.time_scale,
         fault_rates=rates,
         fault_seed=args.fault_seed,
-        reasoning_tokens=args.reasoning_tokens,
+        reasoning_tokens=args.reasoning_tokens or 0,
         reasoning_field=args.reasoning_field,
         timing_log=args.timing_log,
         speculative=speculative,
+        tool_call_rate=args.tool_call_rate,
+        tool_call_error_rate=args.tool_call_error_rate or 0.0,
+        tool_parser_holdback=args.tool_parser_holdback or 0,
+        reasoning_usage=not args.no_reasoning_usage,
+        seed=args.seed,
     )
     return SimServer(backend, config)
 

@@ -26,6 +26,7 @@ class SimOption:
     choices: tuple[str, ...] | None = None
     type: type = str
     switch: bool = False  # a flag without a value (store_true)
+    rate: bool = False  # a share from 0 to 1: 0 is a value, not only "none"
 
 
 PROFILE = SimOption(
@@ -63,7 +64,66 @@ BLOCK_SIZE = SimOption(
 TIME_SCALE = SimOption(
     "--time-scale", 1.0, "run S times faster than real time (figures in simulated time)", type=float
 )
-SHARED = (PROFILE, SPEC, BUDGET, NO_PREFIX_CACHING, BLOCK_SIZE, TIME_SCALE)
+# A thinking, tool-calling model's replies, as vLLM streams them with --reasoning-parser qwen3
+# --enable-auto-tool-choice --tool-call-parser qwen3_coder. A count's default of None is the
+# simulator's own (0): the locustfile's parser of counts takes whole numbers from 1.
+REASONING_TOKENS = SimOption(
+    "--reasoning-tokens",
+    None,
+    "stream the first N tokens of every chat answer as reasoning (default: 0, none; a request's "
+    "chat_template_kwargs.enable_thinking false turns it off, true without it streams 32)",
+    type=int,
+)
+REASONING_FIELD = SimOption(
+    "--reasoning-field",
+    "reasoning",
+    "the reasoning deltas' field: vLLM's since PR #27752, or the older reasoning_content",
+    choices=("reasoning", "reasoning_content"),
+)
+NO_REASONING_USAGE = SimOption(
+    "--no-reasoning-usage",
+    False,
+    "leave completion_tokens_details.reasoning_tokens out of the usage (a server whose "
+    "reasoning tokens a client must count from the deltas)",
+    switch=True,
+)
+TOOL_CALL_RATE = SimOption(
+    "--tool-call-rate",
+    0.7,
+    "share of chat requests with tools and tool_choice auto answered with a tool call, seeded "
+    "by --seed (required and a named function: always; none: never)",
+    type=float,
+    rate=True,
+)
+TOOL_CALL_ERROR_RATE = SimOption(
+    "--tool-call-error-rate",
+    0.0,
+    "share of tool calls whose arguments are cut short or not JSON",
+    type=float,
+    rate=True,
+)
+TOOL_PARSER_HOLDBACK = SimOption(
+    "--tool-parser-holdback",
+    None,
+    "with tools in a request, the tool parser holds back the first N tokens of the answer "
+    "(content or tool call) and sends them with the next, as qwen3_coder holds its "
+    "<tool_call> tag: later first output token, one long chunk gap (default: 0)",
+    type=int,
+)
+SHARED = (
+    PROFILE,
+    SPEC,
+    BUDGET,
+    NO_PREFIX_CACHING,
+    BLOCK_SIZE,
+    TIME_SCALE,
+    REASONING_TOKENS,
+    REASONING_FIELD,
+    NO_REASONING_USAGE,
+    TOOL_CALL_RATE,
+    TOOL_CALL_ERROR_RATE,
+    TOOL_PARSER_HOLDBACK,
+)
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,16 @@ connection mid-stream; a ``stall`` can notice the client leaving) and clean per-
 writes, and it runs the one engine loop and every stream on one asyncio thread.
 ``benchmarks/sim_capacity.py`` measures it: 256 streams x 100 events/s on one core.
 
-Prompt tokens are estimated as ceil(characters / 4) over the messages' text (English averages
-~4 characters per token); the prefix cache hashes the text in blocks of the backend's block
-size (4 characters a token), each hash covering everything before it.
+Prompt tokens are estimated as ceil(characters / 4) over the prompt's text (English averages
+~4 characters per token): a request's tools as the chat template renders them (``tools``),
+then the messages' contents and earlier tool calls; the prefix cache hashes that text in blocks
+of the backend's block size (4 characters a token), each hash covering everything before it, so
+the same tools and history are served from the cache like any repeated prefix.
+
+A chat request with ``tools`` is answered the way vLLM with ``--enable-auto-tool-choice
+--tool-call-parser qwen3_coder`` answers it (``tools.py``: which requests get a tool call, its
+arguments; ``sse.py``: the deltas), and the tool parser may hold back the first tokens of the
+answer (``ServerConfig.tool_parser_holdback``).
 """
 
 from __future__ import annotations
@@ -48,6 +55,14 @@ from sparkload.sim.sse import (
     malformed_frame,
 )
 from sparkload.sim.textlength import CHARS_PER_TOKEN, estimate_tokens
+from sparkload.sim.tools import (
+    PlannedCall,
+    ToolCaller,
+    ToolRequest,
+    ToolsError,
+    parse_tools,
+    tools_text,
+)
 
 DEFAULT_MAX_TOKENS = 256  # a chat request without max_tokens (vLLM would allow the context left)
 DEFAULT_COMPLETION_MAX_TOKENS = 16  # vLLM's (and OpenAI's) default for /v1/completions
@@ -86,6 +101,11 @@ class ServerConfig:
     reasoning_field: str = "reasoning"
     timing_log: Path | None = None
     speculative: bool = False
+    tool_call_rate: float = 0.7  # share of tool_choice auto requests answered by a tool call
+    tool_call_error_rate: float = 0.0  # share of tool calls whose arguments are spoiled
+    tool_parser_holdback: int = 0  # answer tokens the tool parser holds back (tools only)
+    reasoning_usage: bool = True  # usage.completion_tokens_details.reasoning_tokens
+    seed: int = 0  # the tool calls' randomness
 
 
 @dataclass(frozen=True)
@@ -98,6 +118,7 @@ class ChatRequest:
     include_usage: bool
     continuous_usage: bool
     reasoning_tokens: int
+    tools: ToolRequest | None = None  # chat: the request's tools and tool choice
 
 
 class RequestError(Exception):
@@ -117,15 +138,33 @@ def block_hashes(text: str, block_tokens: int) -> tuple[int, ...]:
 
 
 def message_text(messages: list[Any]) -> str:
-    """Concatenated text of every message (string content or a list of text parts)."""
+    """Concatenated text of every message (string content or a list of text parts) and of
+    every earlier tool call (its name and arguments), as a chat template renders them."""
     parts = []
     for message in messages:
-        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
         if isinstance(content, str):
             parts.append(content)
         elif isinstance(content, list):
-            parts += [p.get("text", "") for p in content if isinstance(p, dict)]
+            parts += [str(p.get("text", "")) for p in content if isinstance(p, dict)]
+        calls = message.get("tool_calls")
+        for call in calls if isinstance(calls, list) else []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                arguments = function.get("arguments", "")
+                if not isinstance(arguments, str):
+                    arguments = json.dumps(arguments)
+                parts.append(f"{function.get('name', '')}\n{arguments}")
     return "\n".join(parts)
+
+
+def prompt_text(messages: list[Any], tools: ToolRequest | None) -> str:
+    """What a chat request's prompt counts: its tools (in the system prompt, first), then its
+    messages."""
+    text = message_text(messages)
+    return tools_text(tools.tools) + "\n" + text if tools is not None and tools.tools else text
 
 
 def _check_model(body: Any, model_name: str) -> dict:
@@ -147,7 +186,13 @@ def _max_tokens(body: dict, default: int) -> int:
     return max_tokens
 
 
-def _request(body: dict, text: str, max_tokens: int, reasoning_tokens: int) -> ChatRequest:
+def _request(
+    body: dict,
+    text: str,
+    max_tokens: int,
+    reasoning_tokens: int,
+    tools: ToolRequest | None = None,
+) -> ChatRequest:
     options = body.get("stream_options") or {}
     include_usage = bool(options.get("include_usage"))
     return ChatRequest(
@@ -157,6 +202,7 @@ def _request(body: dict, text: str, max_tokens: int, reasoning_tokens: int) -> C
         include_usage=include_usage,
         continuous_usage=include_usage and bool(options.get("continuous_usage_stats")),
         reasoning_tokens=reasoning_tokens,
+        tools=tools,
     )
 
 
@@ -174,7 +220,15 @@ def parse_chat_request(body: Any, model_name: str, reasoning_tokens: int) -> Cha
         reasoning_tokens = 0
     elif thinking and not reasoning_tokens:
         reasoning_tokens = DEFAULT_THINKING_TOKENS
-    return _request(body, message_text(messages), max_tokens, reasoning_tokens)
+    tools = _tools(body)
+    return _request(body, prompt_text(messages, tools), max_tokens, reasoning_tokens, tools)
+
+
+def _tools(body: dict) -> ToolRequest | None:
+    try:
+        return parse_tools(body)
+    except ToolsError as err:
+        raise RequestError(400, str(err), "BadRequestError", err.param) from None
 
 
 def parse_completion_request(body: Any, model_name: str, reasoning_tokens: int) -> ChatRequest:
@@ -294,6 +348,9 @@ class SimServer:
         self.config = config
         self.metrics = SimMetrics(backend, config.model_name, config.speculative)
         self.faults = f.FaultPicker(config.fault_rates or {}, config.fault_seed)
+        self.tool_caller = ToolCaller(
+            config.tool_call_rate, config.tool_call_error_rate, config.seed
+        )
         self.timing_log = (
             TimingLog(config.timing_log, config.time_scale) if config.timing_log else None
         )
@@ -370,7 +427,10 @@ class SimServer:
         if isinstance(prompt, str):
             text = prompt
         elif isinstance(messages, list) and messages:
-            text = message_text(messages)
+            try:
+                text = prompt_text(messages, _tools(body))
+            except RequestError as err:
+                return error_response(err.status, str(err), err.error_type, err.param)
         else:
             return error_response(400, "give a prompt or messages", "BadRequestError")
         count = estimate_tokens(text)
@@ -411,6 +471,7 @@ class SimServer:
         if fault == "http_429":
             return error_response(429, "Too many requests (injected)", "RateLimitError")
         request_id = f"{id_prefix}-{uuid.uuid4().hex}"
+        parsed = chat.tools is not None and chat.tools.calls_possible  # a tool parser reads it
         writer = writer_type(
             request_id,
             self.config.model_name,
@@ -418,6 +479,9 @@ class SimServer:
             chat.reasoning_tokens,
             self.config.reasoning_field,
             chat.continuous_usage,
+            tool_call=self._tool_call(chat, fault, hidden),
+            holdback=self.config.tool_parser_holdback if parsed else 0,
+            reasoning_usage=self.config.reasoning_usage,
         )
         max_tokens = f.HUGE_TOKENS if fault == "huge" else chat.max_tokens
         gen = Generation(
@@ -434,6 +498,14 @@ class SimServer:
         finally:
             if self.timing_log:
                 self.timing_log.record(request_id, times, writer.generated, fault, received_unix)
+
+    def _tool_call(self, chat: ChatRequest, fault: str | None, hidden: int) -> PlannedCall | None:
+        """The tool call that answers ``chat``, if any (``ToolCaller.plan``): its answer is
+        what the hidden tokens and the reasoning leave of ``max_tokens``. A ``huge`` fault's
+        endless answer is text: a tool call would have to end."""
+        if chat.tools is None or fault == "huge":
+            return None
+        return self.tool_caller.plan(chat.tools, chat.max_tokens - hidden - chat.reasoning_tokens)
 
     async def _complete(
         self, gen: Generation, writer: ChunkWriter, times: RequestTimes, hidden: int

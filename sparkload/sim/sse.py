@@ -5,7 +5,25 @@ Order of a stream (vLLM 0.33 ``chat_completion_stream_generator``, notes s.2): a
 then one chunk per engine output (several tokens with MTP), ``reasoning`` deltas before
 ``content`` deltas when the request reasons, ``finish_reason`` on the last token's chunk, the
 usage chunk (``choices: []``) when ``stream_options.include_usage`` is set, and
-``data: [DONE]``. With ``continuous_usage_stats`` every chunk carries a running ``usage``.
+``data: [DONE]``. With ``continuous_usage_stats`` every chunk carries a running ``usage``. A
+reasoning request's usage has ``completion_tokens_details.reasoning_tokens`` (vLLM with a
+reasoning parser; the think tag not counted), unless ``reasoning_usage`` is off.
+
+A tool call (``tools.PlannedCall``) is the answer instead of content, in vLLM's delta form:
+the answer's first token brings ``{"tool_calls": [{"index": 0, "id": "chatcmpl-tool-…",
+"type": "function", "function": {"name": NAME, "arguments": ""}}]}`` (the parser has read the
+function's name), each later engine output ``{"tool_calls": [{"index": 0, "function":
+{"arguments": FRAGMENT}}]}`` with its tokens' part of the arguments, and the last one
+``finish_reason: "tool_calls"``.
+
+Hold-back (``holdback`` N, only where a tool parser reads the answer: a request with tools
+whose choice is not ``none``): a parser that must decide whether text is a tool call keeps it
+until it knows, as qwen3_coder keeps ``<tool_call>`` and the function header until the name is
+complete. The first N tokens of the answer, content or tool call, go out with the (N+1)-th
+(one write; a tool call's name delta and its first fragment as two events in it), or with the
+last if the answer is shorter. Reasoning before it is not held: TTFT stays, the first output
+token (TTFO) comes N decode steps later, the stream has N fewer answer chunks and one gap N+1
+steps long where the answer begins (with no reasoning that gap is in the TTFT itself).
 
 Token text is filler: one short word per token, so ~4 characters per token as in English.
 """
@@ -15,6 +33,8 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+
+from sparkload.sim.tools import PlannedCall
 
 WORDS = (
     " the",
@@ -63,6 +83,11 @@ class ChunkWriter:
     cached_tokens: int = 0
     created: int = field(default_factory=lambda: int(time.time()))
     generated: int = 0  # tokens produced, hidden ones included (what usage counts)
+    tool_call: PlannedCall | None = None  # the answer is this tool call, not content
+    holdback: int = 0  # answer tokens the tool parser holds back before its first delta
+    reasoning_usage: bool = True  # usage counts reasoning tokens apart, when there are some
+    _visible_from: int = field(default=0, init=False)
+    _answer_shown: int = field(default=0, init=False)  # answer tokens before this are out
 
     def __post_init__(self) -> None:
         head = {
@@ -119,24 +144,50 @@ class ChunkWriter:
     def tokens(self, count: int, visible_from: int, last: bool) -> bytes:
         """Frames for ``count`` new tokens; tokens before ``visible_from`` are never shown.
 
-        Returns b"" when every token is hidden (the reasoning parser's swallowed think tag).
+        Returns b"" when every token is hidden (the reasoning parser's swallowed think tag) or
+        held back (the tool parser's first ``holdback`` tokens of the answer, shown together
+        with the next one, or at the end).
         """
+        self._visible_from = visible_from
         start = max(self.generated, visible_from)
         self.generated += count
         end = self.generated
-        finish = "length" if last else None
         if start >= end:
-            return frame(self._chunk({}, finish)) if last else b""
-        split = min(max(self.reasoning_tokens + visible_from, start), end)
+            return frame(self._chunk({}, "length")) if last else b""
+        answer_from = visible_from + self.reasoning_tokens
+        split = min(max(answer_from, start), end)
         frames = b""
         if start < split:
             text = token_text(start, split - start)
-            frames += self._delta_frame(
-                self.reasoning_field, text, finish if split == end else None
-            )
-        if split < end:
-            frames += self._delta_frame("content", token_text(split, end - split), finish)
+            finish = "length" if last and split == end else None
+            frames += self._delta_frame(self.reasoning_field, text, finish)
+        held = not last and end - answer_from <= self.holdback
+        if split < end and not held:
+            frames += self._answer(max(self._answer_shown, answer_from), end, answer_from, last)
+            self._answer_shown = end
         return frames
+
+    def _answer(self, first: int, end: int, answer_from: int, last: bool) -> bytes:
+        """The frames of answer tokens ``first .. end - 1``: content, or the tool call's."""
+        call = self.tool_call
+        if call is None:
+            return self._delta_frame("content", token_text(first, end - first), _finish(last))
+        finish = "tool_calls" if last else None
+        start, stop = first - answer_from, end - answer_from
+        frames = b""
+        if start == 0:  # the call's first token: the parser names the function
+            function = {"name": call.name, "arguments": ""}
+            header = {"index": 0, "id": call.id, "type": "function", "function": function}
+            frames += frame(self._chunk({"tool_calls": [header]}, finish if stop == 1 else None))
+        if stop > 1:
+            fragment = {"index": 0, "function": {"arguments": call.argument_text(start, stop)}}
+            frames += frame(self._chunk({"tool_calls": [fragment]}, finish))
+        return frames
+
+    def reasoning_generated(self, completion_tokens: int) -> int:
+        """Reasoning tokens among the first ``completion_tokens`` (the think tag not counted,
+        as vLLM's reasoning parsers count them)."""
+        return min(self.reasoning_tokens, max(0, completion_tokens - self._visible_from))
 
     def usage(self, completion_tokens: int | None = None, include_details: bool = True) -> dict:
         completion = self.generated if completion_tokens is None else completion_tokens
@@ -147,6 +198,9 @@ class ChunkWriter:
         }
         if include_details:
             usage["prompt_tokens_details"] = {"cached_tokens": self.cached_tokens}
+        if self.reasoning_tokens and self.reasoning_usage:
+            reasoning = self.reasoning_generated(completion)
+            usage["completion_tokens_details"] = {"reasoning_tokens": reasoning}
         return usage
 
     def usage_chunk(self) -> bytes:
@@ -163,11 +217,18 @@ class ChunkWriter:
 
     def completion(self, visible_from: int) -> dict:
         """The non-streaming response body for everything generated so far."""
+        self._visible_from = visible_from
         reasoning_end = min(visible_from + self.reasoning_tokens, self.generated)
-        message: dict = {
-            "role": "assistant",
-            "content": token_text(reasoning_end, self.generated - reasoning_end),
-        }
+        answer = self.generated - reasoning_end
+        finish = "length"
+        message: dict = {"role": "assistant", "content": token_text(reasoning_end, answer)}
+        if self.tool_call is not None and answer > 0:
+            call = self.tool_call.message()
+            call["function"]["arguments"] = self.tool_call.argument_text(0, answer)
+            message, finish = (
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                "tool_calls",
+            )
         if reasoning_end > visible_from:
             message[self.reasoning_field] = token_text(visible_from, reasoning_end - visible_from)
         return {
@@ -180,12 +241,16 @@ class ChunkWriter:
                     "index": 0,
                     "message": message,
                     "logprobs": None,
-                    "finish_reason": "length",
+                    "finish_reason": finish,
                     "stop_reason": None,
                 }
             ],
             "usage": self.usage(),
         }
+
+
+def _finish(last: bool) -> str | None:
+    return "length" if last else None
 
 
 class CompletionWriter(ChunkWriter):

@@ -43,7 +43,7 @@ from sparkload.transport.sse import (
     read_events,
     receive,
 )
-from sparkload.transport.stream import API_CHAT, ChatStream, ReplyStream, StreamError
+from sparkload.transport.stream import API_CHAT, ChatStream, Reply, ReplyStream, StreamError
 
 MAX_ERROR_BODY = 2048
 ERROR_SNIPPET = 120  # characters of a non-JSON error body kept in the record's message
@@ -273,10 +273,10 @@ def measure(
     connection: Connection,
     request: StreamRequest,
     record: RequestRecord,
-    reply: list[str] | None = None,
+    reply: Reply | None = None,
 ) -> RequestRecord:
     """Run ``request`` and fill ``record`` with what was measured (ok or a failure class);
-    ``reply``, when given, gets the reply's text, piece by piece (``stream.ReplyStream``).
+    ``reply``, when given, gets the reply's text and tool calls (``stream.ReplyStream``).
 
     One clock for the whole request: ``time.time_ns()``, the clock of the kernel's receive
     stamps (``sparkload.transport.sse``), so every duration is measured from the same send instant.

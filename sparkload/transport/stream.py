@@ -8,6 +8,8 @@ afterwards. The two streaming APIs differ only in where a chunk's token text is:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import orjson
 
 from sparkload.records import ERROR_MALFORMED_SSE, ERROR_SERVER_EVENT
@@ -16,6 +18,30 @@ DONE = b"[DONE]"
 API_CHAT = "chat"  # /v1/chat/completions
 API_COMPLETIONS = "completions"  # /v1/completions
 _TOKEN_CHANNELS = ("reasoning", "reasoning_content", "tool_calls")
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One tool call of a reply, assembled from its deltas (OpenAI's form: the first delta of
+    an ``index`` names the call, the later ones add fragments of its JSON ``arguments``)."""
+
+    index: int
+    id: str | None = None
+    name: str = ""
+    arguments: str = ""  # as streamed: parse it to use it (it may not be valid JSON)
+
+
+@dataclass(slots=True)
+class Reply:
+    """What a workload gets back of a reply it asked for (``PlannedRequest.wants_reply``): the
+    text (chat content or completions text, piece by piece) and the tool calls."""
+
+    text: list[str] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+
+    @property
+    def content(self) -> str:
+        return "".join(self.text)
 
 
 class StreamError(Exception):
@@ -127,19 +153,47 @@ class ChatStream:
 
 
 class ReplyStream(ChatStream):
-    """A ``ChatStream`` that also keeps the reply's text (chat content, completions text; not
-    reasoning or tool calls), for a workload that asked for it (``PlannedRequest.wants_reply``).
-    Its own class, so that a stream nobody asked the text of pays nothing for it."""
+    """A ``ChatStream`` that also keeps the reply (chat content, completions text, and chat
+    tool calls; not reasoning), for a workload that asked for it (``PlannedRequest.wants_reply``).
+    Its own class, so that a stream nobody asked the reply of pays nothing for it."""
 
     __slots__ = ("reply",)
 
-    def __init__(self, api: str = API_CHAT, reply: list[str] | None = None) -> None:
+    def __init__(self, api: str = API_CHAT, reply: Reply | None = None) -> None:
         super().__init__(api)
-        self.reply: list[str] = [] if reply is None else reply  # the text, piece by piece
+        self.reply = Reply() if reply is None else reply
+
+    def feed(self, data: bytes, now: float) -> bool:
+        done = ChatStream.feed(self, data, now)
+        if not done and not self.text_api and b'"tool_calls"' in data:
+            self._note_tool_calls(orjson.loads(data))
+        return done
+
+    def _note_tool_calls(self, chunk: dict) -> None:
+        """Merge a chunk's tool-call deltas into the reply's calls, by their ``index``."""
+        choices = chunk.get("choices") or [{}]
+        delta = choices[0].get("delta") if isinstance(choices[0], dict) else None
+        deltas = delta.get("tool_calls") if isinstance(delta, dict) else None
+        for part in deltas if isinstance(deltas, list) else []:
+            if not isinstance(part, dict):
+                continue
+            index = part.get("index", len(self.reply.tool_calls))
+            call = next((c for c in self.reply.tool_calls if c.index == index), None)
+            if call is None:
+                call = ToolCall(index if isinstance(index, int) else len(self.reply.tool_calls))
+                self.reply.tool_calls.append(call)
+            if isinstance(part.get("id"), str):
+                call.id = part["id"]
+            function = part.get("function")
+            if isinstance(function, dict):
+                if isinstance(function.get("name"), str):
+                    call.name += function["name"]
+                if isinstance(function.get("arguments"), str):
+                    call.arguments += function["arguments"]
 
     def _note_token(self, t: float, text: str | None) -> None:
         if isinstance(text, str):  # a misbehaving server's non-text content is not the reply's
-            self.reply.append(text)
+            self.reply.text.append(text)
         ChatStream._note_token(self, t, text)
 
 

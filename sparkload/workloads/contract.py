@@ -65,6 +65,7 @@ from sparkload.errors import ConfigError
 from sparkload.inputs.datasets import Messages
 from sparkload.records import WORKLOAD_CHAT, RequestRecord
 from sparkload.stages import Arrival
+from sparkload.transport.stream import Reply
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -228,11 +229,11 @@ class Workload(ABC, Generic[UserT]):
         (its ``extra`` becomes the record's, which ``after`` may still add to)."""
 
     def after(
-        self, user: UserT, planned: PlannedRequest, record: RequestRecord, reply: str | None
+        self, user: UserT, planned: PlannedRequest, record: RequestRecord, reply: Reply | None
     ) -> None:
         """``planned`` was sent and measured into ``record`` (not yet shipped: the workload may
-        still add to ``record.extra`` or reclassify it); ``reply`` is the streamed reply's text
-        when ``planned.wants_reply``, else None. The default does nothing."""
+        still add to ``record.extra`` or reclassify it); ``reply`` is the streamed reply (its
+        text and tool calls) when ``planned.wants_reply``, else None. The default does nothing."""
 
 
 def run_max_tokens(name: str, opts: RunOptions) -> int:

@@ -56,7 +56,7 @@ from sparkload.errors import ConfigError
 from sparkload.inputs.datasets import DatasetConversation, Messages
 from sparkload.inputs.prompts import load_conversations, load_prompts
 from sparkload.records import STATUS_OK, WORKLOAD_CONVERSATION, RequestRecord
-from sparkload.transport.stream import API_COMPLETIONS
+from sparkload.transport.stream import API_COMPLETIONS, Reply
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,
@@ -229,7 +229,7 @@ class ConversationWorkload(Workload[ConversationUser]):
         user: ConversationUser,
         planned: PlannedRequest,
         record: RequestRecord,
-        reply: str | None,
+        reply: Reply | None,
     ) -> None:
         """The exchange joins the history with its reply: the model's when the turn succeeded
         (a failed turn's exchange stays out), or the file's with ``--history dataset``."""
@@ -239,7 +239,7 @@ class ConversationWorkload(Workload[ConversationUser]):
         if self.history == HISTORY_DATASET:
             said = self.dataset[conversation.source].turns[(planned.turn or 1) - 1].reply
         elif record.status == STATUS_OK and reply is not None:
-            said = reply
+            said = reply.content
         else:
             return
         assert planned.messages  # planned by next_request: the new user message is last

@@ -18,6 +18,7 @@ from sparkload.config import OUTPUT_TOKENS, changed
 from sparkload.errors import ConfigError
 from sparkload.records import ERROR_EMPTY_OUTPUT, STATUS_OK, WORKLOAD_PREFILL, RequestRecord
 from sparkload.sim.textlength import CHARS_PER_TOKEN
+from sparkload.transport.stream import Reply
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,
@@ -93,7 +94,7 @@ class PrefillWorkload(PromptSetWorkload):
         return self.planned_request(PREFILL_INSTRUCTION + text, index, {"target_tokens": size})
 
     def after(
-        self, user: UserState, planned: PlannedRequest, record: RequestRecord, reply: str | None
+        self, user: UserState, planned: PlannedRequest, record: RequestRecord, reply: Reply | None
     ) -> None:
         """The prefill time: TTFT, or the end of the stream when no token was visible.
 

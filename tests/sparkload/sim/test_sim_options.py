@@ -1,12 +1,16 @@
 """The engine setup a simulator runs with (sim.options.effective_setup), which manifests record,
-and the records' legacy table held to it for manifests written before they did."""
+the records' legacy table held to it for manifests written before they did, and the shared
+options as the locustfile's --sim-* options hand them to the simulator it starts."""
 
 from __future__ import annotations
 
 import pytest
 
+from sparkload.errors import ConfigError
 from sparkload.records import LEGACY_SIMULATOR_SETUP
+from sparkload.sim.__main__ import build_parser, build_server
 from sparkload.sim.options import FIXED, EngineSetup, effective_setup
+from tests.options import parsed_options
 
 
 def test_a_qwen38_build_without_options_drafts_dspark_7_at_vllms_budget():
@@ -38,3 +42,39 @@ def test_the_records_legacy_table_is_the_simulators_default_setup(profile):
     profile (new manifests record what ran, so they never need the table)."""
     spec, budget = LEGACY_SIMULATOR_SETUP[profile]
     assert effective_setup(profile) == EngineSetup(spec, budget)
+
+
+def test_the_locustfiles_sim_options_reach_the_simulator_as_its_own():
+    opts = parsed_options(
+        "--sim-reasoning-tokens",
+        "64",
+        "--sim-reasoning-field",
+        "reasoning_content",
+        "--sim-no-reasoning-usage",
+        "--sim-tool-call-rate",
+        "0",
+        "--sim-tool-call-error-rate",
+        "0.25",
+        "--sim-tool-parser-holdback",
+        "5",
+    )
+    args = build_parser().parse_args(opts.simulator.args())
+    config = build_server(args).config
+    assert (config.reasoning_tokens, config.reasoning_field, config.reasoning_usage) == (
+        64,
+        "reasoning_content",
+        False,
+    )
+    assert (config.tool_call_rate, config.tool_call_error_rate) == (0.0, 0.25)
+    assert config.tool_parser_holdback == 5
+
+
+def test_the_locustfiles_defaults_are_the_simulators_but_its_time_scale():
+    args = build_parser().parse_args(parsed_options().simulator.args())
+    own = build_server(build_parser().parse_args(["--time-scale", "10"])).config
+    assert build_server(args).config == own
+
+
+def test_a_tool_call_rate_above_1_is_refused_before_the_simulator_starts():
+    with pytest.raises(ConfigError, match="--sim-tool-call-rate: '1.5' must be from 0 to 1"):
+        parsed_options("--sim-tool-call-rate", "1.5")

@@ -181,8 +181,29 @@ def test_a_reply_stream_keeps_the_replys_text_without_reasoning_or_tool_calls():
         ],
         ReplyStream(),
     )
-    assert isinstance(stream, ReplyStream) and "".join(stream.reply) == "Hello"
+    assert isinstance(stream, ReplyStream) and stream.reply.content == "Hello"
     assert (stream.chunks, stream.ttft, stream.ttfc) == (4, 0.1, 0.2)
+
+
+def test_a_reply_stream_assembles_each_tool_call_from_its_deltas():
+    def call(index, **function):
+        return chunk({"tool_calls": [{"index": index, "function": function}]})
+
+    stream = feed_all(
+        [
+            (0.1, chunk({"tool_calls": [{"index": 0, "id": "c0", "function": {"name": "read"}}]})),
+            (0.2, call(0, arguments='{"path": ')),
+            (0.3, chunk({"tool_calls": [{"index": 1, "id": "c1", "function": {"name": "ls"}}]})),
+            (0.4, call(0, arguments='"a.py"}')),
+            (0.5, call(1, arguments="{}")),
+            (0.6, "[DONE]"),
+        ],
+        ReplyStream(),
+    )
+    assert isinstance(stream, ReplyStream)
+    calls = [(c.index, c.id, c.name, c.arguments) for c in stream.reply.tool_calls]
+    assert calls == [(0, "c0", "read", '{"path": "a.py"}'), (1, "c1", "ls", "{}")]
+    assert stream.reply.content == ""
 
 
 def test_a_reply_stream_keeps_a_completions_text():
@@ -190,7 +211,7 @@ def test_a_reply_stream_keeps_a_completions_text():
     stream = ReplyStream(API_COMPLETIONS)
     for at, data in enumerate(events):
         stream.feed(data.encode(), at)
-    assert "".join(stream.reply) == "Once upon"
+    assert stream.reply.content == "Once upon"
 
 
 def test_a_plain_chat_stream_keeps_no_text():

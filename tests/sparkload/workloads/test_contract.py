@@ -15,6 +15,7 @@ from sparkload.records import PHASE_MEASURE, RequestRecord
 from sparkload.run.context import RunContext
 from sparkload.run.session import Assignment, UserSession
 from sparkload.stages import MEASURE, Stage
+from sparkload.transport.stream import Reply
 from sparkload.workloads.contract import PlannedRequest, Sampling, Slot, UserState, Workload
 from tests.servers import Script, scripted
 
@@ -60,10 +61,11 @@ class LineByLine(Workload[Lines]):
             wants_reply=self.wants_reply,
         )
 
-    def after(self, user: Lines, planned, record: RequestRecord, reply: str | None) -> None:
-        self.replies.append(reply)
+    def after(self, user: Lines, planned, record: RequestRecord, reply: Reply | None) -> None:
+        text = None if reply is None else reply.content
+        self.replies.append(text)
         assert planned.messages is not None
-        user.history += [planned.messages[-1], {"role": "assistant", "content": reply or ""}]
+        user.history += [planned.messages[-1], {"role": "assistant", "content": text or ""}]
 
 
 class Shipped(list):

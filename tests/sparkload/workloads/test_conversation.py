@@ -10,6 +10,7 @@ import pytest
 
 from sparkload.errors import ConfigError
 from sparkload.records import STATUS_ERROR, RequestRecord
+from sparkload.transport.stream import Reply
 from sparkload.workloads import registry
 from sparkload.workloads.contract import PlannedRequest, Slot
 from sparkload.workloads.conversation import ID_LINE, ConversationUser, ConversationWorkload
@@ -38,7 +39,7 @@ def converse(
     planned = []
     for _ in range(requests):
         request = loaded.next_request(someone, Slot(level))
-        loaded.after(someone, request, record(), f"reply to turn {request.turn}")
+        loaded.after(someone, request, record(), Reply([f"reply to turn {request.turn}"]))
         planned.append(request)
     return planned
 
@@ -116,9 +117,9 @@ def test_a_failed_turn_stays_out_of_the_history():
     loaded = workload("--turns", "3")
     someone = user(loaded)
     first = loaded.next_request(someone, Slot(0))
-    loaded.after(someone, first, record(), "answer")
+    loaded.after(someone, first, record(), Reply(["answer"]))
     failed = loaded.next_request(someone, Slot(0))
-    loaded.after(someone, failed, record(STATUS_ERROR), "half an ans")
+    loaded.after(someone, failed, record(STATUS_ERROR), Reply(["half an ans"]))
     third = loaded.next_request(someone, Slot(0))
     assert third.messages[:2] == (first.messages[0], {"role": "assistant", "content": "answer"})
     assert failed.messages[-1] not in third.messages
@@ -129,7 +130,7 @@ def test_the_warm_up_is_a_one_turn_conversation_of_its_own():
     loaded = workload("--turns", "4")
     someone = user(loaded)
     warmup = loaded.next_request(someone, Slot(0, warmup=True))
-    loaded.after(someone, warmup, record(), "reply")
+    loaded.after(someone, warmup, record(), Reply(["reply"]))
     measured = loaded.next_request(someone, Slot(0))
     assert (warmup.turn, warmup.turns) == (1, 1)
     assert (measured.turn, measured.turns) == (1, 4)
