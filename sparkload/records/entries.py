@@ -73,6 +73,13 @@ class SimulatorEntry(Entry):
     max_num_batched_tokens: int | None = None  # the batch token budget (None: fixed timing)
     prefix_caching: bool = True
     block_size: int | None = None  # --sim-block-size (None: the profile's)
+    # how a thinking, tool-calling server answers (written only when the run set them)
+    reasoning_tokens: int | None = omitted()  # every answer's first N tokens as reasoning
+    reasoning_field: str | None = omitted()  # reasoning | reasoning_content
+    reasoning_usage: bool | None = omitted()  # completion_tokens_details.reasoning_tokens sent
+    tool_call_rate: float | None = omitted()  # share of tool_choice auto answered by a call
+    tool_call_error_rate: float | None = omitted()  # share of calls with broken arguments
+    tool_parser_holdback: int | None = omitted()  # tokens a tool parser holds back
 
     @classmethod
     def upgraded(cls, data: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from importlib.metadata import version
 from typing import Any
 
 import sparkload
-from sparkload.config import ARRIVAL, LADDER, STEPS, SimulatorOptions
+from sparkload.config import ARRIVAL, LADDER, SIMULATOR_OPTIONS, STEPS, SimulatorOptions
 from sparkload.records import (
     SCHEMA_VERSION,
     TARGET_TIME,
@@ -140,7 +140,7 @@ def simulator_entry(sim: SimulatorOptions, tp: int) -> SimulatorEntry:
         setup = effective_setup(sim.profile, sim.spec, sim.max_num_batched_tokens)
     except ValueError:  # options the simulator itself refuses: say what was asked
         setup = None
-    return SimulatorEntry(
+    entry = SimulatorEntry(
         profile=sim.profile,
         tp=tp,
         time_scale=sim.time_scale,
@@ -151,6 +151,28 @@ def simulator_entry(sim: SimulatorOptions, tp: int) -> SimulatorEntry:
         prefix_caching=not sim.no_prefix_caching,
         block_size=sim.block_size,
     )
+    for name, value in _agent_answers(sim).items():
+        setattr(entry, name, value)
+    return entry
+
+
+def _agent_answers(sim: SimulatorOptions) -> dict[str, object]:
+    """How the simulator answers a thinking, tool-calling client, where the run changed it from
+    the defaults (so a plain run's manifest is as before)."""
+    defaults = {row.field_name: row.value(None) for row in SIMULATOR_OPTIONS}
+    names = (
+        "reasoning_tokens",
+        "reasoning_field",
+        "tool_call_rate",
+        "tool_call_error_rate",
+        "tool_parser_holdback",
+    )
+    changed: dict[str, object] = {
+        name: getattr(sim, name) for name in names if getattr(sim, name) != defaults[name]
+    }
+    if sim.no_reasoning_usage:
+        changed["reasoning_usage"] = False
+    return changed
 
 
 def simulated_variant(sim: SimulatorOptions) -> str:
@@ -165,6 +187,8 @@ def simulated_variant(sim: SimulatorOptions) -> str:
         parts.append(f"bs{sim.block_size}")
     if sim.no_prefix_caching:
         parts.append("nocache")
+    if sim.reasoning_tokens:
+        parts.append(f"think{sim.reasoning_tokens}")
     return "-".join(parts)
 
 

@@ -1,0 +1,29 @@
+"""The manifest's simulator entry and variant name say how the simulator a run started answers."""
+
+from __future__ import annotations
+
+from sparkload.run.manifest import simulated_variant, simulator_entry
+from tests.options import run_options
+
+
+def simulator(*args: str):
+    return run_options(*args).simulator
+
+
+def test_a_plain_runs_simulator_entry_writes_no_agent_fields():
+    written = simulator_entry(simulator(), tp=1).to_dict()
+    assert "reasoning_tokens" not in written and "tool_call_rate" not in written
+    assert (written["spec"], written["max_num_batched_tokens"]) == ("mtp:3", 8192)
+
+
+def test_the_agent_answers_a_run_changed_are_written_and_only_those():
+    written = simulator_entry(
+        simulator("--sim-reasoning-tokens", "64", "--sim-no-reasoning-usage"), tp=1
+    ).to_dict()
+    assert (written["reasoning_tokens"], written["reasoning_usage"]) == (64, False)
+    assert "tool_call_rate" not in written and "tool_parser_holdback" not in written
+
+
+def test_a_thinking_simulator_does_not_share_a_variant_name_with_a_plain_one():
+    assert simulated_variant(simulator()) == "awq-mtp"
+    assert simulated_variant(simulator("--sim-reasoning-tokens", "64")) == "awq-mtp-think64"
