@@ -5,8 +5,9 @@ events; everything a request needs was given when the session was made.
 
 A user's quota of a ladder level is ``--requests-per-user`` sessions (``workloads/contract.py``,
 "Sessions"): a request of its own, or a whole conversation. A new session of the quota starts
-only once the one under way has planned all its turns, so the quota always ends with a whole
-conversation and the level's count is exact.
+only once the one under way has planned all its turns (or its workload ended it early, setting
+``UserState.unsent``), so the quota always ends with a whole conversation and the level's count
+is exact.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ class UserSession:
     sessions_in_level: dict[int, int] = field(default_factory=dict)  # quota sessions started
     # the level of the conversation under way while it has turns to plan (else None)
     open_level: int | None = None
+    last_send: float | None = None  # perf_counter of this user's previous send
 
     def __post_init__(self) -> None:
         opts = self.context.options
@@ -120,8 +122,9 @@ class UserSession:
         """Plan, send and measure one request; its record is shipped to the master.
 
         A planned ``delay`` (a think time, in the target's time) is waited first, outside the
-        measured span; when ``signal``'s stage moved on meanwhile (a time-based step ended),
-        the request is not sent (None) and the conversation is left there.
+        measured span (with ``delay_from_send``, what is left of it since the previous send);
+        when ``signal``'s stage moved on meanwhile (a time-based step ended), the request is not
+        sent (None) and the conversation is left there.
         """
         ctx = self.context
         opts = ctx.options
@@ -132,8 +135,11 @@ class UserSession:
         )
         self.state.planned += 1
         self._note_session(stage.index, planned)
-        if planned.delay > 0:
-            sleep(planned.delay / ctx.time_scale)
+        wait = planned.delay / ctx.time_scale
+        if planned.delay_from_send and self.last_send is not None:
+            wait -= time.perf_counter() - self.last_send
+        if wait > 0:
+            sleep(wait)
             if signal is not None and signal.current != stage:
                 self.open_level = None
                 return None
@@ -152,6 +158,7 @@ class UserSession:
             session_id=planned.session_id,
             turn=planned.turn,
             turns=planned.turns,
+            step=planned.step,
             extra=planned.extra,
         )
         if assignment.arrival is None:
@@ -168,8 +175,12 @@ class UserSession:
             opts.request.api,
         )
         reply = Reply() if planned.wants_reply else None
+        self.last_send = time.perf_counter()
         measure(self.connection, request, record, reply)
         self.shipper.note_identity(self.endpoint.url, self.connection.identity())
         ctx.workload.after(self.state, planned, record, reply)
+        if self.state.unsent:  # the workload ended the session early: the quota goes on
+            self.open_level = None
+            self.state.unsent = 0
         self.shipper.ship(record.to_dict())
         return record
