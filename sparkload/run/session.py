@@ -7,7 +7,9 @@ A user's quota of a ladder level is ``--requests-per-user`` sessions (``workload
 "Sessions"): a request of its own, or a whole conversation. A new session of the quota starts
 only once the one under way has planned all its turns (or its workload ended it early, setting
 ``UserState.unsent``), so the quota always ends with a whole conversation and the level's count
-is exact.
+is exact. A session that may end early (``Workload.sessions_may_end_early``) ships its records
+of a counted level when it ends, each with the session's actual count in ``turns``: the master
+learns a session's count from its first record, so that one must know it.
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ class UserSession:
     # the level of the conversation under way while it has turns to plan (else None)
     open_level: int | None = None
     last_send: float | None = None  # perf_counter of this user's previous send
+    # a session that may end early: its records so far, shipped when it ends (see the module's)
+    held: list[RequestRecord] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         opts = self.context.options
@@ -83,6 +87,7 @@ class UserSession:
         self.connection.warm(self.endpoint.models_path, self.context.headers)
 
     def close(self) -> None:
+        self._ship_held()
         self.connection.close()
 
     def next_assignment(self, signal: LevelSignal) -> Assignment | None:
@@ -179,8 +184,28 @@ class UserSession:
         measure(self.connection, request, record, reply)
         self.shipper.note_identity(self.endpoint.url, self.connection.identity())
         ctx.workload.after(self.state, planned, record, reply)
+        ended = (planned.turn or 1) >= (planned.turns or 1)
         if self.state.unsent:  # the workload ended the session early: the quota goes on
             self.open_level = None
             self.state.unsent = 0
-        self.shipper.ship(record.to_dict())
+            ended = True
+        self._ship(record, held=ctx.workload.sessions_may_end_early and stage.kind == MEASURE)
+        if ended:
+            self._ship_held()
         return record
+
+    def _ship(self, record: RequestRecord, held: bool) -> None:
+        """Ship ``record`` now, or hold it until its session ends (``_ship_held``)."""
+        if self.held and self.held[0].session_id != record.session_id:
+            self._ship_held()  # a session left unfinished (the run stopping): as it is
+        if held:
+            self.held.append(record)
+        else:
+            self.shipper.ship(record.to_dict())
+
+    def _ship_held(self) -> None:
+        """The held records of the session that ended, each with its actual count of requests."""
+        for record in self.held:
+            record.turns = len(self.held)
+            self.shipper.ship(record.to_dict())
+        self.held = []

@@ -29,12 +29,13 @@ of it but the new part.
 - **Exact counts.** Every step is planned whatever the replies: a user turn is always its tool
   steps and its answer step, so with ``continue`` a session is always ``turns x (tool-turns +
   1)`` requests and a ladder level of C users ``C x R x`` that, known in advance. With ``stop``
-  a session may end early: its last record says how many of its planned requests were not sent
-  (``extra.turns_unsent``; ``UserState.unsent`` tells the session, ``contract.py``'s
-  "Sessions"), every record keeps the session's planned ``turns``, and the master takes the
-  unsent ones off the level's count, so the level still ends exactly on the requests sent. A
-  failed step (an error record) adds nothing to the context (the next step sends the same
-  context again) and counts as planned.
+  a session may end early (``UserState.unsent`` tells the session: ``contract.py``'s
+  "Sessions"): its last record says how many of its planned requests were not sent
+  (``extra.turns_unsent``), and in a counted level the session ships its records when it ends,
+  each with the session's actual count in ``turns``, so the master, which sums the ``turns`` of
+  first records as it does for drawn turns, ends the level exactly on the requests sent (the
+  live table then moves a session at a time). A failed step (an error record) adds nothing to
+  the context (the next step sends the same context again) and counts as planned.
 - **Replay** (``--agent-trace FILE``, ``inputs.agent_traces``: sglang's agentic trace or a JSONL
   of message lists): this workload with recorded sessions in place of synthetic ones, chosen by
   the option as ``--trace`` chooses the trace workload. Each session, in the seeded order,
@@ -60,7 +61,8 @@ of it but the new part.
   user's reading in one).
 - **Records** carry ``session_id`` (a random UUID), ``turn`` (the request's number in its
   session, 1 to ``turns``: the ladder's count and the session's quota read them as a
-  conversation's), ``turns`` (the session's planned requests) and ``step`` (``tool_call`` or
+  conversation's), ``turns`` (the session's requests: as planned, or as sent when ``stop`` ended
+  it) and ``step`` (``tool_call`` or
   ``answer``: what the step asked); ``extra`` has ``user_turn`` and ``step_index`` (the step's
   place in its user turn, 1-based; synthetic sessions), ``messages`` (the context's message
   count), ``tool_choice``, ``replied`` (``tool_call`` or ``text``; None for a failed step) and,
@@ -192,6 +194,9 @@ class AgentWorkload(Workload[AgentUser]):
 
     def __post_init__(self) -> None:
         self.requests_per_session = self._fixed_requests()
+        self.sessions_may_end_early = (
+            self.trace is None and self.on_text_reply == ON_TEXT_STOP and self.tool_turns > 0
+        )
 
     # ----- the options ------------------------------------------------------------------------
     @classmethod

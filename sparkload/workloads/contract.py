@@ -31,10 +31,13 @@ way while it has turns left and the slot is of the same level (and not the warm-
 session of its own: ``Slot.warmup``). ``requests_per_session`` tells the master the level's
 count in advance (C x requests-per-user x it); when it is None (turns drawn per conversation)
 every record carries its session's ``turns`` and the master sums them as first turns arrive.
-A workload may end the session under way before its planned turns (the agent workload's
-``--on-text-reply stop``): in ``after`` it sets ``user.unsent`` to the requests it will not plan
-and puts the same count in the record's ``extra["turns_unsent"]``; the session then begins a
-new session of the quota, and the master takes that many off the level's count.
+A workload whose sessions may end before their planned turns (``sessions_may_end_early``: the
+agent workload's ``--on-text-reply stop``) sets ``user.unsent`` in ``after`` to the requests it
+will not plan (and says so in the record's ``extra["turns_unsent"]``); the session then begins
+the quota's next session. In a counted level it holds such a workload's records until their
+session ends and ships them with the session's actual count in ``turns``, so the master, which
+sums the ``turns`` of first turns, still knows every session's count when its first record
+arrives.
 
 What the contract admits beside today's workloads:
 
@@ -196,6 +199,8 @@ class Workload(ABC, Generic[UserT]):
         requests_per_session -- requests in each session of a user's quota (see the module's
                         "Sessions"): 1 by default, a conversation's fixed turns, or None when
                         they vary from session to session
+        sessions_may_end_early -- ``after`` may end a session before its planned turns
+                        (``UserState.unsent``); False by default
 
     and the methods below; ``settle`` and ``after`` have defaults.
     """
@@ -205,6 +210,7 @@ class Workload(ABC, Generic[UserT]):
     sampling: Sampling
     cache_bust: bool
     requests_per_session: int | None = 1
+    sessions_may_end_early: bool = False
 
     @property
     @abstractmethod

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import run_locust
 from tests.sparkload.run.test_setup_bad_input import assert_clean_failure
-from tests.sparkload.workloads.agent_servers import tool_server
+from tests.sparkload.workloads.agent_servers import ToolScript, tool_server
 from tests.sparkload.workloads.test_conversation_runs import sessions
 
 pytestmark = pytest.mark.e2e  # starts Locust
@@ -91,6 +91,39 @@ def test_an_agent_ladder_has_exact_counts_and_every_step_carries_the_earlier_cal
             assert results == [c["id"] for c in calls]
             assert all(isinstance(json.loads(c["function"]["arguments"]), dict) for c in calls)
     assert run.manifest["workload"]["name"] == "agent"
+
+
+def test_sessions_that_stop_on_a_text_reply_still_end_each_level_exactly(tmp_path):
+    def text_every_fifth(body: dict, number: int) -> bool:
+        return number % 5 == 4
+
+    with tool_server(ToolScript(text_when=text_every_fifth)) as server:
+        run = against(
+            server,
+            tmp_path,
+            "--workload",
+            "agent",
+            "--tool-turns",
+            "2",
+            "--on-text-reply",
+            "stop",
+            "--ladder",
+            "1,2",
+            "--requests-per-user",
+            "2",
+        )
+    assert run.returncode == 0, run.output
+    measured = [r for r in run.records if r["phase"] == "measure"]
+    levels = run.manifest["levels"]
+    for level in levels:
+        its = [r for r in measured if r["level"] == level["concurrency"]]
+        assert level["expected"] == level["received"] == len(its)
+        unsent = sum(r["extra"].get("turns_unsent", 0) for r in its)
+        assert len(its) + unsent == level["concurrency"] * 2 * 6
+    stopped = [r for r in measured if "turns_unsent" in r["extra"]]
+    assert stopped and all(r["extra"]["text_reply"] == "stop" for r in stopped)
+    for turns in sessions(measured).values():
+        assert [r["turn"] for r in turns] == list(range(1, turns[0]["turns"] + 1))
 
 
 def test_a_replayed_trace_is_one_record_per_turn_in_order_with_growing_prompts(tmp_path):

@@ -87,11 +87,21 @@ def test_under_stop_a_text_reply_ends_the_session_and_the_quota_goes_on_with_the
         "stop",
         script=script,
     ) as (session, _):
-        sent = level_quota(session, measuring())
-    assert [r["turn"] for r in sent] == [1, 2, 1, 2, 3, 4, 5, 6]
-    assert sent[1]["extra"]["turns_unsent"] == 4 and sent[1]["extra"]["text_reply"] == "stop"
-    unsent = sum(r["extra"].get("turns_unsent", 0) for r in sent)
-    assert len(sent) + unsent == 2 * 6  # what the level's count takes off
+        level_quota(session, measuring())
+        shipped = list(session.shipper)
+    assert [(r["turn"], r["turns"]) for r in shipped] == [(1, 2), (2, 2)] + [
+        (t, 6) for t in range(1, 7)
+    ]
+    assert shipped[1]["extra"]["turns_unsent"] == 4 and shipped[1]["extra"]["text_reply"] == "stop"
+
+
+def test_a_session_that_may_end_early_ships_its_records_when_it_ends():
+    with agent("--tool-turns", "1", "--turns", "1", "--on-text-reply", "stop") as (session, _):
+        signal = measuring()
+        session.send(session.next_assignment(signal), signal)
+        held = len(session.shipper)
+        session.send(session.next_assignment(signal), signal)
+        assert (held, len(session.shipper)) == (0, 2)
 
 
 def test_under_continue_a_text_reply_keeps_the_session_whole():
