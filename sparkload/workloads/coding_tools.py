@@ -2,9 +2,9 @@
 
 The set is shaped like what coding agents send (OpenHands, Claude Code, Qwen Code): read a
 file, run a shell command, edit a file by replacing text, search the code. Their schemas are a
-realistic size (about 450 tokens rendered by a chat template), so a request carries what an
-agent's does: the tools, rendered into the prompt before the first message, are the prefix every
-session shares.
+realistic size (about 500 tokens of JSON, at 4 characters a token), so a request carries what
+an agent's does: the tools, which a chat template renders into the prompt before the first
+message, are a prefix every session shares.
 
 A tool result is seeded filler text (``filler.filler_text``) of a given number of tokens at 4
 characters a token (the simulator's count, so against it the size is exact; a real tokenizer
