@@ -6,8 +6,10 @@ JSONL of OpenAI message lists.
   N}, ...], ...]}``: each conversation a list of turns, one request each. A turn's ``messages``
   are either the turn's new messages (sglang's own traces: a task, then the observations of the
   tool runs, turn by turn, no assistant message) or the whole list sent at that point (each turn
-  repeating the one before it, its reply included): a conversation whose every turn starts with
-  the whole list of the turn before is read the second way. A turn may carry ``timestamp`` and
+  repeating the one before it, its reply included): a conversation most of whose turns start
+  with the whole list of the turn before is read the second way, and there a turn that does not
+  is a restart (the agent rewrote or condensed its history: the turn's list is the whole
+  context). A turn may carry ``timestamp`` and
   ``tools``; the object may carry ``tools`` for every conversation. Turns without messages are
   skipped, as sglang skips them.
 - **JSONL** (any other file, and every ``.jsonl``): one session a line, a JSON list of OpenAI
@@ -33,6 +35,7 @@ line (JSONL, a JSON syntax error) or the conversation and turn, before anything 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -62,6 +65,7 @@ class RecordedTurn:
     time: float | None = None  # when its request went, in seconds (None: not recorded)
     prompt_tokens: int | None = None  # the trace's own count of the turn's prompt
     tools: Tools | None = None  # the tools it was sent with (None: none recorded)
+    restart: bool = False  # its messages are the whole context (the agent rewrote its history)
 
 
 @dataclass(frozen=True)
@@ -177,18 +181,20 @@ def _sglang_session(
         lists.append((_messages(turn["messages"], at), turn, at))
     if not lists:
         return None
-    cumulative = len(lists) > 1 and all(
+    extends = [
         len(later.messages) > len(earlier.messages)
         and later.messages[: len(earlier.messages)] == earlier.messages
         for (earlier, _, _), (later, _, _) in zip(lists, lists[1:], strict=False)
-    )
+    ]
+    cumulative = 2 * sum(extends) > len(extends)  # most turns repeat the one before
     turns: list[RecordedTurn] = []
-    before = 0  # messages in the turn before (a cumulative conversation's turns repeat them)
     tools = shared
     for index, (timed, turn, at) in enumerate(lists):
-        added = timed.since(before) if cumulative else timed
-        before = len(timed.messages)
-        reply, new = added.split_reply() if index else (Timed((), ()), added)
+        restart = cumulative and index > 0 and not extends[index - 1]
+        if not cumulative or index == 0 or restart:
+            reply, new = Timed((), ()), timed
+        else:
+            reply, new = timed.since(len(lists[index - 1][0].messages)).split_reply()
         if turn.get("tools") is not None:
             tools = _tools(turn["tools"], f"{at}: tools")
         own = _time(turn["timestamp"], at) if turn.get("timestamp") is not None else None
@@ -199,6 +205,7 @@ def _sglang_session(
                 time=own if own is not None else new.latest(),
                 prompt_tokens=_count(turn.get("prompt_tokens"), "prompt_tokens", at),
                 tools=tools,
+                restart=restart,
             )
         )
     return RecordedSession(_with_steps(turns, ()), number)
@@ -295,9 +302,7 @@ def _with_steps(turns: list[RecordedTurn], last_reply: Messages) -> tuple[Record
         step = None
         if reply:
             step = STEP_TOOL_CALL if any(m.get("tool_calls") for m in reply) else STEP_ANSWER
-        out.append(
-            RecordedTurn(turn.reply, turn.messages, step, turn.time, turn.prompt_tokens, turn.tools)
-        )
+        out.append(dataclasses.replace(turn, step=step))
     return tuple(out)
 
 

@@ -45,12 +45,14 @@ of it but the new part.
   follow it re-addressed to the model's call ids in order; when the model's calls do not match
   the results the trace has (another count), the recorded reply stands in, so the context stays
   a valid exchange (or the model's text alone when the trace recorded no reply);
-  ``extra.history`` says which. ``--history dataset`` sends the recorded replies. A turn is
-  sent with the trace's tools (the turn's, the session's or the file's), else ``--tools`` or the
-  built-in set, and ``--tool-choice``; its ``step`` is what the trace's reply to it was. A
-  session whose every turn has a recorded time is timed by its gaps (each turn due the recorded
-  gap after the send of the turn before: the session waits what is left once the reply is in,
-  ``extra.gap_s``), any other by ``--think-time``.
+  ``extra.history`` says which (``restart`` for a turn whose recorded list is the whole context:
+  the agent condensed its history, and the context starts anew from it). ``--history
+  dataset`` sends the recorded replies. A turn is sent with the trace's tools (the turn's, the
+  session's or the file's), else ``--tools`` or the built-in set, and ``--tool-choice``; its
+  ``step`` is what the trace's reply to it was. A session whose every turn has a recorded time
+  is timed by its gaps (each turn due the recorded gap after the send of the turn before: the
+  session waits what is left once the reply is in, ``extra.gap_s``), any other by
+  ``--think-time``.
 - **Prefix sharing** as the conversation workload has it: each request's messages start with
   the byte-identical messages of the one before (the context is kept as sent), and the first
   user message starts with the session's id line (``[conversation <id>]``), so no session is
@@ -65,7 +67,8 @@ of it but the new part.
   it) and ``step`` (``tool_call`` or
   ``answer``: what the step asked); ``extra`` has ``user_turn`` and ``step_index`` (the step's
   place in its user turn, 1-based; synthetic sessions), ``messages`` (the context's message
-  count), ``tool_choice``, ``replied`` (``tool_call`` or ``text``; None for a failed step) and,
+  count), ``tool_choice``, ``replied`` (``tool_call`` or ``text``; None for a failed step, or a
+  reply not asked for: a replay with ``--history dataset``) and,
   for a replay, ``trace_session``, ``recorded_prompt_tokens`` and ``history``.
 - **Load plans.** Closed loop only: open loop is refused, as for conversations (an arrival is
   one request, and a session's steps each wait for the reply before: the next step's context
@@ -138,6 +141,7 @@ HISTORY_FROM_MODEL, HISTORY_MODEL_TEXT, HISTORY_RECORDED, HISTORY_NONE = (
     "recorded",
     "none",
 )
+HISTORY_RESTART = "restart"  # the trace's turn rewrote the whole context
 SYNTHETIC_FLAGS = (  # options of synthetic sessions only: a replay's sessions are the trace's
     ("--tool-turns", "tool_turns"),
     ("--tool-result-tokens", "tool_result_tokens"),
@@ -430,8 +434,10 @@ class AgentWorkload(Workload[AgentUser]):
         assert self.trace is not None
         recorded = self.trace.sessions[session.source]
         turn = recorded.turns[session.turn - 1]
-        if session.turn == 1:
-            session.context += _with_id_line(turn.messages, session.session_id)
+        if session.turn == 1 or turn.restart:
+            session.context = _with_id_line(turn.messages, session.session_id)
+            if turn.restart:
+                extra["history"] = HISTORY_RESTART
         else:
             before, messages, how = self._before(session, turn)
             session.context += [*before, *messages]

@@ -87,6 +87,19 @@ def test_a_conversation_whose_turns_repeat_the_one_before_is_read_as_what_each_a
     assert trace.has_replies
 
 
+def test_a_turn_that_does_not_repeat_the_one_before_in_a_repeating_conversation_restarts(tmp_path):
+    first = [SYSTEM, TASK]
+    second = [*first, calling("c1"), result("c1")]
+    third = [*second, calling("c2"), result("c2")]
+    condensed = [SYSTEM, TASK, {"role": "user", "content": "Summary of earlier steps."}]
+    lists = [first, second, third, condensed, [*condensed, calling("c3"), result("c3")]]
+    trace = load_agent_trace(write(tmp_path, {"conversations": [[{"messages": m} for m in lists]]}))
+    turns = trace.sessions[0].turns
+    assert [t.restart for t in turns] == [False, False, False, True, False]
+    assert turns[3].messages == tuple(condensed) and turns[3].reply == ()
+    assert turns[4].messages == (result("c3"),)
+
+
 def test_a_jsonl_session_is_a_request_wherever_the_list_has_an_assistant_reply(tmp_path):
     line = [
         SYSTEM,

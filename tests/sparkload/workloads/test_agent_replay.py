@@ -116,6 +116,18 @@ def test_a_failed_turn_is_followed_by_the_recorded_reply(tmp_path):
     assert third is not None and third[-2:] == (ANSWER, THANKS)
 
 
+def test_a_turn_that_rewrote_the_history_starts_the_context_anew(tmp_path):
+    condensed = [TASK, {"role": "user", "content": "Summary so far."}]
+    lists = [[TASK], [TASK, ANSWER, THANKS], [TASK, ANSWER, THANKS, ANSWER, THANKS], condensed]
+    sglang = {"conversations": [[{"messages": m} for m in lists]]}
+    loaded = workload("--agent-trace", trace(tmp_path, sglang, "t.json"))
+    turns = replay(loaded, [Reply(["Sure."])] * 4)
+    last = turns[3].messages
+    assert last is not None and len(last) == 2 and last[1] == condensed[1]
+    assert last[0]["content"] == ID_LINE.format(turns[0].session_id) + TASK["content"]
+    assert turns[3].extra["history"] == "restart"
+
+
 def test_history_dataset_sends_the_recorded_replies_and_asks_for_none_back(tmp_path):
     loaded = workload("--agent-trace", trace(tmp_path, [SESSION]), "--history", "dataset")
     turns = replay(loaded, [None, None, None])
