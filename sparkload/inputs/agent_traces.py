@@ -339,6 +339,8 @@ def _message(message: Any, where: str, calls_before: int) -> tuple[dict[str, Any
             normal, given_id = _tool_call(call, f"{where} tool call {number}", calls_before + made)
             made += not given_id
             out["tool_calls"].append(normal)
+    elif out["content"] is None and role == "assistant":
+        out["content"] = ""  # a reply that said nothing (its reasoning not recorded)
     elif out["content"] is None:
         raise ConfigError(f"{FLAG}: {where}: a {role} message needs 'content'")
     if role == "tool" and message.get("tool_call_id") is not None:
