@@ -8,12 +8,16 @@ A body's parts, a later one winning a key it shares with an earlier one:
    length's ``ignore_eos`` and ``min_tokens``, which follows each request's ``max_tokens``);
 3. ``--temperature``, ``--top-p``, ``--no-thinking`` (merged into ``chat_template_kwargs``);
 4. ``--extra-body``, where a key set to null removes the key from 2-4;
-5. ``stream: true`` and ``stream_options.include_usage: true``, which nothing removes: the
+5. the request's own ``tools`` and ``tool_choice`` (``PlannedRequest.tools``: the agent
+   workload's), which ``--extra-body`` neither replaces nor removes (the agent workload refuses
+   an ``--extra-body`` that sets them: ``--tools``, ``--tool-choice``); a request that plans no
+   tools carries whatever 2-4 say (a chat run's ``--extra-body`` tools);
+6. ``stream: true`` and ``stream_options.include_usage: true``, which nothing removes: the
    measurement needs the stream and its usage chunk.
 
-Parts 2-5 are settled once per run (``BodyTemplate.for_run``); a request costs one dict and one
-encoding (``encode``), before its send time is taken. The manifest's ``sampling`` entry is the
-same template (``sampling_entry``).
+Parts 2-4 and 6 are settled once per run (``BodyTemplate.for_run``); a request costs one dict
+and one encoding (``encode``), before its send time is taken. The manifest's ``sampling`` entry
+is the same template (``sampling_entry``).
 """
 
 from __future__ import annotations
@@ -90,6 +94,10 @@ class BodyTemplate:
             **self.extras,
             **self._stream,
         }
+        if request.tools is not None:
+            body["tools"] = list(request.tools)
+        if request.tool_choice is not None:
+            body["tool_choice"] = request.tool_choice
         if self.min_tokens_follow:
             body["min_tokens"] = request.max_tokens
         return orjson.dumps(body)

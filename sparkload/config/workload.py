@@ -24,6 +24,7 @@ from sparkload.config.parsers import (
     seq_dist,
     whole,
 )
+from sparkload.errors import ConfigError
 from sparkload.paths import DEFAULT_PROMPTS
 from sparkload.records import (
     WORKLOAD_CHAT,
@@ -33,6 +34,7 @@ from sparkload.records import (
     WORKLOAD_NAMES,
     WORKLOAD_PREFILL,
 )
+from sparkload.records.vocabulary import WORKLOAD_AGENT
 
 # each workload's own output length (a conversation's: per turn), when --max-tokens is not given
 OUTPUT_TOKENS = {
@@ -41,9 +43,28 @@ OUTPUT_TOKENS = {
     WORKLOAD_EDIT: 3000,
     WORKLOAD_PREFILL: 1,
     WORKLOAD_CONVERSATION: 128,
+    WORKLOAD_AGENT: 256,
 }
 HISTORY_MODEL, HISTORY_DATASET = "model", "dataset"  # --history: whose replies a turn carries
 HISTORIES = (HISTORY_MODEL, HISTORY_DATASET)
+# --tool-choice: what an agent's tool step asks (OpenAI's tool_choice strings)
+TOOL_CHOICE_AUTO, TOOL_CHOICE_REQUIRED, TOOL_CHOICE_NONE = "auto", "required", "none"
+TOOL_CHOICES = (TOOL_CHOICE_AUTO, TOOL_CHOICE_REQUIRED, TOOL_CHOICE_NONE)
+# --on-text-reply: an agent's tool step answered with text (no tool call)
+ON_TEXT_CONTINUE, ON_TEXT_STOP = "continue", "stop"
+ON_TEXT_REPLIES = (ON_TEXT_CONTINUE, ON_TEXT_STOP)
+
+
+def zero_or_more(flag: str, value: object) -> int:
+    """A whole number >= 0."""
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise ConfigError(f"{flag}: {value!r} is not a whole number") from None
+    if number < 0:
+        raise ConfigError(f"{flag}: {value!r} must be 0 or more")
+    return number
+
 
 ROWS: tuple[Option, ...] = (
     Option(
@@ -52,7 +73,8 @@ ROWS: tuple[Option, ...] = (
         "What each request asks: chat (--prompts), fresh (write a module from a one-line spec, "
         "400 tokens), edit (~2,000-token file + 'add a method to every class', 3,000 tokens), "
         "prefill (~8K/32K/100K-token prompts, max_tokens 1, C=1), conversation (multi-turn "
-        "sessions, each turn sending the whole history: --turns, --think-time)",
+        "sessions, each turn sending the whole history: --turns, --think-time), agent "
+        "(tool-calling sessions: --tools, --tool-turns; --agent-trace replays recorded ones)",
         WORKLOAD,
         one_of(WORKLOAD_NAMES),
         choices=WORKLOAD_NAMES,
@@ -194,36 +216,98 @@ ROWS: tuple[Option, ...] = (
     Option(
         "--turns",
         None,
-        "Conversation workload: user turns per conversation (default 4; a dataset: each "
-        "conversation's own, at most this many)",
+        "Conversation and agent workloads: user turns per session (default 4, agent 2; a "
+        "dataset or --agent-trace: each session's own, at most this many)",
         WORKLOAD,
         optional_whole,
     ),
     Option(
         "--turns-stddev",
         0.0,
-        "Conversation workload: standard deviation of the turns per conversation (normal, "
-        "rounded, at least 1; aiperf's --conversation-turn-stddev); 0: every conversation has "
-        "--turns",
+        "Conversation and agent workloads: standard deviation of the user turns per session "
+        "(normal, rounded, at least 1; aiperf's --conversation-turn-stddev); 0: every session "
+        "has --turns",
         WORKLOAD,
         non_negative,
     ),
     Option(
         "--think-time",
         0.0,
-        "Conversation workload: mean seconds between a reply and the next user message, in the "
-        "target's time (seeded exponential, none before a first turn); 0: none",
+        "Conversation and agent workloads: mean seconds between a reply and the next request "
+        "of its session (an agent: between steps), in the target's time (seeded exponential, "
+        "none before a session's first); 0: none",
         WORKLOAD,
         non_negative,
     ),
     Option(
         "--history",
         HISTORY_MODEL,
-        "Conversation workload: the assistant turns each request carries: model (the replies "
-        "the model streamed) or dataset (a dataset's own replies)",
+        "Conversation workload and --agent-trace: the assistant turns each request carries: "
+        "model (the replies the model streamed) or dataset (a dataset's or trace's own replies)",
         WORKLOAD,
         one_of(HISTORIES),
         choices=HISTORIES,
+    ),
+    Option(
+        "--tools",
+        "",
+        "Agent workload: a JSON file of tool definitions in OpenAI's tools format, sent with "
+        "every request (default: a built-in coding agent's set: read_file, run_command, "
+        "edit_file, search_code)",
+        WORKLOAD,
+        optional_path,
+    ),
+    Option(
+        "--tool-choice",
+        TOOL_CHOICE_AUTO,
+        "Agent workload: the tool_choice of each tool step (auto, required: vLLM forces a call "
+        "by guided decoding, none); an answer step always asks none",
+        WORKLOAD,
+        one_of(TOOL_CHOICES),
+        choices=TOOL_CHOICES,
+    ),
+    Option(
+        "--tool-turns",
+        2,
+        "Agent workload: tool steps in every user turn before its answer step (each answered "
+        "with a synthetic tool result); 0: one answer step per user turn",
+        WORKLOAD,
+        zero_or_more,
+    ),
+    Option(
+        "--tool-result-tokens",
+        512,
+        "Agent workload: tokens of each synthetic tool result (seeded filler text, 4 "
+        "characters a token)",
+        WORKLOAD,
+        whole,
+    ),
+    Option(
+        "--tool-result-tokens-stddev",
+        0.0,
+        "Agent workload: the standard deviation of the tool results' tokens around "
+        "--tool-result-tokens (normal, clamped to 1 token, seeded)",
+        WORKLOAD,
+        non_negative,
+    ),
+    Option(
+        "--on-text-reply",
+        ON_TEXT_CONTINUE,
+        "Agent workload: a tool step answered with text, not a tool call: continue (the text "
+        "and a 'continue' user message join the context, the next step follows) or stop (the "
+        "session ends there; its records count the steps left unsent)",
+        WORKLOAD,
+        one_of(ON_TEXT_REPLIES),
+        choices=ON_TEXT_REPLIES,
+    ),
+    Option(
+        "--agent-trace",
+        None,
+        "Replay recorded agent sessions (sglang's agentic-trace JSON, or a JSONL of OpenAI "
+        "message lists with tool_calls and tool messages), one request per recorded turn, "
+        "closed loop; chooses --workload agent",
+        WORKLOAD,
+        optional_path,
     ),
 )
 
@@ -251,6 +335,13 @@ class WorkloadOptions:
     turns_stddev: float
     think_time: float  # mean think time, target seconds (0: none)
     history: str  # model | dataset
+    tools: Path | None  # an agent's tools file (None: the built-in set)
+    tool_choice: str  # auto | required | none
+    tool_turns: int  # tool steps per user turn, before its answer
+    tool_result_tokens: int
+    tool_result_tokens_stddev: float
+    on_text_reply: str  # continue | stop
+    agent_trace: Path | None  # recorded agent sessions to replay (None: synthetic sessions)
 
     @property
     def synthetic(self) -> bool:

@@ -45,7 +45,9 @@ SHAREGPT_ROLES = {
     "assistant": "assistant",
 }
 
-Messages = tuple[dict[str, str], ...]
+# Chat messages as sent: a dataset's are role and text; an agent's also carry ``tool_calls``
+# (a list), ``tool_call_id``, and content that may be None or a list of parts.
+Messages = tuple[dict[str, Any], ...]
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,14 @@ EXIT_INTERRUPTED = 130  # Ctrl-C (the shell's convention)
 # Workload names (``Manifest.workload.name``): what each run sent, as the analysis groups it.
 WORKLOAD_CHAT, WORKLOAD_FRESH, WORKLOAD_EDIT = "chat", "fresh", "edit"
 WORKLOAD_PREFILL, WORKLOAD_CONVERSATION = "prefill", "conversation"
+WORKLOAD_AGENT = "agent"  # tool-calling sessions, synthetic or replayed (--agent-trace)
 WORKLOAD_NAMES = (
     WORKLOAD_CHAT,
     WORKLOAD_FRESH,
     WORKLOAD_EDIT,
     WORKLOAD_PREFILL,
     WORKLOAD_CONVERSATION,
+    WORKLOAD_AGENT,
 )
 WORKLOAD_TRACE = "trace"  # chosen by --trace, not by --workload
 REQUESTS_FILE = "requests.jsonl"

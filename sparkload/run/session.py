@@ -5,8 +5,11 @@ events; everything a request needs was given when the session was made.
 
 A user's quota of a ladder level is ``--requests-per-user`` sessions (``workloads/contract.py``,
 "Sessions"): a request of its own, or a whole conversation. A new session of the quota starts
-only once the one under way has planned all its turns, so the quota always ends with a whole
-conversation and the level's count is exact.
+only once the one under way has planned all its turns (or its workload ended it early, setting
+``UserState.unsent``), so the quota always ends with a whole conversation and the level's count
+is exact. A session that may end early (``Workload.sessions_may_end_early``) ships its records
+of a counted level when it ends, each with the session's actual count in ``turns``: the master
+learns a session's count from its first record, so that one must know it.
 """
 
 from __future__ import annotations
@@ -68,6 +71,9 @@ class UserSession:
     sessions_in_level: dict[int, int] = field(default_factory=dict)  # quota sessions started
     # the level of the conversation under way while it has turns to plan (else None)
     open_level: int | None = None
+    last_send: float | None = None  # perf_counter of this user's previous send
+    # a session that may end early: its records so far, shipped when it ends (see the module's)
+    held: list[RequestRecord] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         opts = self.context.options
@@ -81,6 +87,7 @@ class UserSession:
         self.connection.warm(self.endpoint.models_path, self.context.headers)
 
     def close(self) -> None:
+        self._ship_held()
         self.connection.close()
 
     def next_assignment(self, signal: LevelSignal) -> Assignment | None:
@@ -120,8 +127,9 @@ class UserSession:
         """Plan, send and measure one request; its record is shipped to the master.
 
         A planned ``delay`` (a think time, in the target's time) is waited first, outside the
-        measured span; when ``signal``'s stage moved on meanwhile (a time-based step ended),
-        the request is not sent (None) and the conversation is left there.
+        measured span (with ``delay_from_send``, what is left of it since the previous send);
+        when ``signal``'s stage moved on meanwhile (a time-based step ended), the request is not
+        sent (None) and the conversation is left there.
         """
         ctx = self.context
         opts = ctx.options
@@ -132,8 +140,11 @@ class UserSession:
         )
         self.state.planned += 1
         self._note_session(stage.index, planned)
-        if planned.delay > 0:
-            sleep(planned.delay / ctx.time_scale)
+        wait = planned.delay / ctx.time_scale
+        if planned.delay_from_send and self.last_send is not None:
+            wait -= time.perf_counter() - self.last_send
+        if wait > 0:
+            sleep(wait)
             if signal is not None and signal.current != stage:
                 self.open_level = None
                 return None
@@ -152,6 +163,7 @@ class UserSession:
             session_id=planned.session_id,
             turn=planned.turn,
             turns=planned.turns,
+            step=planned.step,
             extra=planned.extra,
         )
         if assignment.arrival is None:
@@ -168,8 +180,32 @@ class UserSession:
             opts.request.api,
         )
         reply = Reply() if planned.wants_reply else None
+        self.last_send = time.perf_counter()
         measure(self.connection, request, record, reply)
         self.shipper.note_identity(self.endpoint.url, self.connection.identity())
         ctx.workload.after(self.state, planned, record, reply)
-        self.shipper.ship(record.to_dict())
+        ended = (planned.turn or 1) >= (planned.turns or 1)
+        if self.state.unsent:  # the workload ended the session early: the quota goes on
+            self.open_level = None
+            self.state.unsent = 0
+            ended = True
+        self._ship(record, held=ctx.workload.sessions_may_end_early and stage.kind == MEASURE)
+        if ended:
+            self._ship_held()
         return record
+
+    def _ship(self, record: RequestRecord, held: bool) -> None:
+        """Ship ``record`` now, or hold it until its session ends (``_ship_held``)."""
+        if self.held and self.held[0].session_id != record.session_id:
+            self._ship_held()  # a session left unfinished (the run stopping): as it is
+        if held:
+            self.held.append(record)
+        else:
+            self.shipper.ship(record.to_dict())
+
+    def _ship_held(self) -> None:
+        """The held records of the session that ended, each with its actual count of requests."""
+        for record in self.held:
+            record.turns = len(self.held)
+            self.shipper.ship(record.to_dict())
+        self.held = []

@@ -31,6 +31,13 @@ way while it has turns left and the slot is of the same level (and not the warm-
 session of its own: ``Slot.warmup``). ``requests_per_session`` tells the master the level's
 count in advance (C x requests-per-user x it); when it is None (turns drawn per conversation)
 every record carries its session's ``turns`` and the master sums them as first turns arrive.
+A workload whose sessions may end before their planned turns (``sessions_may_end_early``: the
+agent workload's ``--on-text-reply stop``) sets ``user.unsent`` in ``after`` to the requests it
+will not plan (and says so in the record's ``extra["turns_unsent"]``); the session then begins
+the quota's next session. In a counted level it holds such a workload's records until their
+session ends and ships them with the session's actual count in ``turns``, so the master, which
+sums the ``turns`` of first turns, still knows every session's count when its first record
+arrives.
 
 What the contract admits beside today's workloads:
 
@@ -38,16 +45,23 @@ What the contract admits beside today's workloads:
   workload's own ``UserState`` subclass (``Workload[MyUser]``), handed back on every call
   (``workloads/conversation.py`` is one);
 - the reply: a request planned with ``wants_reply=True`` comes back to ``after`` with the
-  assistant's streamed text (content only; ``None`` when not asked, so the client keeps no text
+  assistant's streamed reply (``stream.Reply``: its content, not its reasoning, and its tool
+  calls assembled from their deltas; ``None`` when not asked, so the client keeps nothing
   unless a workload needs it: ``stream.ReplyStream``);
 - per-request output length and messages: ``PlannedRequest.max_tokens`` and
-  ``PlannedRequest.messages`` (a shared system prefix, then the request's own part);
+  ``PlannedRequest.messages`` (a shared system prefix, then the request's own part; an agent's
+  carry assistant ``tool_calls`` and ``tool`` results), and the request's ``tools`` and
+  ``tool_choice`` (``body.py`` sends them as planned, whatever ``--extra-body`` says);
 - the record's own fields: ``PlannedRequest.extra`` is ``RequestRecord.extra``, for details one
   workload's report tables read (prefill's size and time). A field the analysis groups every
-  workload's records by (a conversation's ``session_id`` and ``turn``) is a typed field of
+  workload's records by (a conversation's ``session_id`` and ``turn``, an agent's ``step``) is a
+  typed field of
   ``RequestRecord`` instead, the results contract's own, copied from a typed field of
   ``PlannedRequest`` by the session: typed, it is documented, checked, and readable by the
   analysis, which may import only ``sparkload.records``;
+- a wait before the send: ``PlannedRequest.delay`` (a think time after the reply before), or,
+  with ``delay_from_send``, a recorded gap between two requests' sends, of which the session
+  waits what is left once the reply before is in;
 - timing: when a request goes is the load shape's business. A trace replay's shape takes its
   due times from the trace, and its ``Arrival`` names the trace line: ``Slot.arrival`` hands it
   to the workload, which supplies the content of that line.
@@ -91,6 +105,9 @@ class UserState:
     # the process the user runs in ("local" or the worker's index), set by the session: with the
     # ordinal, what seeds a workload's own per-user draws (a conversation's turns, think times)
     stream: str = "local"
+    # set by ``after``: the session under way ends now, this many of its planned requests unsent
+    # (the session reads it, ends the session and resets it; see the module's "Sessions")
+    unsent: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +119,18 @@ class PlannedRequest:
     prompt_index: int = 0  # which prompt (the record's ``prompt_index``)
     messages: Messages | None = None  # chat API: sent as they are (else text as one message)
     extra: dict[str, Any] = field(default_factory=dict)  # the record's ``extra``
-    wants_reply: bool = False  # ``after`` gets the streamed reply text
+    wants_reply: bool = False  # ``after`` gets the streamed reply (its text and tool calls)
     # a conversation's turn (the record's typed fields; None: a session of one request)
     session_id: str | None = None
     turn: int | None = None  # 1-based
     turns: int | None = None  # the turns this session was planned with
     delay: float = 0.0  # seconds to wait before the send, in the target's time (a think time)
+    delay_from_send: bool = False  # ``delay`` counts from the session's previous send, not now
+    # an agent's request: the tools sent with it and its tool_choice (None: not sent), and what
+    # the step asks (the record's typed ``step``: records.STEP_TOOL_CALL | STEP_ANSWER)
+    tools: tuple[dict[str, Any], ...] | None = None
+    tool_choice: str | None = None
+    step: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,6 +199,8 @@ class Workload(ABC, Generic[UserT]):
         requests_per_session -- requests in each session of a user's quota (see the module's
                         "Sessions"): 1 by default, a conversation's fixed turns, or None when
                         they vary from session to session
+        sessions_may_end_early -- ``after`` may end a session before its planned turns
+                        (``UserState.unsent``); False by default
 
     and the methods below; ``settle`` and ``after`` have defaults.
     """
@@ -185,6 +210,7 @@ class Workload(ABC, Generic[UserT]):
     sampling: Sampling
     cache_bust: bool
     requests_per_session: int | None = 1
+    sessions_may_end_early: bool = False
 
     @property
     @abstractmethod

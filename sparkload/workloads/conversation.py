@@ -307,8 +307,8 @@ class ConversationWorkload(Workload[ConversationUser]):
 
 
 def refuse_conversation_options(opts: RunOptions) -> None:
-    """The conversation options given to another workload: a ConfigError of one line (they
-    would do nothing there)."""
+    """The conversation options given to a workload without sessions: a ConfigError of one line
+    (they would do nothing there; the agent workload has them too)."""
     given = [
         flag
         for flag, is_set in (
@@ -321,5 +321,6 @@ def refuse_conversation_options(opts: RunOptions) -> None:
     ]
     if given:
         raise ConfigError(
-            f"{', '.join(given)}: for --workload conversation (this run's is {opts.workload.name})"
+            f"{', '.join(given)}: for --workload conversation or agent (this run's is "
+            f"{opts.workload.name})"
         )

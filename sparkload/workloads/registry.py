@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sparkload.workloads.agent import AgentWorkload, choose_agent, refuse_agent_options
 from sparkload.workloads.chat import ChatWorkload
 from sparkload.workloads.contract import Synthetic, Workload
 from sparkload.workloads.conversation import ConversationWorkload, refuse_conversation_options
@@ -27,6 +28,7 @@ WORKLOADS: dict[str, type[Workload[Any]]] = {
         EditWorkload,
         PrefillWorkload,
         ConversationWorkload,
+        AgentWorkload,
         TraceWorkload,
     )
 }
@@ -35,9 +37,14 @@ WORKLOADS: dict[str, type[Workload[Any]]] = {
 def settle(opts: RunOptions) -> RunOptions:
     """The options to run with, by the chosen workload's rules (a ConfigError of one line on a
     conflict, e.g. ``--workload prefill`` with ``--step-duration``, or a conversation option
-    with another workload). ``--trace`` chooses the trace workload."""
-    if opts.workload.name != ConversationWorkload.name:
+    with another workload). ``--trace`` chooses the trace workload, ``--agent-trace`` the agent
+    workload (replaying the trace's sessions)."""
+    if opts.workload.agent_trace is not None:
+        opts = choose_agent(opts)
+    if opts.workload.name not in (ConversationWorkload.name, AgentWorkload.name):
         refuse_conversation_options(opts)
+    if opts.workload.name != AgentWorkload.name:
+        refuse_agent_options(opts)
     if opts.plan.trace is not None:
         return TraceWorkload.settle(opts)
     return WORKLOADS[opts.workload.name].settle(opts)

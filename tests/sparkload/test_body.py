@@ -66,6 +66,21 @@ def test_a_null_in_extra_body_removes_the_key_the_workload_set():
     assert "top_p" not in sent
 
 
+TOOLS = ({"type": "function", "function": {"name": "read_file"}},)
+
+
+def test_a_requests_own_tools_and_tool_choice_are_sent_and_extra_body_keeps_them():
+    planned = PlannedRequest("hi", 16, tools=TOOLS, tool_choice="required")
+    extra = '{"tools": null, "tool_choice": "none", "temperature": 0}'
+    sent = body("--extra-body", extra, request=planned)
+    assert (sent["tools"], sent["tool_choice"], sent["temperature"]) == (list(TOOLS), "required", 0)
+
+
+def test_a_request_without_tools_of_its_own_carries_extra_bodys_tools():
+    sent = body("--extra-body", json.dumps({"tools": list(TOOLS)}))
+    assert sent["tools"] == list(TOOLS) and "tool_choice" not in sent
+
+
 def test_no_thinking_is_merged_into_the_chat_template_kwargs_the_workload_set():
     sampling = Sampling({"chat_template_kwargs": {"reasoning_effort": "low"}})
     sent = body("--no-thinking", sampling=sampling)
