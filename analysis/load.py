@@ -67,6 +67,19 @@ NUMERIC_FIELDS = (
     "turn",  # a conversation's requests: the turn (1-based) and the turns it was planned with
     "turns",
     "scheduled_time",
+    "ttfo",  # every record since TTFO was measured (issue 26); older ones lack it: NaN
+)
+# A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
+# a batch of records without reasoning or tool calls costs one pass for all of them.
+THINKING_FIELDS = (
+    "t_last_reasoning",
+    "reasoning_tokens",
+    "answer_tokens",
+    "reasoning_tps",
+    "answer_tps",
+    "tool_calls",
+    "tool_args_done",
+    "tool_args_valid",  # true/false as 1.0/0.0
 )
 # Workload fields of ``RequestRecord.extra`` the workload tables read, kept as ``extra_<name>``.
 EXTRA_FIELDS = (
@@ -296,6 +309,13 @@ def _floats(values: list) -> np.ndarray:
         )
 
 
+def _flags(values: list) -> np.ndarray:
+    """True/False as 1.0/0.0; anything else (missing, corrupt) NaN."""
+    return np.array(
+        [1.0 if v is True else 0.0 if v is False else np.nan for v in values], dtype=np.float64
+    )
+
+
 def _parse_lines(lines: list[bytes]) -> tuple[list[dict], int]:
     parsed, bad = [], 0
     for line in lines:
@@ -315,9 +335,10 @@ def _parse_lines(lines: list[bytes]) -> tuple[list[dict], int]:
 
 def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     """Column arrays of every parsable line, and the number of unparsable lines."""
-    numeric = (*NUMERIC_FIELDS, *(f"extra_{name}" for name in EXTRA_FIELDS))
+    numeric = (*NUMERIC_FIELDS, *THINKING_FIELDS, *(f"extra_{name}" for name in EXTRA_FIELDS))
     parts: dict[str, list[np.ndarray]] = {name: [] for name in (*numeric, "measure", "ok")}
     kinds: list[list] = []
+    counted_by: list[pd.Categorical] = []
     endpoints: list[pd.Categorical] = []
     sessions: list[pd.Categorical] = []
     bad = 0
@@ -327,6 +348,21 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             bad += skipped
             for name in NUMERIC_FIELDS:
                 parts[name].append(_floats([r.get(name) for r in records]))
+            thinking = any("reasoning_tokens" in r or "tool_calls" in r for r in records)
+            for name in THINKING_FIELDS:
+                if not thinking:
+                    parts[name].append(np.full(len(records), np.nan))
+                elif name == "tool_args_valid":
+                    parts[name].append(_flags([r.get(name) for r in records]))
+                else:
+                    parts[name].append(_floats([r.get(name) for r in records]))
+            counted_by.append(  # "" where not counted, as the other text columns
+                pd.Categorical(
+                    [_text(r.get("reasoning_counted_by")) for r in records]
+                    if thinking
+                    else [""] * len(records)
+                )
+            )
             for name, values in _extra_columns(records).items():
                 parts[f"extra_{name}"].append(values)
             parts["measure"].append(
@@ -344,6 +380,9 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
         for name, chunks in parts.items()
     }
     columns["error_kind"] = np.array([k for chunk in kinds for k in chunk], dtype=object)
+    columns["reasoning_counted_by"] = (
+        union_categoricals(counted_by) if counted_by else pd.Categorical([], categories=[""])
+    )
     for name, parts_of in (("endpoint", endpoints), ("session_id", sessions)):
         columns[name] = (
             union_categoricals(parts_of) if parts_of else pd.Categorical([], categories=[""])
@@ -469,7 +508,8 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     labels = list(dict.fromkeys(run.label for run in runs))
     if frames:
         records = pd.concat(frames, ignore_index=True)
-        for name in ("endpoint", "session_id"):  # concat widens categoricals to object
+        # concat widens categoricals to object
+        for name in ("endpoint", "session_id", "reasoning_counted_by"):
             records[name] = records[name].astype("category")
         run_labels = np.array([run.label for run in runs], dtype=object)
         records.insert(

@@ -24,6 +24,25 @@ saturation_pct are left empty; measured_rps and measured_total_tps are the achie
                        schedule where it has one: a level stopped early sent only its start)
   scheduled            arrivals in the level's whole schedule (the manifest's), sent or not
 
+A thinking model's and an agent's figures (only where some record has reasoning or tool calls:
+a plain run's summary keeps its columns as they were; ``THINKING_COLUMNS``), over ok measured
+requests that report them (older records lack them: they read as missing):
+  ttfo_ms              time to first output token: the first content or tool-call chunk,
+                       reasoning excluded (mean/p50/p90/p99, CIs), TTFT's companion
+  no_answer            requests with output tokens but no first output token: they reasoned
+                       until max_tokens ("no answer within max_tokens"); not in ttfo_ms
+  reasoning_tokens     per request (mean/p50/p90/p99), and ``reasoning_counted_by`` (the
+                       server's usage, or its chunks: a lower bound with MTP); answer_tokens
+                       = output − reasoning tokens, likewise
+  reasoning_pct        Σ reasoning tokens / Σ output tokens × 100, of requests that report both
+  reasoning_tps, answer_tps   decode rates (``RequestRecord.derive``: the reasoning's from TTFT,
+                       the answer's from TTFO), mean/p50/p90/p99
+  tool_calls           tool calls streamed in the level; tool_call_requests, requests with one
+                       or more; tool_args_ms (mean/p50/p90/p99): send → the last tool-call
+                       delta, when the last call's arguments were complete
+  tool_args_valid_pct  share of requests with tool calls whose every call's arguments parse as
+                       a JSON object
+
 Per-request itl/tps come from the records (``RequestRecord.derive``) and are never recomputed.
 Extra columns beside them: p99s, bootstrap CIs, decode tok/s, chunk ITL (vLLM's per-chunk gap,
 per step rather than per token with MTP), the lengths achieved (prompt tokens by the server's
@@ -58,6 +77,7 @@ class Metric:
     factor: float
     title: str
     unit: str
+    intervals: bool = True  # bootstrap CIs of its p50 and p90 in the summary
 
 
 METRICS = (
@@ -66,7 +86,18 @@ METRICS = (
     Metric("tps", "tps", 1.0, "TPS", "tok/s"),
     Metric("latency", "latency_s", 1.0, "Latency", "s"),
 )
-METRIC_BY_FIELD = {m.field: m for m in METRICS}
+# A thinking model's and an agent's per-request metrics (the summary has them only where some
+# record has reasoning or tool calls: ``has_thinking``).
+TTFO = Metric("ttfo", "ttfo_ms", 1000.0, "TTFO", "ms")
+THINKING_METRICS = (
+    TTFO,
+    Metric("reasoning_tokens", "reasoning_tokens", 1.0, "Reasoning tokens", "", False),
+    Metric("answer_tokens", "answer_tokens", 1.0, "Answer tokens", "", False),
+    Metric("reasoning_tps", "reasoning_tps", 1.0, "Reasoning TPS", "tok/s", False),
+    Metric("answer_tps", "answer_tps", 1.0, "Answer TPS", "tok/s", False),
+    Metric("tool_args_done", "tool_args_ms", 1000.0, "Tool arguments done", "ms", False),
+)
+METRIC_BY_FIELD = {m.field: m for m in (*METRICS, *THINKING_METRICS)}
 QUANTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
 OPEN_LOOP_COLUMNS = [
     "inflight_mean",
@@ -126,6 +157,43 @@ EXTRA_COLUMNS = [
     "runs",
     "incomplete",
 ]
+
+
+THINKING_COLUMNS = [
+    *(
+        f"{m.column}_{s}"
+        for m in THINKING_METRICS
+        for s in (
+            "mean",
+            "p50",
+            "p90",
+            "p99",
+            *(("p50_ci_low", "p50_ci_high", "p90_ci_low", "p90_ci_high") if m.intervals else ()),
+        )
+    ),
+    "no_answer",
+    "reasoning_counted_by",
+    "reasoning_pct",
+    "tool_calls",
+    "tool_call_requests",
+    "tool_args_valid_pct",
+]
+
+
+def has_thinking(records: pd.DataFrame) -> bool:
+    """Whether some record has reasoning or tool calls (a thinking model's, an agent's run)."""
+    return any(
+        name in records and bool((records[name].to_numpy() > 0).any())
+        for name in ("reasoning_tokens", "tool_calls")
+    )
+
+
+def no_answer(frame: pd.DataFrame) -> np.ndarray:
+    """Per record: it reasoned and never gave a first output token (ok records: max_tokens
+    ran out inside the reasoning). Older records, without the fields, never count."""
+    if "ttfo" not in frame or "reasoning_tokens" not in frame:
+        return np.zeros(len(frame), bool)
+    return np.isnan(frame["ttfo"].to_numpy()) & (frame["reasoning_tokens"].to_numpy() > 0)
 
 
 @dataclass(frozen=True)
@@ -200,7 +268,7 @@ def _distribution_stats(values: np.ndarray, metric: Metric, settings: Settings, 
     out = {f"{metric.column}_mean": float(values.mean()) if len(values) else np.nan}
     for name, q in QUANTILES.items():
         out[f"{metric.column}_{name}"] = percentiles.quantile(values, q, settings.percentile_method)
-    for name in ("p50", "p90"):
+    for name in ("p50", "p90") if metric.intervals else ():
         low, high = percentiles.bootstrap_ci(
             values, QUANTILES[name], settings.percentile_method, rng, settings.bootstrap_resamples
         )
@@ -260,6 +328,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         return pd.DataFrame()
     counts = _counts(records, loop)
     ok = measured_ok(records, settings)
+    thinking = has_thinking(records)
     column = {name: ok[name].to_numpy() for name in ok.columns if ok[name].dtype.kind == "f"}
     rows = []
     groups = ok.groupby(["label", loop.record_key], observed=True).indices
@@ -292,6 +361,8 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
             else np.nan
         )
         row.update(length_stats(prompt, tokens, settings))
+        if thinking:
+            row.update(thinking_stats(ok.iloc[index], column, index, settings, rng))
         rows.append(row)
     by_level = ["label", loop.summary_key]
     # where every measured request failed there are no rows: the levels keep their counts
@@ -305,6 +376,32 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
     frame["percentile_method"] = settings.percentile_method
     frame["source"] = "records"
     return frame
+
+
+def thinking_stats(
+    ok: pd.DataFrame, column: dict[str, np.ndarray], index: np.ndarray, settings: Settings, rng
+) -> dict:
+    """A level's thinking-model and tool-call figures (the module docstring's), from its ok
+    requests (``ok``, and their float columns at ``index``); drawn from ``rng`` after the
+    contract metrics, so their confidence intervals do not move."""
+    row: dict = {}
+    for metric in THINKING_METRICS:
+        row.update(_distribution_stats(column[metric.field][index], metric, settings, rng))
+    row["no_answer"] = int(no_answer(ok).sum())
+    counted = set(ok["reasoning_counted_by"].astype(str)) - {"", "nan"}
+    row["reasoning_counted_by"] = "/".join(sorted(counted)) or None
+    reasoning, output = column["reasoning_tokens"][index], column["output_tokens"][index]
+    both = np.isfinite(reasoning) & np.isfinite(output)
+    total = output[both].sum()
+    row["reasoning_pct"] = reasoning[both].sum() / total * 100 if total else np.nan
+    calls = column["tool_calls"][index]
+    with_calls = np.isfinite(calls) & (calls > 0)
+    row["tool_calls"] = int(calls[with_calls].sum())
+    row["tool_call_requests"] = int(with_calls.sum())
+    valid = column["tool_args_valid"][index][with_calls]
+    valid = valid[np.isfinite(valid)]
+    row["tool_args_valid_pct"] = float(valid.mean() * 100) if len(valid) else np.nan
+    return row
 
 
 @dataclass(frozen=True)
@@ -515,4 +612,12 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
     )
     for column in ("n", "failures", "warmup_excluded", "runs", "itl_n"):
         levels[column] = levels[column].fillna(0).astype(int)
-    return levels[SUMMARY_COLUMNS + EXTRA_COLUMNS].reset_index(drop=True)
+    columns = SUMMARY_COLUMNS + EXTRA_COLUMNS
+    if has_thinking(dataset.records):  # else a plain run's summary is as it always was
+        for column in THINKING_COLUMNS:
+            if column not in levels:
+                levels[column] = np.nan
+        for column in ("no_answer", "tool_calls", "tool_call_requests"):
+            levels[column] = levels[column].astype("Int64")
+        columns = columns + THINKING_COLUMNS
+    return levels[columns].reset_index(drop=True)

@@ -147,6 +147,12 @@ def points(
             "ttft_ms_p90": summary["ttft_ms_p90"].to_numpy(float),
         }
     )
+    if "ttfo_ms_p90" in summary:  # a thinking model's or an agent's run: time to answer too
+        frame.insert(
+            frame.columns.get_loc("ttft_ms_p90") + 1,
+            "ttfo_ms_p90",
+            summary["ttfo_ms_p90"].to_numpy(float),
+        )
     meets: dict[tuple[str, float], bool] = {}
     if not verdicts.empty:
         for _, row in verdicts.iterrows():
@@ -161,7 +167,8 @@ def points(
         for label, key in zip(frame["label"], keys, strict=True)
     ]
     frame = frame.sort_values(["label", "key"], key=_label_order(frame), kind="stable")
-    return frame[POINT_COLUMNS].reset_index(drop=True)
+    thinking = ["ttfo_ms_p90"] if "ttfo_ms_p90" in frame else []
+    return frame[POINT_COLUMNS + thinking].reset_index(drop=True)
 
 
 def of_dataset(

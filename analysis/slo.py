@@ -2,14 +2,21 @@
 interactive users that concurrency serves (Little's law).
 
 An SLO is a comma-separated list of bounds on per-level statistics, e.g.
-``ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60,failure_ratio<=0.01``: metric (ttft, itl, tps,
-latency), statistic (``mean`` or ``pNN``), optional unit (``ms`` or ``s`` for durations; ttft/itl
-default to ms, latency to s), operator (<=, <, >=, >) and a number; or ``failure_ratio``, the
+``ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60,failure_ratio<=0.01``: metric (``BOUND_METRICS``:
+ttft, itl, tps, latency, ttfo), statistic (``mean`` or ``pNN``), optional unit (``ms`` or ``s``
+for durations; ttft/itl/ttfo default to ms, latency to s), operator (<=, <, >=, >) and a number;
+or ``failure_ratio``, the
 level's failures / (n + failures) of measured requests; or ``stream_flags``, how many kinds of
 flag the level's stream check raised (``stream_flags<=0``: no flag at all). A level meets the SLO
 when every bound holds for its statistic. Goodput counts single requests: a request is good when
 each of its own values meets every threshold (an undefined ITL, i.e. one output token, does not
 break an ITL bound) and it did not fail; failed requests count in the denominator.
+
+A TTFO bound (``ttfo_p90_ms<=2000``: a thinking model's time to answer) counts a request that
+reasoned until max_tokens without a first output token (``metrics.no_answer``) as never having
+answered: an infinite TTFO, so it is not good, and a level where more than a tenth of the ok
+requests never answered has an infinite TTFO p90. The report's TTFO columns are over the
+requests that answered, beside the count of those that did not (``no_answer``).
 
 Levels are those of the summary: closed loop by C, open loop by offered rate. ``--check`` holds
 a run to the same bounds and names every breach (``breaches``); whatever the bounds, it also fails
@@ -31,12 +38,15 @@ from analysis.errors import InputError
 from analysis.load import Dataset
 from analysis.metrics import (
     LOOPS,
-    METRIC_BY_FIELD,
+    METRICS,
+    TTFO,
+    Metric,
     Settings,
     level_name,
     loop_levels,
     loop_records,
     measured_ok,
+    no_answer,
 )
 from sparkload.records import STREAM_MEANINGLESS
 
@@ -45,12 +55,17 @@ _BREACHED = {"<=": ">", "<": ">=", ">=": "<", ">": "<="}  # what a breach of eac
 FAILURE_RATIO = "failure_ratio"
 STREAM_FLAGS = "stream_flags"
 LEVEL_FIGURES = (FAILURE_RATIO, STREAM_FLAGS)  # bounds on a level as a whole, not on requests
+# THE bound names: the per-request metrics a bound may name (--slo, --check, --find-capacity),
+# each with its unit (a duration's default unit, "" for a rate)
+BOUND_METRICS: dict[str, Metric] = {m.field: m for m in (*METRICS, TTFO)}
+_DEFAULT_UNIT = {name: m.unit if m.unit in ("ms", "s") else "" for name, m in BOUND_METRICS.items()}
 _BOUND = re.compile(
-    r"^(?:(ttft|itl|tps|latency)_(mean|p\d{1,2}(?:\.\d+)?)(?:_(ms|s))?|(failure_ratio|stream_flags))"
+    rf"^(?:({'|'.join(BOUND_METRICS)})_(mean|p\d{{1,2}}(?:\.\d+)?)(?:_(ms|s))?"
+    rf"|({'|'.join(LEVEL_FIGURES)}))"
     r"\s*(<=|>=|<|>)\s*([0-9]*\.?[0-9]+)$"
 )
-_DEFAULT_UNIT = {"ttft": "ms", "itl": "ms", "latency": "s", "tps": ""}
 _TO_SECONDS = {"ms": 1e-3, "s": 1.0}
+_EXAMPLE = "ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60,ttfo_p90_ms<=3000,failure_ratio<=0.01"
 
 
 @dataclass(frozen=True)
@@ -66,7 +81,7 @@ class Bound:
     @property
     def per_request(self) -> bool:
         """Whether single requests have a value of their own to hold to it (goodput)."""
-        return self.field in METRIC_BY_FIELD
+        return self.field in BOUND_METRICS
 
     @property
     def quantile(self) -> float | None:
@@ -81,8 +96,12 @@ class Bound:
         return _OPS[self.op](value, self.threshold)
 
     def breach_text(self, value: float) -> str:
-        """How a statistic that does not hold shows: ``ttft_p90_ms = 913.4 > 800``."""
-        return f"{self.name} = {value:.6g} {_BREACHED[self.op]} {self.threshold:g}"
+        """How a statistic that does not hold shows: ``ttft_p90_ms = 913.4 > 800``; one without
+        a value says why (``ttfo_p90_ms = nan (no ok request records ttfo) > 800``)."""
+        why = (
+            f" (no ok request records {self.field})" if self.per_request and np.isnan(value) else ""
+        )
+        return f"{self.name} = {value:.6g}{why} {_BREACHED[self.op]} {self.threshold:g}"
 
 
 def parse(text: str, option: str = "--slo") -> list[Bound]:
@@ -93,15 +112,14 @@ def parse(text: str, option: str = "--slo") -> list[Bound]:
         match = _BOUND.match(part.replace(" ", ""))
         if not match:
             raise InputError(
-                f"{option}: cannot read {part!r}; expected e.g. "
-                "ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60,failure_ratio<=0.01,stream_flags<=0"
+                f"{option}: cannot read {part!r}; expected e.g. {_EXAMPLE},stream_flags<=0"
             )
         field, stat, unit, ratio, op, number = match.groups()
         if ratio:
             bounds.append(Bound(part, ratio, "", op, float(number)))
             continue
-        if field == "tps" and unit:
-            raise InputError(f"{option}: {part!r}: tps takes no unit (tokens/s)")
+        if not _DEFAULT_UNIT[field] and unit:
+            raise InputError(f"{option}: {part!r}: {field} takes no unit (tokens/s)")
         value = float(number)
         default = _DEFAULT_UNIT[field]
         if unit and unit != default:
@@ -115,7 +133,20 @@ def parse(text: str, option: str = "--slo") -> list[Bound]:
 def _statistic(sorted_values: np.ndarray, bound: Bound, method: str) -> float:
     if bound.quantile is None:
         return float(sorted_values.mean()) if len(sorted_values) else np.nan
-    return percentiles.quantile(sorted_values, bound.quantile, method)
+    value = percentiles.quantile(sorted_values, bound.quantile, method)
+    if np.isnan(value) and len(sorted_values) and np.isinf(sorted_values[-1]):
+        return np.inf  # between two requests that never answered (inf − inf)
+    return value
+
+
+def request_values(ok: pd.DataFrame, field: str) -> np.ndarray:
+    """Each ok request's value of a bound's metric, in the summary column's unit; a request
+    that never answered has an infinite TTFO (it cannot meet a TTFO bound), NaN where a value
+    is undefined or not recorded."""
+    values = ok[field].to_numpy() * BOUND_METRICS[field].factor
+    if field == TTFO.field:
+        values = np.where(no_answer(ok), np.inf, values)
+    return values
 
 
 def _failure_ratio(level: pd.Series) -> float:
@@ -148,11 +179,7 @@ def evaluate(
             continue
         ok = measured_ok(loop_records(records, loop), settings)
         groups = ok.groupby(["label", loop.record_key], observed=True).indices
-        values = {
-            b.field: ok[b.field].to_numpy() * METRIC_BY_FIELD[b.field].factor
-            for b in bounds
-            if b.per_request
-        }
+        values = {b.field: request_values(ok, b.field) for b in bounds if b.per_request}
         for _, level in levels.iterrows():
             key = level[loop.summary_key]
             index = groups.get((level["label"], key), np.empty(0, int))
@@ -172,9 +199,9 @@ def _verdict(
     for bound in bounds:
         if bound.per_request:
             own = values[bound.field]
-            finite = np.isfinite(own)
-            stat = _statistic(np.sort(own[finite]), bound, settings.percentile_method)
-            good &= np.where(finite, bound.holds(own), bound.field == "itl")
+            known = ~np.isnan(own)  # an infinite TTFO (never answered) counts
+            stat = _statistic(np.sort(own[known]), bound, settings.percentile_method)
+            good &= np.where(known, bound.holds(own), bound.field == "itl")
         else:
             stat = _LEVEL_FIGURE[bound.field](level)
         row[bound.text] = stat

@@ -97,8 +97,22 @@ COMPARED = [  # the order of the report's section 3.2 / 4.1 rows
 ]
 
 
+def thinks(rows: pd.DataFrame) -> bool:
+    """Whether summary ``rows`` hold a thinking model's or an agent's requests (reasoning or tool
+    calls): only then do the tables show TTFO, so a plain run's report stays as it was."""
+    if "ttfo_ms_mean" not in rows:
+        return False
+    reasoning = rows["reasoning_tokens_mean"].to_numpy(float)
+    calls = rows["tool_calls"].to_numpy(float, na_value=np.nan)
+    return bool((np.nan_to_num(reasoning) > 0).any() or (np.nan_to_num(calls) > 0).any())
+
+
+TTFO_HEADING = "TTFO (ms)"  # a thinking model's time to answer, beside TTFT
+
+
 def label_means(summary: pd.DataFrame, label: str) -> Table:
-    """Section 2: the report's performance table of one label (means), with n and failures."""
+    """Section 2: the report's performance table of one label (means), with n and failures;
+    TTFO beside TTFT where the label's requests reasoned or called tools."""
     rows = _rows(summary, label)
     frame = pd.DataFrame(
         {
@@ -109,7 +123,10 @@ def label_means(summary: pd.DataFrame, label: str) -> Table:
     )
     if rows["failures"].sum() > 0:  # which classes, per level, beside the count
         frame["Failure classes"] = rows["error_kinds"].astype(object).fillna("").to_numpy()
-    for column, heading in MEANS:
+    means = list(MEANS)
+    if thinks(rows):
+        means.insert(1, ("ttfo_ms_mean", TTFO_HEADING))
+    for column, heading in means:
         frame[heading] = rows[column].to_numpy()
     # a level flagged by the load generator's self-monitor or by its stream shape is never
     # shown as clean
@@ -122,7 +139,7 @@ def label_means(summary: pd.DataFrame, label: str) -> Table:
         f"{slug(label)}_means",
         f"{label}: performance (means)",
         frame,
-        {heading: "{:.2f}" for _, heading in MEANS},
+        {heading: "{:.2f}" for _, heading in means},
     )
 
 
@@ -146,12 +163,15 @@ def label_percentiles(summary: pd.DataFrame, label: str) -> Table:
     """Section 2 companion: p50 and p90 with their bootstrap 90 % CIs (†: too few for a p90)."""
     rows = _rows(summary, label)
     frame = pd.DataFrame({"Concurrency": rows.index, "n": rows["n"].to_numpy()})
-    for stem, heading, pattern in (
+    stems = [
         ("ttft_ms", "TTFT ms", "{:.2f}"),
         ("itl_ms", "ITL ms", "{:.2f}"),
         ("tps", "TPS", "{:.2f}"),
         ("latency_s", "Latency s", "{:.2f}"),
-    ):
+    ]
+    if thinks(rows):
+        stems.insert(1, ("ttfo_ms", "TTFO ms", "{:.2f}"))
+    for stem, heading, pattern in stems:
         for stat in ("p50", "p90"):
             cells = []
             for _, row in rows.iterrows():
@@ -172,6 +192,49 @@ def label_percentiles(summary: pd.DataFrame, label: str) -> Table:
         f"{label}: p50 / p90 ({', '.join(dict.fromkeys(rows['percentile_method']))}) "
         "with bootstrap 90 % CI",
         frame,
+    )
+
+
+THINKING = {  # summary column → (heading, format): a thinking model's and an agent's figures
+    "n": ("n", None),
+    "no_answer": ("No answer", None),
+    "ttft_ms_p50": ("TTFT p50 (ms)", "{:.2f}"),
+    "ttfo_ms_p50": ("TTFO p50 (ms)", "{:.2f}"),
+    "ttfo_ms_p90": ("TTFO p90 (ms)", "{:.2f}"),
+    "reasoning_tokens_mean": ("Reasoning tokens", "{:.1f}"),
+    "answer_tokens_mean": ("Answer tokens", "{:.1f}"),
+    "reasoning_pct": ("Reasoning share", "{:.1f}%"),
+    "reasoning_tps_mean": ("Reasoning tok/s", "{:.2f}"),
+    "answer_tps_mean": ("Answer tok/s", "{:.2f}"),
+    "reasoning_counted_by": ("Reasoning counted by", None),
+    "tool_calls": ("Tool calls", None),
+    "tool_args_ms_p50": ("Tool args done p50 (ms)", "{:.2f}"),
+    "tool_args_valid_pct": ("Args valid", "{:.1f}%"),
+}
+
+
+def label_thinking(summary: pd.DataFrame, label: str) -> Table | None:
+    """A thinking model's and an agent's figures per level of one label (None when its requests
+    neither reasoned nor called tools): time to answer (TTFO) beside TTFT, the reasoning and
+    answer tokens, the reasoning's share of the output and each part's decode rate, the tool
+    calls, when their arguments were complete and the share whose arguments parse, and the
+    requests that never answered within max_tokens. Tool-call columns only where there were."""
+    rows = _rows(summary, label)
+    if not thinks(rows):
+        return None
+    columns = dict(THINKING)
+    if not (rows["tool_calls"].fillna(0) > 0).any():
+        for key in ("tool_calls", "tool_args_ms_p50", "tool_args_valid_pct"):
+            del columns[key]
+    frame = pd.DataFrame({"Concurrency": rows.index})
+    for column, (heading, _) in columns.items():
+        frame[heading] = rows[column].to_numpy()
+    formats = {heading: pattern for heading, pattern in columns.values() if pattern}
+    return Table(
+        f"{slug(label)}_thinking",
+        f"{label}: time to answer, reasoning and tool calls",
+        frame,
+        formats,
     )
 
 

@@ -66,7 +66,10 @@ def latency_table(levels: pd.DataFrame, label: str) -> Table:
     """What the requests saw per offered rate: mean, p50 and p90 of each per-request metric."""
     rows = levels[levels["label"] == label].sort_values("offered_rps")
     frame = pd.DataFrame({"Offered (req/s)": rows["offered_rps"].to_numpy()})
-    for stem, heading in LATENCIES:
+    latencies = list(LATENCIES)
+    if tables.thinks(rows):  # a thinking model's time to answer beside TTFT
+        latencies.insert(1, ("ttfo_ms", "TTFO ms"))
+    for stem, heading in latencies:
         for stat in ("mean", "p50", "p90"):
             frame[f"{heading} {stat}"] = rows[f"{stem}_{stat}"].to_numpy()
     formats = {column: "{:.2f}" for column in frame.columns[1:]}

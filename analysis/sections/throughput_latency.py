@@ -34,6 +34,10 @@ def points_table(points: pd.DataFrame, with_slo: bool, with_capacity: bool) -> T
             "Per-stream vs level below": previous["per_stream_tps"].pct_change() * 100,
         }
     )
+    if "ttfo_ms_p90" in points:  # a thinking model's time to answer, beside TTFT
+        frame.insert(
+            frame.columns.get_loc("TTFT p90 (ms)") + 1, "TTFO p90 (ms)", points["ttfo_ms_p90"]
+        )
     if with_slo:
         frame["Meets SLO"] = points[MEETS_SLO].map({True: "yes", False: "no"})
     if with_capacity:
@@ -46,6 +50,7 @@ def points_table(points: pd.DataFrame, with_slo: bool, with_capacity: bool) -> T
             "Per-stream tok/s": "{:.2f}",
             "Aggregate tok/s": "{:.1f}",
             "TTFT p90 (ms)": "{:.1f}",
+            "TTFO p90 (ms)": "{:.1f}",
             "Aggregate vs level below": "{:+.1f}%",
             "Per-stream vs level below": "{:+.1f}%",
         },

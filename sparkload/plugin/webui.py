@@ -2,6 +2,11 @@
 
 The stock UI renders extra tables from ``template_args`` plus an ``extended_stats`` entry in the
 ``/stats/requests`` JSON it polls. It camel-cases JSON keys, so our keys are camelCase already.
+
+The table's columns are the live table's (``livetable.columns_for``): TTFO's too once the run's
+records reasoned or called tools. The UI reads the columns with the page, so they are set for
+every page served from the rows at hand: a page opened before a thinking run's first records
+shows the TTFO columns once reloaded (the rows, polled, and the CSV carry them at once).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import json
 
 from flask import Response, request
 
-from sparkload.run.livetable import COLUMNS
+from sparkload.run.livetable import columns_for
 
 TAB_KEY = "sparkload-levels"
 CSV_ROUTE = "/sparkload/levels.csv"
@@ -36,7 +41,13 @@ def _camel(name: str) -> str:
 
 def ui_rows(rows: list[dict]) -> list[dict]:
     """Rows with camelCase keys and values rounded for display."""
-    return [{_camel(key): _display(row.get(key)) for key, _ in COLUMNS} for row in rows]
+    columns = columns_for(rows)
+    return [{_camel(key): _display(row.get(key)) for key, _ in columns} for row in rows]
+
+
+def table_structure(rows: list[dict]) -> list[dict]:
+    """The tab's columns for ``rows`` (camelCase keys, titles)."""
+    return [{"key": _camel(key), "title": title} for key, title in columns_for(rows)]
 
 
 def _display(value: object) -> object:
@@ -46,23 +57,28 @@ def _display(value: object) -> object:
 
 
 def extend(web_ui, controller) -> None:
-    web_ui.template_args["extended_tabs"] = [{"title": "sparkload levels", "key": TAB_KEY}]
-    web_ui.template_args["extended_tables"] = [
-        {
-            "key": TAB_KEY,
-            "structure": [{"key": _camel(key), "title": title} for key, title in COLUMNS],
-        }
-    ]
-    web_ui.template_args["extended_csv_files"] = [
-        {"href": CSV_ROUTE, "title": "Download the sparkload per-level table (CSV)"}
-    ]
-
     def current_rows() -> list[dict]:
         return (
             controller.collector.rows()
             if controller.collector is not None
             else controller.last_rows
         )
+
+    def set_structure(rows: list[dict]) -> None:
+        web_ui.template_args["extended_tables"] = [
+            {"key": TAB_KEY, "structure": table_structure(rows)}
+        ]
+
+    web_ui.template_args["extended_tabs"] = [{"title": "sparkload levels", "key": TAB_KEY}]
+    set_structure([])
+    web_ui.template_args["extended_csv_files"] = [
+        {"href": CSV_ROUTE, "title": "Download the sparkload per-level table (CSV)"}
+    ]
+
+    @web_ui.app.before_request
+    def columns_of_the_run() -> None:
+        if (request.endpoint or "").endswith("index"):  # the page reads its columns once
+            set_structure(current_rows())
 
     @web_ui.app.after_request
     def add_level_table(response: Response) -> Response:
@@ -82,9 +98,11 @@ def extend(web_ui, controller) -> None:
     @web_ui.auth_required_if_enabled
     def level_table_csv() -> Response:
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=[key for key, _ in COLUMNS], extrasaction="ignore")
+        rows = current_rows()
+        fields = [key for key, _ in columns_for(rows)]
+        writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()
-        writer.writerows(current_rows())
+        writer.writerows(rows)
         return Response(
             out.getvalue(),
             mimetype="text/csv",

@@ -149,11 +149,17 @@ class RequestRecord:
     extra: dict = field(default_factory=dict)  # workload-specific fields (e.g. asked/received)
 
     def derive(self) -> RequestRecord:
-        """Fill itl/tps/decode_tps from the measured fields.
+        """Fill itl/tps/decode_tps, and a thinking model's reasoning_tps/answer_tps, from the
+        measured fields.
 
         itl = (t_last_token − ttft) / (output_tokens − 1): output tokens, not chunks, because one
         MTP chunk carries several tokens. Undefined (None) for a single token, never 0.
         tps = output_tokens / latency (end to end, TTFT included, as the reports use it).
+        reasoning_tps = (reasoning_tokens − 1) / (t_last_reasoning − ttft): the reasoning's own
+        decode rate (a thinking model's first token is its reasoning's).
+        answer_tps = (answer_tokens − 1) / (t_last_token − ttfo): the answer's decode rate, from
+        its first output token. Each is undefined (None, never 0) for fewer than two tokens or
+        a span of no time, and for a reply without its start (no TTFO: it never answered).
         """
         n = self.output_tokens
         if self.status != STATUS_OK or not n:
@@ -165,6 +171,8 @@ class RequestRecord:
             self.itl = decode / (n - 1)
             if decode > 0:
                 self.decode_tps = (n - 1) / decode
+        self.reasoning_tps = _rate(self.reasoning_tokens, self.ttft, self.t_last_reasoning)
+        self.answer_tps = _rate(self.answer_tokens, self.ttfo, self.t_last_token)
         return self
 
     def to_dict(self) -> dict:
@@ -175,6 +183,14 @@ class RequestRecord:
         if not data["extra"]:
             del data["extra"]
         return data
+
+
+def _rate(tokens: int | None, first: float | None, last: float | None) -> float | None:
+    """Tokens after the first per second between the first's and the last's chunk (None when
+    undefined: fewer than two tokens, a time missing, or no time between them)."""
+    if tokens is None or tokens < 2 or first is None or last is None or last <= first:
+        return None
+    return (tokens - 1) / (last - first)
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(RequestRecord))

@@ -6,6 +6,12 @@ Percentiles interpolate linearly over the exact values, the default of ``analysi
 ``EXACT_VALUES`` requests a level; beyond that a level's values go into a DDSketch (relative
 error under 1 %), so an hour-long level of a million requests holds as little memory as one of
 twenty thousand. The report, from requests.jsonl, is always exact.
+
+A run whose records reasoned or called tools (a thinking model's, an agent's) shows TTFO, the
+time to first output token (reasoning excluded: a thinking model's time to answer), beside TTFT,
+and how many requests never answered within max_tokens (``no answer``; they have no TTFO and
+are not in its figures); a plain run's table has its columns as always (``columns_for``), and a
+level of such a run whose records neither reasoned nor called tools shows dashes there.
 """
 
 from __future__ import annotations
@@ -38,6 +44,20 @@ COLUMNS = (
     ("client", "client check"),
     ("stream", "stream check"),
 )
+# A thinking model's or an agent's run: TTFO after TTFT's columns, and the requests without one.
+TTFO_COLUMNS = (
+    ("ttfo_ms_mean", "TTFO ms mean"),
+    ("ttfo_ms_p50", "p50"),
+    ("ttfo_ms_p90", "p90"),
+    ("no_answer", "no answer"),
+)
+THINKING_COLUMNS = (*COLUMNS[:6], *TTFO_COLUMNS, *COLUMNS[6:])
+
+
+def columns_for(rows: list[dict]) -> tuple[tuple[str, str], ...]:
+    """The table's columns for ``rows``: TTFO's too once some level's records reasoned or
+    called tools (their rows have ``no_answer``), else the plain table's."""
+    return THINKING_COLUMNS if any("no_answer" in row for row in rows) else COLUMNS
 
 
 class Distribution:
@@ -102,6 +122,9 @@ class LevelTally:
     itl: Distribution = field(default_factory=Distribution)
     tps: Distribution = field(default_factory=Distribution)
     latency: Distribution = field(default_factory=Distribution)
+    ttfo: Distribution = field(default_factory=Distribution)
+    thinking: bool = False  # some record reasoned or called tools: the row shows TTFO
+    no_answer: int = 0  # ok records that reasoned and never gave a first output token
     measured: int = 0
     output_tokens: int = 0
     first_start: float | None = None  # epoch seconds (real time)
@@ -132,10 +155,15 @@ class LevelTally:
             self.failures += 1
             self.error_kinds[record.get("error_kind") or "unknown"] += 1
             return
-        for name in ("ttft", "itl", "tps", "latency"):
+        for name in ("ttft", "itl", "tps", "latency", "ttfo"):
             value = record.get(name)
             if value is not None:
                 getattr(self, name).add(value)
+        reasoning = record.get("reasoning_tokens")
+        if reasoning or record.get("tool_calls"):
+            self.thinking = True
+            if reasoning and record.get("ttfo") is None:
+                self.no_answer += 1
         if record.get("ttft") is not None:
             self.recent_ttfts.append(record["ttft"])
         self.output_tokens += record.get("output_tokens") or 0
@@ -166,7 +194,7 @@ class LevelTally:
             system_rps = self.concurrency / mean_latency if mean_latency else None
             total_tps = mean_tps * self.concurrency if mean_tps is not None else None
             level = self.concurrency
-        return {
+        row = {
             "level": level,
             "n": self.measured - self.failures,
             "failures": self.failures,
@@ -181,6 +209,14 @@ class LevelTally:
             "system_rps": system_rps,
             "total_tps": total_tps,
         }
+        if self.thinking:  # a thinking model's or an agent's level: its time to answer
+            row.update(
+                ttfo_ms_mean=_scaled(self.ttfo.mean(), ms),
+                ttfo_ms_p50=_scaled(self.ttfo.quantile(0.5), ms),
+                ttfo_ms_p90=_scaled(self.ttfo.quantile(0.9), ms),
+                no_answer=self.no_answer,
+            )
+        return row
 
 
 def _scaled(value: float | None, factor: float) -> float | None:
@@ -188,9 +224,10 @@ def _scaled(value: float | None, factor: float) -> float | None:
 
 
 def format_table(rows: list[dict]) -> str:
-    """A fixed-width text table of ``rows`` (dicts keyed like COLUMNS)."""
-    headers = [title for _, title in COLUMNS]
-    cells = [[_fmt(row.get(key)) for key, _ in COLUMNS] for row in rows]
+    """A fixed-width text table of ``rows`` (dicts keyed like ``columns_for(rows)``)."""
+    columns = columns_for(rows)
+    headers = [title for _, title in columns]
+    cells = [[_fmt(row.get(key)) for key, _ in columns] for row in rows]
     widths = [
         max(len(h), *(len(c[i]) for c in cells)) if cells else len(h) for i, h in enumerate(headers)
     ]

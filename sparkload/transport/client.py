@@ -351,6 +351,13 @@ def _fill(record: RequestRecord, stream: ChatStream, keep_gaps: bool) -> Request
     record.finish_reason = stream.finish_reason
     record.response_id = stream.response_id
     record.output_tokens, record.tokens_counted_by = stream.output_tokens
+    record.ttfo = stream.ttfo
+    record.reasoning_tokens, record.reasoning_counted_by = stream.reasoning_tokens
+    record.answer_tokens, record.t_last_reasoning = stream.answer_tokens, stream.t_last_reasoning
+    if stream.tool_calls:
+        record.tool_calls = len(stream.tool_calls)
+        record.tool_args_done = stream.t_tool_args
+        record.tool_args_valid = stream.tool_args_valid
     record.prompt_tokens = stream.prompt_tokens
     record.cached_tokens = stream.cached_tokens
     gaps = summarize_gaps(stream.gaps)

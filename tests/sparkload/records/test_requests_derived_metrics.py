@@ -60,3 +60,62 @@ def test_a_simulator_at_twice_real_time_doubles_durations_and_halves_rates():
 def test_real_time_records_are_left_as_they_are():
     record_dict = {"ttft": 0.1, "tps": 50.0}
     assert scale_to_simulated_time(record_dict, 1) == {"ttft": 0.1, "tps": 50.0}
+
+
+# A thinking model's decode rates: the reasoning's from TTFT, the answer's from TTFO.
+
+
+def thinking(**fields) -> RequestRecord:
+    measured = dict(ttft=0.2, t_last_reasoning=0.8, reasoning_tokens=7, ttfo=0.9, t_last_token=1.4)
+    return record(latency=1.5, output_tokens=12, **{**measured, "answer_tokens": 5, **fields})
+
+
+def test_the_reasoning_rate_is_its_tokens_after_the_first_over_its_span_from_ttft():
+    r = thinking().derive()
+    assert r.reasoning_tps == pytest.approx(6 / 0.6)
+
+
+def test_the_answer_rate_is_its_tokens_after_the_first_over_its_span_from_ttfo():
+    r = thinking().derive()
+    assert r.answer_tps == pytest.approx(4 / 0.5)
+    assert r.itl == pytest.approx(1.2 / 11)  # the whole decode's ITL is unchanged
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"reasoning_tokens": 1},  # one token has no rate
+        {"reasoning_tokens": None, "answer_tokens": None},  # not a thinking model's reply
+        {"t_last_reasoning": 0.2},  # no time between the first and the last
+        {"t_last_reasoning": None},
+    ],
+)
+def test_an_undefined_reasoning_rate_is_none_never_zero(fields):
+    assert thinking(**fields).derive().reasoning_tps is None
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"answer_tokens": 1},
+        {"answer_tokens": 0},
+        {"ttfo": None},  # it never answered within max_tokens
+        {"ttfo": 1.4},  # the answer was one chunk
+    ],
+)
+def test_an_undefined_answer_rate_is_none_never_zero(fields):
+    assert thinking(**fields).derive().answer_tps is None
+
+
+def test_a_failed_thinking_request_gets_no_rates():
+    r = thinking(status="error").derive()
+    assert (r.reasoning_tps, r.answer_tps) == (None, None)
+
+
+def test_the_new_durations_and_rates_move_to_simulated_time():
+    r = thinking(tool_calls=1, tool_args_done=1.3).derive().to_dict()
+    scaled = scale_to_simulated_time(r, 10.0)
+    assert (scaled["ttfo"], scaled["tool_args_done"]) == pytest.approx((9.0, 13.0))
+    assert scaled["t_last_reasoning"] == pytest.approx(8.0)
+    assert scaled["answer_tps"] == pytest.approx(r["answer_tps"] / 10)
+    assert scaled["reasoning_tps"] == pytest.approx(r["reasoning_tps"] / 10)

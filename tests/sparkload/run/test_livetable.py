@@ -65,3 +65,56 @@ def test_a_level_past_the_limit_keeps_no_per_request_values(monkeypatch):
         tally.add({"phase": "measure", "status": "ok", "ttft": 0.1 + i % 7 * 0.01, "latency": 1})
     assert (tally.ttft.values, tally.latency.values) == ([], [])
     assert tally.row()["n"] == 10_000
+
+
+# A thinking model's or an agent's run: TTFO beside TTFT; a plain run's table as it always was.
+
+PLAIN_HEADER = (
+    "C / rate  n  fail  TTFT ms mean  p50  p90  ITL ms mean  p50  p90  TPS mean  latency s mean"
+    "  system RPS  total tok/s  client check  stream check"
+)
+
+
+def thinking_tally(index=0, concurrency=1, **fields) -> LevelTally:
+    tally = LevelTally(index, concurrency, None)
+    for i in range(1, 11):
+        record = dict(ttft=0.02, ttfo=0.2 + i / 100, itl=0.004, tps=250.0, latency=0.5)
+        add(tally, **{**record, "reasoning_tokens": 64, "output_tokens": 128, **fields})
+    return tally
+
+
+def test_a_plain_runs_table_keeps_its_columns_though_its_records_have_a_ttfo():
+    tally = LevelTally(0, 1, None)
+    add(tally, ttft=0.1, ttfo=0.1, itl=0.01, tps=10.0, latency=1.0, output_tokens=10)
+    row = tally.row()
+    assert "ttfo_ms_mean" not in row and livetable.columns_for([row]) == livetable.COLUMNS
+    assert " ".join(format_table([row]).splitlines()[0].split()) == " ".join(PLAIN_HEADER.split())
+
+
+def test_a_thinking_runs_table_shows_ttfo_after_ttft():
+    row = thinking_tally().row()
+    assert row["ttfo_ms_mean"] == pytest.approx(255.0)
+    assert (row["ttfo_ms_p50"], row["ttfo_ms_p90"]) == pytest.approx((255.0, 291.0))
+    header = format_table([row]).splitlines()[0].split()
+    assert header[5:13] == ["TTFT", "ms", "mean", "p50", "p90", "TTFO", "ms", "mean"]
+    assert "no answer" in format_table([row])
+
+
+def test_an_agents_tool_calls_bring_the_ttfo_columns_too():
+    tally = LevelTally(0, 1, None)
+    add(tally, ttft=0.1, ttfo=0.1, tool_calls=1, latency=1.0)
+    assert tally.row()["no_answer"] == 0 and "ttfo_ms_mean" in tally.row()
+
+
+def test_requests_that_never_answered_are_counted_and_not_in_ttfo():
+    tally = thinking_tally()
+    add(tally, ttft=0.02, reasoning_tokens=128, output_tokens=128, latency=1.0)
+    row = tally.row()
+    assert (row["n"], row["no_answer"], tally.ttfo.count) == (11, 1, 10)
+
+
+def test_a_level_without_reasoning_in_a_thinking_run_shows_dashes_for_ttfo():
+    plain = LevelTally(1, 2, None)
+    add(plain, ttft=0.1, ttfo=0.1, latency=1.0)
+    lines = format_table([thinking_tally().row(), plain.row()]).splitlines()
+    assert lines[2].split()[6:10] == ["-", "-", "-", "-"]
