@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sparkload.workloads.contract import PlannedRequest
+
 # How a reply is matched against an item's expected answer (``graders``' rules).
 MATCH_NUMERIC = "numeric"  # the final number (GSM8K's rule), within a tolerance
 MATCH_CHOICE = "choice"  # the letter of a multiple-choice answer
@@ -66,6 +68,19 @@ class ItemSet:
     items: tuple[Item, ...]
     parameters: dict[str, Any] = field(default_factory=dict)  # a probe's seed, steps, ...
     sha256: str | None = None
+
+    def planned(self, index: int, max_tokens: int) -> PlannedRequest:
+        """Item ``index`` as a request to send: its prompt as one user message, the reply
+        wanted back, and the record's ``extra`` naming the set and the item (what joins a
+        record to its grade)."""
+        item = self.items[index]
+        return PlannedRequest(
+            item.prompt,
+            max_tokens,
+            prompt_index=index,
+            extra={"probe": self.name, "item": item.id},
+            wants_reply=True,
+        )
 
     def limited(self, limit: int | None) -> ItemSet:
         """The first ``limit`` items (all: None)."""

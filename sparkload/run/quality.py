@@ -46,7 +46,6 @@ from sparkload.quality.items import (
     KIND_ARITHMETIC,
     KIND_RETRIEVAL,
     PROBES,
-    Item,
     ItemSet,
 )
 from sparkload.quality.tally import Outcome, result
@@ -422,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(plan: Plan, target: Target, argv: list[str]) -> int:
     """Send every item once, grade it, and keep the run directory current; the exit code."""
     template = body_template(plan, target.server.model)
-    work = [(items, item) for items in plan.sets for item in items.items]
+    work = [(items, index) for items in plan.sets for index in range(len(items.items))]
     writer = ResultsWriter(plan.values["results_dir"], manifest(plan, target, template, argv))
     level = writer.manifest.levels[0]
     progress = Progress(len(work))
@@ -497,15 +496,18 @@ def body_template(plan: Plan, model: str) -> BodyTemplate:
 
 
 def request_for(
-    item: Item, template: BodyTemplate, path: str, headers: dict[str, str], timeout: float
+    planned: PlannedRequest,
+    template: BodyTemplate,
+    path: str,
+    headers: dict[str, str],
+    timeout: float,
 ) -> StreamRequest:
-    """One item's request: its prompt as one user message, the run's body around it."""
-    body = template.encode(PlannedRequest(item.prompt, template.max_tokens))
-    return StreamRequest(path, body, headers, timeout)
+    """One item's request (``ItemSet.planned``) in the run's body, ready to send."""
+    return StreamRequest(path, template.encode(planned), headers, timeout)
 
 
 def send_all(
-    work: list[tuple[ItemSet, Item]],
+    work: list[tuple[ItemSet, int]],
     target: Target,
     template: BodyTemplate,
     plan: Plan,
@@ -513,7 +515,7 @@ def send_all(
 ) -> list[gevent.Greenlet]:
     """``--concurrency`` greenlets, each on its own connection, taking the next item until none
     is left; every item once."""
-    pending: Iterator[tuple[int, tuple[ItemSet, Item]]] = iter(enumerate(work))
+    pending: Iterator[tuple[int, tuple[ItemSet, int]]] = iter(enumerate(work))
     timeout = plan.values["request_timeout"]
     concurrency = plan.args.concurrency
     path = target.endpoint.path_for(API_CHAT)
@@ -521,7 +523,8 @@ def send_all(
     def user(index: int) -> None:
         connection = Connection(target.endpoint.base, timeout, not plan.values["insecure"])
         try:
-            for number, (items, item) in pending:
+            for number, (items, index_in_set) in pending:
+                planned = items.planned(index_in_set, template.max_tokens)
                 record = RequestRecord(
                     request_id=f"q{number + 1}",
                     level=concurrency,
@@ -531,18 +534,15 @@ def send_all(
                     user=index,
                     endpoint=target.url,
                     model=target.server.model,
-                    prompt_index=number,
+                    prompt_index=planned.prompt_index,
                     max_tokens=template.max_tokens,
                     start_time=0.0,
-                    extra={"probe": items.name, "item": item.id},
+                    extra=dict(planned.extra),
                 )
                 reply: list[str] = []
-                measure(
-                    connection,
-                    request_for(item, template, path, target.headers, timeout),
-                    record,
-                    reply,
-                )
+                request = request_for(planned, template, path, target.headers, timeout)
+                measure(connection, request, record, reply)
+                item = items.items[index_in_set]
                 on_outcome(Outcome.of(item, record, "".join(reply)), record)
         finally:
             connection.close()

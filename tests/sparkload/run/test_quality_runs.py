@@ -137,11 +137,18 @@ def test_kept_outputs_hold_each_item_s_reply_and_what_was_read(tmp_path):
             "--dataset",
             str(dataset),
             "--keep-outputs",
+            "--api-key",
+            SECRET,
             "--results-dir",
             str(tmp_path / "results"),
         )
     assert done.returncode == EXIT_OK, done.stderr
-    (result,) = json.loads((run_dir(tmp_path / "results") / QUALITY_FILE).read_text())["results"]
+    run = run_dir(tmp_path / "results")
+    assert all(f"Bearer {SECRET}" in head for head, _ in server.requests)
+    for file in run.iterdir():  # kept outputs or not, the key is nowhere
+        assert SECRET not in file.read_text(), file.name
+    assert "--api-key" in json.loads((run / "manifest.json").read_text())["command"]
+    (result,) = json.loads((run / QUALITY_FILE).read_text())["results"]
     assert [(i["id"], i["expected"], i["extracted"], i["correct"]) for i in result["items"]] == [
         ("1", "41", "41", True),
         ("2", "100", "41", False),
