@@ -85,6 +85,7 @@ DEFAULT_MAX_TOKENS = 512
 DEFAULT_CONCURRENCY = 4
 MAX_CONCURRENCY = 64
 DEFAULT_PROBE_ITEMS = 100
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # each ends the run as Ctrl-C does
 WRONG_IDS_SHOWN = 20  # the most wrong ids a summary line lists (quality.json has them all)
 
 # Rows of the option table this command shares with ``run``: the same flag, help and parser.
@@ -411,6 +412,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         sys.stderr.write(f"{PROG}: error: {exc}\n")
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:  # before the run began: nothing was sent
+        sys.stderr.write(f"{PROG}: stopped before any request\n")
+        return EXIT_INTERRUPTED
     except SystemExit as exc:  # argparse: --help, or a usage error (its own line, exit 2)
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     finally:
@@ -449,18 +453,22 @@ def run(plan: Plan, target: Target, argv: list[str]) -> int:
 
     users = send_all(work, target, template, plan, on_outcome)
     ticker = gevent.spawn(report_progress)
-    status = STATUS_COMPLETE
-    previous = signal.getsignal(signal.SIGTERM)
-    signal.signal(signal.SIGTERM, _interrupt)
+    stopped: list[int] = []
+
+    def stop() -> None:  # Ctrl-C or SIGTERM, in the hub: the users end, the run is kept
+        if not stopped:
+            stopped.append(1)
+            _say("stopped: keeping what was graded (items in flight are not)")
+            gevent.killall(users, block=False)
+
+    handlers = [gevent.signal_handler(number, stop) for number in STOP_SIGNALS]
     try:
         gevent.joinall(users, raise_error=True)
-    except KeyboardInterrupt:
-        status = STATUS_STOPPED
-        gevent.killall(users)
-        _say("stopped: keeping what was graded (items in flight are not)")
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for handler in handlers:
+            handler.cancel()
         ticker.kill()
+    status = STATUS_STOPPED if stopped else STATUS_COMPLETE
     level.ended_at = utc_now()
     keep(status)
     writer.close(status)
@@ -471,11 +479,6 @@ def run(plan: Plan, target: Target, argv: list[str]) -> int:
     if status == STATUS_STOPPED:
         return EXIT_INTERRUPTED
     return EXIT_REQUESTS_FAILED if any(r.failed for r in summary.results) else EXIT_OK
-
-
-def _interrupt(_signum: int, _frame: object) -> None:
-    """SIGTERM ends the run as Ctrl-C does: what was graded is kept."""
-    raise KeyboardInterrupt
 
 
 def body_template(plan: Plan, model: str) -> BodyTemplate:
