@@ -317,7 +317,9 @@ def settle(argv: list[str]) -> Plan:
     names_seen = [s.name for s in sets]
     twice = sorted({name for name in names_seen if names_seen.count(name) > 1})
     if twice:
-        raise ConfigError(f"--dataset: {', '.join(twice)} given twice")
+        raise ConfigError(
+            f"--dataset: two datasets named {', '.join(twice)}: results go by file name, rename one"
+        )
     simulator = config.SimulatorOptions(
         **{row.field_name: values[row.dest] for row in config.SIMULATOR_OPTIONS}
     )
