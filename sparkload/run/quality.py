@@ -630,7 +630,8 @@ def summary_lines(entry: QualityEntry) -> list[str]:
             lines.append(f"{r.name}: no item graded ({r.failed} failed of {r.planned})")
             continue
         shown = ", ".join(r.wrong_ids[:WRONG_IDS_SHOWN])
-        more = f" and {len(r.wrong_ids) - WRONG_IDS_SHOWN} more" if len(r.wrong_ids) > 20 else ""
+        more = len(r.wrong_ids) - WRONG_IDS_SHOWN
+        more_ids = f" and {more} more" if more > 0 else ""
         extra = [f"{r.failed} failed"] if r.failed else []
         extra += [f"{r.truncated} cut off at --max-tokens"] if r.truncated else []
         if r.n < r.planned - r.failed:
@@ -639,7 +640,7 @@ def summary_lines(entry: QualityEntry) -> list[str]:
             f"{r.name}: {r.correct}/{r.n} correct, {100 * r.accuracy:.1f} % "
             f"(95 % Wilson interval {100 * r.low:.1f}-{100 * r.high:.1f} %)"
             + (f"; {', '.join(extra)}" if extra else "")
-            + (f"; wrong: {shown}{more}" if r.wrong_ids else "")
+            + (f"; wrong: {shown}{more_ids}" if r.wrong_ids else "")
         )
     return lines
 
