@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis import (
+    accuracy,
     conversations,
     operating_points,
     server_metrics,
@@ -72,6 +73,7 @@ from analysis.sections import (
     tp,
     traffic,
 )
+from analysis.sections import accuracy as accuracy_section
 from analysis.sections import conversations as conversations_section
 from analysis.tables import Table
 
@@ -98,9 +100,10 @@ SECTIONS = (
     timelines,
     conversations_section,
     traffic,
+    accuracy_section,
 )
 # the sections with something to say of open-loop runs
-ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines, traffic)
+ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines, traffic, accuracy_section)
 
 
 def section_numbers() -> dict[str, int]:
@@ -212,6 +215,7 @@ def build(
     figures = {
         **operating_points.summary_entries(points, capacities),
         **slices.summary_entries(sliced, slicing),
+        **accuracy.summary_entries(dataset),
     }
     return Report(
         title,

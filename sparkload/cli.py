@@ -21,6 +21,8 @@ commands:
               simulator when no --host is given (locust -f <sparkload's locustfile> [options])
   sim         serve the built-in DGX Spark simulator (an OpenAI-compatible vLLM look-alike)
   report      turn results directories into tables, charts and report.md
+  quality     an accuracy probe alone: a dataset (GSM8K, multiple choice, generic) or a
+              built-in probe (arithmetic, retrieval) sent once, graded, with its interval
   matrix      run the ladder against every target of a matrix file, then one combined report
   demo        run the quantization report's variants on the simulator and write the full report
   node-exporter
@@ -85,6 +87,15 @@ def _report(argv: list[str]) -> int:
     return subprocess.run(report_command(argv), check=False).returncode
 
 
+def _quality(argv: list[str]) -> int:
+    from gevent import monkey
+
+    monkey.patch_all()  # before requests and ssl are imported, as in every Locust process
+    from sparkload.run.quality import main
+
+    return main(argv)
+
+
 def _matrix(argv: list[str]) -> int:
     from sparkload.matrix.__main__ import main
 
@@ -101,6 +112,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "run": _run,
     "sim": _sim,
     "report": _report,
+    "quality": _quality,
     "matrix": _matrix,
     "demo": _demo,
     "node-exporter": _node_exporter,

@@ -83,10 +83,15 @@ class SimulatorOptions:
     tool_parser_holdback: int | None
 
     def args(self) -> list[str]:
-        """The built-in simulator's own options, as the run's --sim-* options set them."""
+        """The built-in simulator's own options, as the run's --sim-* options set them: the
+        profile, then only what differs from the simulator's own default, so the start-up line
+        names what this run chose (and no default's name, "--tool-call-error-rate 0" among them,
+        reads as an error line)."""
         args: list[str] = []
         for row, option in zip(ROWS, sim_options.SHARED, strict=True):
             value = getattr(self, row.field_name)
+            if option is not sim_options.PROFILE and value == option.default:
+                continue
             if option.switch:
                 args += [option.flag] if value else []
             elif value is not None:

@@ -1,0 +1,113 @@
+"""Accuracy: each run's accuracy probes (quality.json), their intervals, and what it takes to
+tell the two closest variants apart (``analysis/accuracy.py`` defines every figure)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis import accuracy
+from analysis.document import Block, Section
+from analysis.sections import Context
+from analysis.tables import Table
+from sparkload.records import CONFIDENCE
+
+TITLE = "Accuracy"
+WRONG_SHOWN = 20  # the most wrong ids a line lists (quality.json has them all)
+FORMATS = {"Accuracy (%)": "{:.1f}"}
+
+
+def _method(confidence: float) -> str:
+    return (
+        "Share of items answered right per dataset or built-in probe, each item sent once "
+        "(`sparkload quality`), with its "
+        f"{100 * confidence:g} % Wilson score interval (E. B. Wilson, 1927: unlike p ± 1.96·SE "
+        "it stays within 0–100 % and keeps a width at none or all right). An item whose "
+        "request failed is not graded (Failed); one cut off at the output limit is graded as "
+        "it is (Truncated)."
+    )
+
+
+def _interval(row) -> str:
+    if pd.isna(row.low) or pd.isna(row.high):
+        return "—"
+    return f"{100 * row.low:.1f}–{100 * row.high:.1f}"
+
+
+def _comparison(pair: accuracy.Closest) -> str:
+    first, second = pair.first, pair.second
+    a, b = 100 * float(first["accuracy"]), 100 * float(second["accuracy"])
+    if pair.needed is None:
+        return (
+            f"**{pair.probe}**: `{first['label']}` and `{second['label']}`, the two closest, "
+            f"scored the same ({a:.1f} %): no number of items tells equal rates apart."
+        )
+    said = (
+        f"**{pair.probe}**: telling `{first['label']}` ({a:.1f} %) from `{second['label']}` "
+        f"({b:.1f} %), the two closest, apart takes about {pair.needed:,} items per variant "
+        f"(two-sided two-proportion z-test at α = {accuracy.ALPHA:g} with power "
+        f"{accuracy.POWER:g}; Fleiss, Levin & Paik 2003, ch. 4); these runs graded "
+        f"{int(first['n'])} and {int(second['n'])}"
+    )
+    if pair.p_value is None:
+        return said + "."
+    verdict = "is" if pair.p_value < accuracy.ALPHA else "is not"
+    return (
+        f"{said}: the difference {verdict} significant at α = {accuracy.ALPHA:g} "
+        f"(p = {pair.p_value:.3g})."
+    )
+
+
+def build(context: Context) -> Section | None:
+    found, notes = accuracy.entries(context.dataset)
+    frame = accuracy.results(context.dataset)
+    if frame.empty and not notes:
+        return None
+    blocks: list[Block] = [_method(found[0][1].confidence if found else CONFIDENCE)]
+    blocks += notes
+    if frame.empty:
+        return Section(TITLE, blocks)
+    runs = frame.drop_duplicates("run")
+    repeated = runs["label"].duplicated(keep=False).any()  # a label run twice: name the runs
+    names = frame["label"] + (" (" + frame["directory"] + ")" if repeated else "")
+    table = pd.DataFrame(
+        {
+            "Run" if repeated else "Label": names,
+            "Probe": frame["probe"],
+            "n": frame["n"],
+            "Correct": frame["correct"],
+            "Accuracy (%)": 100 * frame["accuracy"].astype(float),
+            "95 % interval (%)": [_interval(row) for row in frame.itertuples()],
+            "Failed": frame["failed"],
+            "Truncated": frame["truncated"],
+        }
+    )
+    blocks.append(Table("accuracy", "Accuracy per run and probe", table, FORMATS))
+    for probe, grading in dict(zip(frame["probe"], frame["grading"], strict=True)).items():
+        blocks.append(f"Grading of `{probe}`: {grading}.")
+    for name, row in zip(names, frame.itertuples(), strict=True):
+        where = f"`{name}` · `{row.probe}`"
+        if row.wrong_ids:
+            shown = ", ".join(row.wrong_ids[:WRONG_SHOWN])
+            more = f" ({len(row.wrong_ids)} in all; quality.json lists every one)"
+            blocks.append(
+                f"{where}: wrong: {shown}" + (more if len(row.wrong_ids) > WRONG_SHOWN else "")
+            )
+        if row.failed:
+            blocks.append(f"{where}: {row.failed} request(s) failed: {', '.join(row.failed_ids)}")
+        if not row.complete and row.n + row.failed < row.planned:
+            blocks.append(
+                f"{where}: **stopped early**: {row.n + row.failed} of {row.planned} items sent"
+            )
+        if row.truncated:
+            blocks.append(
+                f"{where}: {row.truncated} answer(s) cut off at the output limit: a higher "
+                "--max-tokens may change them"
+            )
+    pairs = accuracy.closest_pairs(frame)
+    blocks += [_comparison(pair) for pair in pairs]
+    if not pairs:
+        blocks.append(
+            "One label per probe: a report of several runs (`sparkload report DIR DIR ...`) "
+            "says how many items would tell the two closest apart."
+        )
+    return Section(TITLE, blocks)

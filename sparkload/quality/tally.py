@@ -1,0 +1,86 @@
+"""Graded items into the results contract: one ``Outcome`` per item sent, one ``QualityResult``
+per item set (quality.json's entries, ``records.quality``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sparkload.quality.graders import Grade, grade
+from sparkload.quality.items import Item, ItemSet
+from sparkload.records import STATUS_OK, QualityItem, QualityResult, RequestRecord, wilson_interval
+
+FINISH_LENGTH = "length"  # the server's finish_reason for an answer cut off at max_tokens
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one item: its reply graded, or its request's failure."""
+
+    item: Item
+    grade: Grade | None  # None: the request failed
+    reply: str = ""
+    error: str | None = None  # the failure class and message
+    finish_reason: str | None = None
+    output_tokens: int | None = None
+
+    @classmethod
+    def of(cls, item: Item, record: RequestRecord, reply: str) -> Outcome:
+        """The outcome of ``item`` sent as ``record`` (measured), ``reply`` its text."""
+        failed = record.status != STATUS_OK
+        return cls(
+            item,
+            None if failed else grade(item, reply),
+            reply,
+            f"{record.error_kind}: {record.error}" if failed else None,
+            record.finish_reason,
+            record.output_tokens,
+        )
+
+    def entry(self) -> QualityItem:
+        """The item as quality.json keeps it with ``--keep-outputs``: its reply too."""
+        entry = QualityItem(
+            id=self.item.id,
+            correct=self.grade is not None and self.grade.correct,
+            expected=self.item.expected,
+            extracted=self.grade.extracted if self.grade is not None else None,
+            finish_reason=self.finish_reason,
+            output_tokens=self.output_tokens,
+            details=dict(self.item.details),
+            reply=self.reply,
+        )
+        if self.error is not None:
+            entry.error = self.error
+        return entry
+
+
+def result(items: ItemSet, outcomes: list[Outcome], keep_outputs: bool = False) -> QualityResult:
+    """The tally of ``items`` from the outcomes of those sent (in any order; an item not among
+    them was never sent)."""
+    by_id = {outcome.item.id: outcome for outcome in outcomes}
+    done = [by_id[item.id] for item in items.items if item.id in by_id]
+    graded = [outcome for outcome in done if outcome.grade is not None]
+    correct = sum(1 for outcome in graded if outcome.grade and outcome.grade.correct)
+    n = len(graded)
+    low, high = wilson_interval(correct, n) if n else (None, None)
+    entry = QualityResult(
+        name=items.name,
+        kind=items.kind,
+        grading=items.grading,
+        source=items.source,
+        parameters=dict(items.parameters),
+        planned=len(items.items),
+        n=n,
+        correct=correct,
+        accuracy=correct / n if n else None,
+        low=low,
+        high=high,
+        wrong_ids=[o.item.id for o in graded if o.grade is not None and not o.grade.correct],
+        failed=len(done) - n,
+        failed_ids=[o.item.id for o in done if o.grade is None],
+        truncated=sum(1 for o in graded if o.finish_reason == FINISH_LENGTH),
+    )
+    if items.sha256 is not None:
+        entry.sha256 = items.sha256
+    if keep_outputs:
+        entry.items = [outcome.entry() for outcome in done]
+    return entry
