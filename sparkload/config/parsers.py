@@ -89,6 +89,16 @@ def optional_whole(flag: str, value: Any) -> int | None:
     return None if value is None or str(value).strip() == "" else whole(flag, value)
 
 
+def optional_count(flag: str, value: Any) -> int | None:
+    """A whole number >= 0 (a count where 0 means none), or None (not given)."""
+    if value is None or str(value).strip() == "":
+        return None
+    number = integer(flag, value)
+    if number < 0:
+        raise ConfigError(f"{flag}: {value!r} must be 0 or more")
+    return number
+
+
 def levels(flag: str, value: Any) -> tuple[int, ...]:
     """Comma-separated whole numbers (a YAML list is accepted too)."""
     parts = value if isinstance(value, list | tuple) else str(value or "").split(",")

@@ -15,6 +15,7 @@ from sparkload.config.parsers import (
     boolean,
     non_negative,
     one_of,
+    optional_count,
     optional_whole,
     positive,
     spec,
@@ -45,7 +46,7 @@ def _simulator_option(option: sim_options.SimOption) -> Option:
     elif option is sim_options.SPEC:
         parse = spec
     elif option.type is int:
-        parse = optional_whole
+        parse = optional_count if option.count else optional_whole
     elif option.rate:
         parse = rate
     else:

@@ -27,6 +27,7 @@ class SimOption:
     type: type = str
     switch: bool = False  # a flag without a value (store_true)
     rate: bool = False  # a share from 0 to 1: 0 is a value, not only "none"
+    count: bool = False  # a whole number from 0 (0: none), not from 1
 
 
 PROFILE = SimOption(
@@ -73,6 +74,7 @@ REASONING_TOKENS = SimOption(
     "stream the first N tokens of every chat answer as reasoning (default: 0, none; a request's "
     "chat_template_kwargs.enable_thinking false turns it off, true without it streams 32)",
     type=int,
+    count=True,
 )
 REASONING_FIELD = SimOption(
     "--reasoning-field",
@@ -109,6 +111,7 @@ TOOL_PARSER_HOLDBACK = SimOption(
     "(content or tool call) and sends them with the next, as qwen3_coder holds its "
     "<tool_call> tag: later first output token, one long chunk gap (default: 0)",
     type=int,
+    count=True,
 )
 SHARED = (
     PROFILE,

@@ -78,3 +78,21 @@ def test_the_locustfiles_defaults_are_the_simulators_but_its_time_scale():
 def test_a_tool_call_rate_above_1_is_refused_before_the_simulator_starts():
     with pytest.raises(ConfigError, match="--sim-tool-call-rate: '1.5' must be from 0 to 1"):
         parsed_options("--sim-tool-call-rate", "1.5")
+
+
+@pytest.mark.parametrize("flag", ["--sim-tool-parser-holdback", "--sim-reasoning-tokens"])
+def test_a_count_option_takes_0_for_none_as_the_simulator_does(flag):
+    args = build_parser().parse_args(parsed_options(flag, "0").simulator.args())
+    own = build_server(build_parser().parse_args(["--time-scale", "10"])).config
+    assert build_server(args).config == own
+
+
+def test_a_negative_count_is_refused_before_the_simulator_starts():
+    with pytest.raises(ConfigError, match="--sim-tool-parser-holdback: '-1' must be 0 or more"):
+        parsed_options("--sim-tool-parser-holdback", "-1")
+
+
+def test_the_start_up_line_names_only_the_options_a_run_changed():
+    assert parsed_options().simulator.args() == ["--profile", "awq-mtp", "--time-scale", "10"]
+    changed = parsed_options("--sim-tool-call-rate", "0.5").simulator.args()
+    assert changed == ["--profile", "awq-mtp", "--time-scale", "10", "--tool-call-rate", "0.5"]
