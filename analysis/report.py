@@ -101,9 +101,9 @@ SECTIONS = (
     time_slices,
     timelines,
     conversations_section,
-    agents_section,
     traffic,
     accuracy_section,
+    agents_section,  # last: the sections before keep their numbers, and so their file names
 )
 # the sections with something to say of open-loop runs
 ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines, traffic, accuracy_section)
