@@ -50,6 +50,7 @@ def step_records(records: pd.DataFrame) -> pd.DataFrame:
 
 
 def _ms(values: pd.Series, settings: Settings, stem: str) -> dict[str, float]:
+    """Mean, p50 and p90 in ms of a duration column (seconds; missing values left out)."""
     ordered = np.sort(values.dropna().to_numpy(float)) * 1000.0
     method = settings.percentile_method
     return {
