@@ -89,6 +89,8 @@ EXTRA_FIELDS = (
     "prefix",
     "prefix_tokens",
     "expected_cached_tokens",
+    "user_turn",  # an agent's step: its user turn and its place in it (synthetic sessions)
+    "step_index",
 )
 EXTRA_DURATIONS = ("prefill_s",)  # seconds, scaled like DURATION_FIELDS
 SOURCE_RECORDS = "records"
@@ -341,6 +343,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     counted_by: list[pd.Categorical] = []
     endpoints: list[pd.Categorical] = []
     sessions: list[pd.Categorical] = []
+    steps: list[pd.Categorical] = []  # an agent's step kind ("" for other requests)
     bad = 0
     with file.open("rb") as handle:
         while lines := handle.readlines(_CHUNK_BYTES):
@@ -373,6 +376,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             # one string per record would cost ~75 bytes each at 1M records; codes cost 1
             endpoints.append(pd.Categorical([_text(r.get("endpoint")) for r in records]))
             sessions.append(pd.Categorical([_text(r.get("session_id")) for r in records]))
+            steps.append(pd.Categorical([_text(r.get("step")) for r in records]))
     columns = {
         name: np.concatenate(chunks)
         if chunks
@@ -383,7 +387,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     columns["reasoning_counted_by"] = (
         union_categoricals(counted_by) if counted_by else pd.Categorical([], categories=[""])
     )
-    for name, parts_of in (("endpoint", endpoints), ("session_id", sessions)):
+    for name, parts_of in (("endpoint", endpoints), ("session_id", sessions), ("step", steps)):
         columns[name] = (
             union_categoricals(parts_of) if parts_of else pd.Categorical([], categories=[""])
         )
@@ -509,7 +513,7 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     if frames:
         records = pd.concat(frames, ignore_index=True)
         # concat widens categoricals to object
-        for name in ("endpoint", "session_id", "reasoning_counted_by"):
+        for name in ("endpoint", "session_id", "step", "reasoning_counted_by"):
             records[name] = records[name].astype("category")
         run_labels = np.array([run.label for run in runs], dtype=object)
         records.insert(

@@ -21,6 +21,7 @@ from typing import Any
 
 from analysis import (
     accuracy,
+    agents,
     conversations,
     operating_points,
     server_metrics,
@@ -74,6 +75,7 @@ from analysis.sections import (
     traffic,
 )
 from analysis.sections import accuracy as accuracy_section
+from analysis.sections import agents as agents_section
 from analysis.sections import conversations as conversations_section
 from analysis.tables import Table
 
@@ -101,6 +103,7 @@ SECTIONS = (
     conversations_section,
     traffic,
     accuracy_section,
+    agents_section,  # last: the sections before keep their numbers, and so their file names
 )
 # the sections with something to say of open-loop runs
 ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines, traffic, accuracy_section)
@@ -205,6 +208,11 @@ def build(
         )
         for label in conversations.labels(turns)
     ]
+    steps = agents.step_records(dataset.records)
+    charts += [
+        agents.context_chart(agents.by_context(steps, label, settings), label, simulated)
+        for label in conversations.labels(steps)
+    ]
     sections = [
         numbered(section, [number])
         for number, module in enumerate(SECTIONS, start=1)
@@ -230,6 +238,15 @@ def build(
             "conversation_context": conversations.every_label(
                 turns, settings, conversations.by_context
             ),
+            **{
+                f"agent_{name}": conversations.every_label(steps, settings, of)
+                for name, of in (
+                    ("steps", agents.by_step),
+                    ("turns", agents.by_turn),
+                    ("context", agents.by_context),
+                )
+                if not steps.empty  # a run without agent steps: summary.json as it was
+            },
         },
         timelines=context.timelines,
         figures=figures,

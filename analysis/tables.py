@@ -274,11 +274,15 @@ def side_by_side(
     summary: pd.DataFrame, labels: list[str], concurrency: int, key: str, title: str
 ) -> Table:
     """Metrics as rows, labels as columns at one concurrency (sections 3.2 and 4.1); with two
-    labels a Change column gives the second relative to the first."""
-    frame = pd.DataFrame({"Metric": [heading for _, heading in COMPARED]})
+    labels a Change column gives the second relative to the first; TTFO after TTFT where the
+    labels' requests reasoned or called tools."""
+    compared = list(COMPARED)
+    if thinks(summary[summary["label"].isin(labels)]):
+        compared.insert(4, ("ttfo_ms_mean", TTFO_HEADING))  # time to answer, after TTFT
+    frame = pd.DataFrame({"Metric": [heading for _, heading in compared]})
     for label in labels:
         row = _rows(summary, label).loc[concurrency]
-        frame[label] = [row[column] for column, _ in COMPARED]
+        frame[label] = [row[column] for column, _ in compared]
     formats = {label: "{:.2f}" for label in labels}
     if len(labels) == 2:
         frame["Change"] = _change_pct(frame[labels[0]], frame[labels[1]])

@@ -12,6 +12,9 @@ GRIDS = (  # (heading, table title, summary column, table key)
     ("TTFT increase", "Mean TTFT (ms)", "ttft_ms_mean", "ttft"),
     ("Latency increase", "Mean latency (s)", "latency_s_mean", "latency"),
 )
+# a thinking model's time to answer, where the run reasoned or called tools: last, so that no
+# other subsection's number (nor its tables' file names) depends on it
+TTFO_GRID = ("TTFO increase", "Mean TTFO (ms), time to answer", "ttfo_ms_mean", "ttfo")
 
 
 def build(context: Context) -> Section:
@@ -64,4 +67,10 @@ def build(context: Context) -> Section:
             ],
         )
     )
+    if tables.thinks(summary):
+        heading, title, column, key = TTFO_GRID
+        table = tables.across_levels(
+            summary, column, key, title, "{:.2f}", change_format="{:+.0f}%"
+        )
+        section.subsections.append(Section(heading, [table]))
     return section

@@ -132,3 +132,22 @@ def test_an_open_loop_level_shows_ttfo_beside_ttft(tmp_path):
     header, row = markdown_table(report_of(tmp_path, run), "arr: per offered rate")
     assert header[1:5] == ["TTFT ms mean", "TTFT ms p50", "TTFT ms p90", "TTFO ms mean"]
     assert row[4] == "600.00"
+
+
+def test_the_concurrency_effect_ends_with_the_time_to_answer_across_levels(tmp_path):
+    report = report_of(tmp_path, thinking_ladder(tmp_path / "r"))
+    header, row = markdown_table(report, "Mean TTFO (ms), time to answer")
+    assert header == ["Label", "C=1", "C=2", "C min → max"] and row[:3] == [
+        "think",
+        "900.00",
+        "900.00",
+    ]
+    headings = [line for line in report.splitlines() if line.startswith("### 5.")]
+    assert headings[-1].endswith(" TTFO increase")  # last: the other subsections keep numbers
+
+
+def test_a_side_by_side_comparison_shows_ttfo_after_ttft(tmp_path):
+    runs = [thinking_ladder(tmp_path / "r", label) for label in ("think", "think-MTP")]
+    rows = markdown_table(report_of(tmp_path, *runs), "think vs think-MTP at C=1")
+    metrics = [row[0] for row in rows[1:]]
+    assert metrics[metrics.index("TTFT (ms)") + 1] == "TTFO (ms)"

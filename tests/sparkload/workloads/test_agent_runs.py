@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import pytest
 
@@ -154,6 +155,30 @@ def test_a_replayed_trace_is_one_record_per_turn_in_order_with_growing_prompts(t
         prompts = [r["prompt_tokens"] for r in turns]
         assert prompts == sorted(set(prompts))
     assert run.manifest["levels"][0]["expected"] == 9
+
+
+HELD_OUT = Path(__file__).parent / "data" / "coding_agent_trace.json"
+
+
+def test_a_held_out_coding_agent_trace_replays_every_turn_once_in_order(tmp_path):
+    """Issue 26, must-show 4, on a trace no other test wrote: three OpenHands-style sessions
+    (a task, then the observations of its tool runs) of 2, 4 and 5 turns."""
+    recorded = [len(c) for c in json.loads(HELD_OUT.read_text())["conversations"]]
+    with tool_server() as server:
+        run = against(
+            server, tmp_path, "--agent-trace", str(HELD_OUT), "--ladder", "1",
+            "--requests-per-user", str(len(recorded)),
+        )  # fmt: skip
+    assert run.returncode == 0, run.output
+    measured = [r for r in run.records if r["phase"] == "measure"]
+    assert len(measured) == sum(recorded) == run.manifest["levels"][0]["expected"]
+    replayed = {turns[0]["extra"]["trace_session"]: turns for turns in sessions(measured).values()}
+    assert {n: len(turns) for n, turns in replayed.items()} == dict(enumerate(recorded, 1))
+    for n, turns in replayed.items():
+        assert {r["extra"]["trace_session"] for r in turns} == {n}
+        assert [r["turn"] for r in turns] == list(range(1, len(turns) + 1))
+        prompts = [r["prompt_tokens"] for r in turns]
+        assert prompts == sorted(set(prompts))  # each turn's context holds the one before
 
 
 @pytest.mark.parametrize(
