@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import conversations, metrics, percentiles
-from analysis.charts import Chart, Series
+from analysis.charts import Chart
 from analysis.metrics import Settings
 from analysis.tables import Table, slug
 
@@ -141,20 +141,4 @@ def table(frame: pd.DataFrame, label: str, key: str, title: str) -> Table:
 
 def context_chart(frame: pd.DataFrame, label: str, note: str = "") -> Chart:
     """Mean TTFO per prompt-token bucket of ``label``, one line per concurrency."""
-    series = [
-        Series(
-            f"C={int(level)}",
-            rows["Prompt tokens from"].to_numpy(float),
-            rows["TTFO ms mean"].to_numpy(float),
-        )
-        for level, rows in frame.groupby("Concurrency", sort=True)
-    ]
-    return Chart(
-        slug(label),
-        CHART,
-        f"{label}: TTFO vs context length",
-        "TTFO (ms, mean)",
-        series,
-        f"agent steps, prompt tokens in power-of-two buckets{note}",
-        "Prompt tokens (bucket from)",
-    )
+    return conversations.bucket_chart(frame, label, CHART, "TTFO", "agent steps", note)

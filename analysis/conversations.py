@@ -119,21 +119,29 @@ def context_table(frame: pd.DataFrame, label: str) -> Table:
 
 def context_chart(frame: pd.DataFrame, label: str, note: str = "") -> Chart:
     """Mean TTFT per prompt-token bucket of ``label``, one line per concurrency."""
+    return bucket_chart(frame, label, CHART, "TTFT", "conversation turns", note)
+
+
+def bucket_chart(
+    frame: pd.DataFrame, label: str, name: str, metric: str, subject: str, note: str = ""
+) -> Chart:
+    """Mean ``metric`` (its ``<metric> ms mean`` column) per prompt-token bucket of ``label``, one
+    line per concurrency: the chart of a table binned by ``context_bucket``."""
     series = [
         Series(
             f"C={int(level)}",
             rows["Prompt tokens from"].to_numpy(float),
-            rows["TTFT ms mean"].to_numpy(float),
+            rows[f"{metric} ms mean"].to_numpy(float),
         )
         for level, rows in frame.groupby("Concurrency", sort=True)
     ]
     return Chart(
         slug(label),
-        CHART,
-        f"{label}: TTFT vs context length",
-        "TTFT (ms, mean)",
+        name,
+        f"{label}: {metric} vs context length",
+        f"{metric} (ms, mean)",
         series,
-        f"conversation turns, prompt tokens in power-of-two buckets{note}",
+        f"{subject}, prompt tokens in power-of-two buckets{note}",
         "Prompt tokens (bucket from)",
     )
 
