@@ -154,8 +154,8 @@ class ResponsesStream(ChatStream):
             self.finish_reason = "tool_calls" if self.tool_calls else "stop"
         elif status == "incomplete":
             details = response.get("incomplete_details")
-            reason = details.get("reason") if isinstance(details, dict) else None
-            self.finish_reason = FINISH_OF_REASON.get(reason, str(reason or "incomplete"))
+            reason = str(details.get("reason")) if isinstance(details, dict) else "incomplete"
+            self.finish_reason = FINISH_OF_REASON.get(reason, reason)
 
 
 class ResponsesReplyStream(ResponsesStream, ReplyStream):
