@@ -10,9 +10,9 @@ chunk), read from the Responses events as vLLM (``serving_responses``) and OpenA
   ``response.reasoning_summary_text.delta`` is a summary written after the reasoning, not its
   tokens: it is not counted;
 - ``response.output_item.added`` with an item of type ``function_call`` starts a tool call (its
-  ``call_id`` and ``name``), ``response.function_call_arguments.delta`` adds a fragment of its
-  arguments (output, timed like chat's tool-call deltas); items are told apart by
-  ``output_index``;
+  ``call_id`` and ``name``: output, a chunk as chat's name delta is),
+  ``response.function_call_arguments.delta`` adds a fragment of its arguments (output, timed
+  like chat's tool-call deltas); items are told apart by ``output_index``;
 - ``response.completed`` (and ``response.incomplete``, OpenAI's terminal event for a cut reply)
   ends the stream: its ``response.usage`` gives the token counts, its ``status`` and
   ``incomplete_details.reason`` the finish reason (``length`` for ``max_output_tokens``);
@@ -83,7 +83,7 @@ class ResponsesStream(ChatStream):
         elif kind == ARGUMENTS_DELTA:
             self._note_arguments(event, now)
         elif kind == ITEM_ADDED:
-            self._note_item(event)
+            self._note_item(event, now)
         elif kind == CREATED:
             self._note_response(event)
         elif kind in ENDINGS:
@@ -95,11 +95,13 @@ class ResponsesStream(ChatStream):
             raise StreamError(ERROR_SERVER_EVENT, _failure_message(event))
         return False
 
-    def _note_item(self, event: dict) -> None:
-        """An output item begins: a ``function_call`` one starts a tool call."""
+    def _note_item(self, event: dict, now: float) -> None:
+        """An output item begins: a ``function_call`` one starts a tool call, output as chat's
+        first tool-call delta is (the parser has read the function's name)."""
         item = event.get("item")
         if not isinstance(item, dict) or item.get("type") != "function_call":
             return
+        self._note_output(now)
         call = self._call_at(event.get("output_index"))
         if isinstance(call_id := item.get("call_id"), str):
             call.id = call_id
@@ -113,15 +115,19 @@ class ResponsesStream(ChatStream):
         delta = event.get("delta")
         if not delta:
             return
-        self._note_token(now, None)
-        if self.ttfo is None:
-            self.ttfo = now
-        self.t_tool_args = now
+        self._note_output(now)
         call = self._call_at(event.get("output_index"))
         if isinstance(delta, str):
             call.arguments += delta
         else:
             call.malformed = True
+
+    def _note_output(self, now: float) -> None:
+        """A token-carrying tool-call event at ``now``."""
+        self._note_token(now, None)
+        if self.ttfo is None:
+            self.ttfo = now
+        self.t_tool_args = now
 
     def _call_at(self, output_index: Any) -> ToolCall:
         """The tool call of output item ``output_index`` (appended when it starts one; a
@@ -178,7 +184,10 @@ def open_stream(api: str, reply: Reply | None = None) -> ChatStream:
 def chat_usage(usage: dict) -> dict:
     """A Responses usage in chat's names: ``input_tokens`` -> ``prompt_tokens``,
     ``output_tokens`` -> ``completion_tokens``, their details' ``cached_tokens`` and
-    ``reasoning_tokens`` kept (a field the server left out stays out)."""
+    ``reasoning_tokens`` kept (a field the server left out stays out). The Responses usage
+    always has ``reasoning_tokens``: a 0 says only that nothing reasoned, as chat's usage says it
+    by leaving the field out, so it is left out (the record's ``reasoning_tokens`` then None, as
+    chat's on the same server)."""
     chat: dict[str, Any] = {}
     if "input_tokens" in usage:
         chat["prompt_tokens"] = usage["input_tokens"]
@@ -186,7 +195,8 @@ def chat_usage(usage: dict) -> dict:
         chat["completion_tokens"] = usage["output_tokens"]
     if isinstance(details := usage.get("input_tokens_details"), dict):
         chat["prompt_tokens_details"] = details
-    if isinstance(details := usage.get("output_tokens_details"), dict):
+    details = usage.get("output_tokens_details")
+    if isinstance(details, dict) and details.get("reasoning_tokens") != 0:
         chat["completion_tokens_details"] = details
     return chat
 

@@ -84,7 +84,7 @@ def test_a_function_call_is_named_by_its_item_and_filled_by_its_argument_deltas(
         '{"path":"a"}',
         True,
     )
-    assert (s.ttfo, s.t_tool_args, s.chunks, s.finish_reason) == (0.2, 0.3, 2, "tool_calls")
+    assert (s.ttfo, s.t_tool_args, s.chunks, s.finish_reason) == (0.1, 0.3, 3, "tool_calls")
 
 
 def test_completed_ends_the_stream_with_its_usage_in_chats_names():
@@ -167,6 +167,14 @@ def test_a_usage_field_the_server_left_out_stays_out():
     assert chat_usage({"output_tokens": 3}) == {"completion_tokens": 3}
 
 
+def test_zero_reasoning_tokens_read_as_no_reasoning_count_as_on_chat():
+    s = fed(
+        text("a"),
+        completed(usage={"output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 0}}),
+    )
+    assert s.reasoning_tokens == (None, None)
+
+
 def test_vllms_recorded_reasoning_stream_is_read_to_its_usage():
     s = fed(*recorded("vllm_responses_reasoning.sse"))
     assert s.done and s.response_id == "resp_9625073b10ebfec9"
@@ -195,4 +203,4 @@ def test_vllms_recorded_tool_call_stream_is_read_to_its_call():
         "read_file",
         "{}",
     )
-    assert (s.done, s.chunks, s.ttfo is not None, s.output_tokens) == (True, 1, True, (32, "usage"))
+    assert (s.done, s.chunks, s.ttfo is not None, s.output_tokens) == (True, 2, True, (32, "usage"))
