@@ -15,9 +15,9 @@ from sparkload.config.parsers import (
     optional_number,
     positive,
 )
-from sparkload.transport.stream import API_CHAT, API_COMPLETIONS
+from sparkload.transport.stream import API_CHAT, API_COMPLETIONS, API_RESPONSES
 
-APIS = (API_CHAT, API_COMPLETIONS)
+APIS = (API_CHAT, API_COMPLETIONS, API_RESPONSES)
 
 ROWS: tuple[Option, ...] = (
     Option(
@@ -30,8 +30,9 @@ ROWS: tuple[Option, ...] = (
     Option(
         "--api",
         API_CHAT,
-        "Which streaming API: chat (/v1/chat/completions) or completions (/v1/completions, the "
-        "prompt as text)",
+        "Which streaming API: chat (/v1/chat/completions), completions (/v1/completions, the "
+        "prompt as text) or responses (/v1/responses, OpenAI's Responses API: input items, its "
+        "events and usage)",
         REQUEST,
         one_of(APIS),
         choices=APIS,

@@ -49,7 +49,7 @@ STATUS_ABORTED = "aborted"  # the plan could not be finished (e.g. a worker was 
 # Failure classes (``error_kind``); HTTP failures are ``http_<code>``, e.g. ``http_500``.
 ERROR_CONNECT = "connect"
 ERROR_TIMEOUT = "timeout"
-ERROR_DISCONNECT = "disconnect"  # stream ended without data: [DONE]
+ERROR_DISCONNECT = "disconnect"  # stream ended without data: [DONE] (or response.completed)
 ERROR_MALFORMED_SSE = "malformed_sse"
 ERROR_SERVER_EVENT = "server_error_event"  # {"error": ...} inside a 200 stream
 ERROR_EMPTY_OUTPUT = "empty_output"

@@ -1,7 +1,8 @@
 """The simulator's HTTP shell: OpenAI-compatible routes on aiohttp, SSE framing, faults.
 
-Routes: ``POST /v1/chat/completions`` and ``POST /v1/completions`` (streaming and not; the
-latter takes a ``prompt`` string and streams ``choices[0].text``), ``GET /v1/models``,
+Routes: ``POST /v1/chat/completions``, ``POST /v1/completions`` (streaming and not; it takes
+a ``prompt`` string and streams ``choices[0].text``) and ``POST /v1/responses`` (OpenAI's
+Responses API on the chat path: ``responses.py``), ``GET /v1/models``,
 ``GET /health``, ``GET /metrics`` (vLLM's series and the head node's power) and
 ``GET /node/<i>/metrics`` (node i's power alone, i = 1..TP: one exporter per Spark). Each
 stream is an HTTP/1.1 chunked response written one event at a time as the backend yields
@@ -46,15 +47,15 @@ from sparkload.sim.backends import Generation
 from sparkload.sim.engine import Counters
 from sparkload.sim.metrics import SimMetrics
 from sparkload.sim.power import PowerMeter
+from sparkload.sim.responses import ResponsesWriter, chat_body
 from sparkload.sim.sse import (
-    DONE,
     ChunkWriter,
     CompletionWriter,
     error_body,
-    error_frame,
     malformed_frame,
 )
 from sparkload.sim.textlength import CHARS_PER_TOKEN, estimate_tokens
+from sparkload.sim.timing_log import RequestTimes, TimingLog
 from sparkload.sim.tools import (
     PlannedCall,
     ToolCaller,
@@ -224,6 +225,11 @@ def parse_chat_request(body: Any, model_name: str, reasoning_tokens: int) -> Cha
     return _request(body, prompt_text(messages, tools), max_tokens, reasoning_tokens, tools)
 
 
+def parse_responses_request(body: Any, model_name: str, reasoning_tokens: int) -> ChatRequest:
+    """A ``/v1/responses`` body, as the chat body it means (``responses.chat_body``)."""
+    return parse_chat_request(chat_body(body), model_name, reasoning_tokens)
+
+
 def _tools(body: dict) -> ToolRequest | None:
     try:
         return parse_tools(body)
@@ -248,81 +254,6 @@ def error_response(
     status: int, message: str, error_type: str, param: str | None = None
 ) -> web.Response:
     return web.json_response(error_body(message, error_type, status, param), status=status)
-
-
-@dataclass
-class RequestTimes:
-    """Server-side timing of one request, in real seconds of this process's clock."""
-
-    received: float
-    last_output: float = 0.0  # previous backend output, for the ITL histogram
-    first: float | None = None
-    last: float | None = None
-    chunks: int = 0
-
-    def note_chunk(self, now: float) -> None:
-        if self.first is None:
-            self.first = now
-        self.last = now
-        self.chunks += 1
-
-
-class TimingLog:
-    """One JSON line per request, buffered and flushed off the hot path (at least once a
-    second and at shutdown)."""
-
-    def __init__(self, path: Path, time_scale: float) -> None:
-        self._file = path.open("a", encoding="utf-8")
-        self._lines: list[str] = []
-        self._scale = time_scale
-        self._task: asyncio.Task[None] | None = None
-
-    def record(
-        self,
-        request_id: str,
-        times: RequestTimes,
-        tokens: int,
-        fault: str | None,
-        received_unix: float,
-    ) -> None:
-        first, last = times.first, times.last
-        decode = last - first if first is not None and last is not None else None
-        entry = {
-            "request_id": request_id,
-            "received_unix": received_unix,
-            "server_ttft_s": None if times.first is None else times.first - times.received,
-            "decode_s": decode,
-            "tokens": tokens,
-            "chunks": times.chunks,
-            "mean_chunk_gap_s": decode / (times.chunks - 1)
-            if decode is not None and times.chunks > 1
-            else None,
-            "mean_itl_s": decode / (tokens - 1) if decode is not None and tokens > 1 else None,
-            "fault": fault,
-            "time_scale": self._scale,
-        }
-        self._lines.append(json.dumps(entry))
-
-    def flush(self) -> None:
-        if self._lines:
-            self._file.write("\n".join(self._lines) + "\n")
-            self._file.flush()
-            self._lines = []
-
-    def start(self) -> None:
-        async def every_second() -> None:
-            while True:
-                await asyncio.sleep(1.0)
-                self.flush()
-
-        self._task = asyncio.get_running_loop().create_task(every_second())
-
-    async def close(self) -> None:
-        if self._task:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-        self.flush()
-        self._file.close()
 
 
 def reset_connection(request: web.Request) -> None:
@@ -359,6 +290,7 @@ class SimServer:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self.chat_completions)
         app.router.add_post("/v1/completions", self.completions)
+        app.router.add_post("/v1/responses", self.responses)
         app.router.add_get("/v1/models", self.models)
         app.router.add_get("/health", self.health)
         app.router.add_get("/metrics", self.prometheus)
@@ -445,6 +377,11 @@ class SimServer:
     async def completions(self, request: web.Request) -> web.StreamResponse:
         """Raw completion: no chat template, so no think tag is generated or hidden."""
         return await self._serve(request, parse_completion_request, CompletionWriter, "cmpl", 0)
+
+    async def responses(self, request: web.Request) -> web.StreamResponse:
+        """OpenAI's Responses API: the chat request it means, framed as its events."""
+        hidden = self.backend.hidden_first_tokens
+        return await self._serve(request, parse_responses_request, ResponsesWriter, "resp", hidden)
 
     async def _serve(
         self,
@@ -540,7 +477,7 @@ class SimServer:
             if chat.include_usage:
                 await response.write(writer.usage_chunk())
             if fault != "no_done":
-                await response.write(DONE)
+                await response.write(writer.end())
             await response.write_eof()
         except ConnectionResetError:
             pass  # the client went away; nothing left to tell it
@@ -606,8 +543,7 @@ async def inject_fault(
         await response.write(malformed_frame(writer.request_id))
         return False
     if fault == "error_event":
-        await response.write(error_frame())
-        await response.write(DONE)
+        await response.write(writer.failed())
         await response.write_eof()
         return True
     if fault == "stall":

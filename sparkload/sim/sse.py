@@ -215,6 +215,14 @@ class ChunkWriter:
             }
         )
 
+    def end(self) -> bytes:
+        """What ends a complete stream, after the usage chunk."""
+        return DONE
+
+    def failed(self) -> bytes:
+        """A mid-stream error event (the ``error_event`` fault) and the stream's end after it."""
+        return error_frame() + DONE
+
     def completion(self, visible_from: int) -> dict:
         """The non-streaming response body for everything generated so far."""
         self._visible_from = visible_from

@@ -35,6 +35,7 @@ from sparkload.records import (
     summarize_gaps,
 )
 from sparkload.transport.identity import identifying_headers
+from sparkload.transport.responses_stream import open_stream
 from sparkload.transport.sse import (
     DECODE_ERRORS,
     body_decoder,
@@ -43,7 +44,7 @@ from sparkload.transport.sse import (
     read_events,
     receive,
 )
-from sparkload.transport.stream import API_CHAT, ChatStream, Reply, ReplyStream, StreamError
+from sparkload.transport.stream import API_CHAT, ChatStream, Reply, StreamError
 
 MAX_ERROR_BODY = 2048
 ERROR_SNIPPET = 120  # characters of a non-JSON error body kept in the record's message
@@ -59,7 +60,7 @@ class StreamRequest:
     headers: dict[str, str]
     timeout: float  # whole request, send → end of stream
     keep_chunk_gaps: bool = False
-    api: str = API_CHAT  # API_CHAT | API_COMPLETIONS: where each chunk's token text is
+    api: str = API_CHAT  # API_CHAT | API_COMPLETIONS | API_RESPONSES: how to read the events
 
 
 class Connection:
@@ -284,7 +285,7 @@ def measure(
     t0 = time.time_ns()
     record.start_time = t0 / 1e9
     # fed seconds since the send
-    stream = ChatStream(request.api) if reply is None else ReplyStream(request.api, reply)
+    stream = open_stream(request.api, reply)
 
     def on_event(data: bytes, arrival_ns: int) -> bool:
         return stream.feed(data, (arrival_ns - t0) / 1e9)
@@ -310,7 +311,7 @@ def measure(
                 if ending.done:
                     drain(response)
                 else:
-                    _fail(record, ERROR_DISCONNECT, "stream ended without data: [DONE]")
+                    _fail(record, ERROR_DISCONNECT, f"stream ended without {stream.ending}")
     except StreamError as exc:
         _fail(record, exc.kind, str(exc))
     except DECODE_ERRORS as exc:

@@ -29,6 +29,7 @@ from sparkload.records import (
 DONE = b"[DONE]"
 API_CHAT = "chat"  # /v1/chat/completions
 API_COMPLETIONS = "completions"  # /v1/completions
+API_RESPONSES = "responses"  # /v1/responses: its events are read by ``responses_stream``
 
 
 @dataclass(slots=True)
@@ -111,6 +112,7 @@ class ChatStream:
         "ttft",
         "usage",
     )
+    ending = "data: [DONE]"  # what ends a complete stream, named by the failure of its absence
 
     def __init__(self, api: str = API_CHAT) -> None:
         self.text_api = api == API_COMPLETIONS  # token text in choices[0].text, not in a delta

@@ -10,7 +10,7 @@ import requests
 from sparkload.errors import ConfigError
 from sparkload.records import ServerEntry
 from sparkload.transport.identity import identifying_headers
-from sparkload.transport.stream import API_COMPLETIONS
+from sparkload.transport.stream import API_COMPLETIONS, API_RESPONSES
 
 
 def chat_completions_url(host: str) -> str:
@@ -33,9 +33,11 @@ class Endpoint:
     models_path: str
 
     def path_for(self, api: str) -> str:
-        """The route of a streaming API (``chat`` or ``completions``) on this endpoint."""
+        """The route of a streaming API (``chat``, ``completions``, ``responses``) here."""
         if api == API_COMPLETIONS:
             return self.chat_path.removesuffix("/chat/completions") + "/completions"
+        if api == API_RESPONSES:
+            return self.chat_path.removesuffix("/chat/completions") + "/responses"
         return self.chat_path
 
     @classmethod

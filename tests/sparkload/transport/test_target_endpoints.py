@@ -66,3 +66,12 @@ def test_endpoint_urls_with_or_without_v1_map_to_the_same_routes(url, base, chat
 def test_an_endpoint_that_is_not_http_is_a_config_error():
     with pytest.raises(ConfigError, match="not an http"):
         Endpoint.parse("spark-1:8000")
+
+
+def test_each_api_has_its_route_beside_the_chat_route():
+    endpoint = Endpoint.parse("http://spark-1:8000/openai/v1")
+    assert [endpoint.path_for(api) for api in ("chat", "completions", "responses")] == [
+        "/openai/v1/chat/completions",
+        "/openai/v1/completions",
+        "/openai/v1/responses",
+    ]
