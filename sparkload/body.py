@@ -6,7 +6,9 @@ A body's parts, a later one winning a key it shares with an earlier one:
    planned messages, else the text as one user message) or the completions API's ``prompt``;
 2. the workload's sampling (``Workload.sampling``: fresh and edit's notes method; a pinned
    length's ``ignore_eos`` and ``min_tokens``, which follows each request's ``max_tokens``);
-3. ``--temperature``, ``--top-p``, ``--no-thinking`` (merged into ``chat_template_kwargs``);
+3. ``--temperature``, ``--top-p``, ``--no-thinking`` (merged into ``chat_template_kwargs``),
+   ``--response-format`` (OpenAI's ``response_format``; vLLM's ``structured_outputs`` instead
+   goes in ``--extra-body``);
 4. ``--extra-body``, where a key set to null removes the key from 2-4;
 5. the request's own ``tools`` and ``tool_choice`` (``PlannedRequest.tools``: the agent
    workload's), which ``--extra-body`` neither replaces nor removes (the agent workload refuses
@@ -45,6 +47,7 @@ class BodyTemplate:
     api: str = API_CHAT
     extras: dict[str, Any] = field(default_factory=dict)  # parts 2-4, without nulls
     min_tokens_follow: bool = False  # min_tokens = each request's max_tokens (a pinned length)
+    response_format: dict[str, Any] | None = None  # --response-format, in OpenAI's form
     _stream: dict[str, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -76,6 +79,7 @@ class BodyTemplate:
             opts.request.api,
             {key: value for key, value in extras.items() if value is not None},
             min_tokens_follow=sampling.pinned and "min_tokens" not in opts.request.extra_body,
+            response_format=fmt.body() if (fmt := opts.request.response_format) else None,
         )
 
     def encode(self, request: PlannedRequest) -> bytes:
@@ -87,6 +91,8 @@ class BodyTemplate:
             prompt = {"messages": list(request.messages)}
         else:
             prompt = {"messages": [{"role": "user", "content": request.text}]}
+        if self.response_format is not None:  # before part 4: --extra-body may replace it
+            prompt["response_format"] = self.response_format
         body = {
             "model": self.model,
             "max_tokens": request.max_tokens,

@@ -18,6 +18,7 @@ from sparkload.body import BodyTemplate
 from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
+from sparkload.inputs.schemas import ReplyChecker
 from sparkload.transport.client import build_headers
 from sparkload.transport.target import Endpoint
 from sparkload.workloads import registry
@@ -34,6 +35,8 @@ class RunContext:
     time_scale: float = 1.0  # > 1 when the target is the time-scaled built-in simulator
     # every request body's template, composed once from the fields above
     body: BodyTemplate = field(init=False)
+    # the verdict on every reply under --response-format (its validator compiled once)
+    checker: ReplyChecker | None = field(init=False)
 
     def __post_init__(self) -> None:
         workload = self.workload
@@ -41,6 +44,8 @@ class RunContext:
             self.options, workload.sampling, workload.max_tokens, self.model
         )
         object.__setattr__(self, "body", body)
+        fmt = self.options.request.response_format
+        object.__setattr__(self, "checker", ReplyChecker(fmt) if fmt else None)
 
     @classmethod
     def from_options(
