@@ -104,9 +104,9 @@ class RequestOptions:
     request_timeout: float
     api: str
     extra_body: dict[str, Any]
+    response_format: ResponseFormat | None  # None: replies are not asked to be JSON
     header: dict[str, str]  # extra request headers: secret values, never written
     temperature: float | None
     top_p: float | None
     no_thinking: bool
     accept_encoding: str
-    response_format: ResponseFormat | None  # None: replies are not asked to be JSON
