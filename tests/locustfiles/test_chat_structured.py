@@ -56,6 +56,8 @@ def test_a_tenth_broken_on_purpose_reads_as_85_to_95_percent_valid_and_fails_a_9
     )
     assert run.returncode == EXIT_CHECK_FAILED, run.output
     assert "schema_valid_ratio" in run.output
+    sent = run.manifest["request"]["response_format"]  # as sent: the schema reproducible
+    assert sent["json_schema"] == {"name": "place", "schema": SCHEMA, "strict": True}
     verdicts = [r.get("structured") for r in run.records if r["phase"] == "measure"]
     assert len(verdicts) == 200
     valid, parse, broken = (verdicts.count(k) for k in ("valid", "parse_error", "schema_error"))
