@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from sparkload.errors import ConfigError
+from sparkload.inputs.schemas import JSON_SCHEMA, ResponseFormat
 from sparkload.records import SamplingEntry
 from sparkload.transport.stream import API_CHAT, API_COMPLETIONS
 from sparkload.workloads.contract import PlannedRequest, Sampling
@@ -91,7 +92,9 @@ class BodyTemplate:
             prompt = {"messages": list(request.messages)}
         else:
             prompt = {"messages": [{"role": "user", "content": request.text}]}
-        if self.response_format is not None:  # before part 4: --extra-body may replace it
+        if request.schema is not None:  # a dataset line's own, over --response-format
+            prompt["response_format"] = ResponseFormat(JSON_SCHEMA, "prompt", request.schema).body()
+        elif self.response_format is not None:  # before part 4: --extra-body may replace it
             prompt["response_format"] = self.response_format
         body = {
             "model": self.model,
