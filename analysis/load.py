@@ -344,6 +344,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     endpoints: list[pd.Categorical] = []
     sessions: list[pd.Categorical] = []
     steps: list[pd.Categorical] = []  # an agent's step kind ("" for other requests)
+    verdicts: list[pd.Categorical] = []  # a structured reply's verdict ("" where none)
     bad = 0
     with file.open("rb") as handle:
         while lines := handle.readlines(_CHUNK_BYTES):
@@ -377,6 +378,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             endpoints.append(pd.Categorical([_text(r.get("endpoint")) for r in records]))
             sessions.append(pd.Categorical([_text(r.get("session_id")) for r in records]))
             steps.append(pd.Categorical([_text(r.get("step")) for r in records]))
+            verdicts.append(pd.Categorical([_text(r.get("structured")) for r in records]))
     columns = {
         name: np.concatenate(chunks)
         if chunks
@@ -387,7 +389,12 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     columns["reasoning_counted_by"] = (
         union_categoricals(counted_by) if counted_by else pd.Categorical([], categories=[""])
     )
-    for name, parts_of in (("endpoint", endpoints), ("session_id", sessions), ("step", steps)):
+    for name, parts_of in (
+        ("endpoint", endpoints),
+        ("session_id", sessions),
+        ("step", steps),
+        ("structured", verdicts),
+    ):
         columns[name] = (
             union_categoricals(parts_of) if parts_of else pd.Categorical([], categories=[""])
         )
@@ -513,7 +520,7 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     if frames:
         records = pd.concat(frames, ignore_index=True)
         # concat widens categoricals to object
-        for name in ("endpoint", "session_id", "step", "reasoning_counted_by"):
+        for name in ("endpoint", "session_id", "step", "structured", "reasoning_counted_by"):
             records[name] = records[name].astype("category")
         run_labels = np.array([run.label for run in runs], dtype=object)
         records.insert(

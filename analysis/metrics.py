@@ -43,6 +43,8 @@ requests that report them (older records lack them: they read as missing):
   tool_args_valid_pct  share of requests with tool calls whose every call's arguments parse as
                        a JSON object
 
+Structured output (``--response-format``): ``analysis/structured.py``'s columns, only where
+some record carries a verdict.
 Per-request itl/tps come from the records (``RequestRecord.derive``) and are never recomputed.
 Extra columns beside them: p99s, bootstrap CIs, decode tok/s, chunk ITL (vLLM's per-chunk gap,
 per step rather than per token with MTP), the lengths achieved (prompt tokens by the server's
@@ -64,6 +66,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import percentiles
+from analysis import structured as st
 from analysis.load import Dataset, Run, describe_level
 from sparkload.records import LevelEntry, Schedule
 
@@ -328,7 +331,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         return pd.DataFrame()
     counts = _counts(records, loop)
     ok = measured_ok(records, settings)
-    thinking = has_thinking(records)
+    thinking, structured = has_thinking(records), st.has_structured(records)
     column = {name: ok[name].to_numpy() for name in ok.columns if ok[name].dtype.kind == "f"}
     rows = []
     groups = ok.groupby(["label", loop.record_key], observed=True).indices
@@ -363,6 +366,8 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         row.update(length_stats(prompt, tokens, settings))
         if thinking:
             row.update(thinking_stats(ok.iloc[index], column, index, settings, rng))
+        if structured:
+            row.update(st.structured_stats(ok["structured"].iloc[index]))
         rows.append(row)
     by_level = ["label", loop.summary_key]
     # where every measured request failed there are no rows: the levels keep their counts
@@ -620,4 +625,8 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
         for column in ("no_answer", "tool_calls", "tool_call_requests"):
             levels[column] = levels[column].astype("Int64")
         columns = columns + THINKING_COLUMNS
+    if st.has_structured(dataset.records):  # --response-format (analysis/structured.py)
+        levels = levels.reindex(columns=[*levels.columns.difference(st.COLUMNS), *st.COLUMNS])
+        levels[st.COUNT_COLUMNS] = levels[st.COUNT_COLUMNS].astype("Int64")
+        columns = columns + st.COLUMNS
     return levels[columns].reset_index(drop=True)

@@ -7,7 +7,9 @@ ttft, itl, tps, latency, ttfo), statistic (``mean`` or ``pNN``), optional unit (
 for durations; ttft/itl/ttfo default to ms, latency to s), operator (<=, <, >=, >) and a number;
 or ``failure_ratio``, the
 level's failures / (n + failures) of measured requests; or ``stream_flags``, how many kinds of
-flag the level's stream check raised (``stream_flags<=0``: no flag at all). A level meets the SLO
+flag the level's stream check raised (``stream_flags<=0``: no flag at all); or
+``schema_valid_ratio`` (``--response-format``: valid replies / the replies that finished,
+``analysis/structured.py``; a level without verdicts never meets it). A level meets the SLO
 when every bound holds for its statistic. Goodput counts single requests: a request is good when
 each of its own values meets every threshold (an undefined ITL, i.e. one output token, does not
 break an ITL bound) and it did not fail; failed requests count in the denominator.
@@ -48,13 +50,15 @@ from analysis.metrics import (
     measured_ok,
     no_answer,
 )
+from analysis.structured import SCHEMA_VALID_RATIO
 from sparkload.records import STREAM_MEANINGLESS
 
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
 _BREACHED = {"<=": ">", "<": ">=", ">=": "<", ">": "<="}  # what a breach of each operator shows
 FAILURE_RATIO = "failure_ratio"
 STREAM_FLAGS = "stream_flags"
-LEVEL_FIGURES = (FAILURE_RATIO, STREAM_FLAGS)  # bounds on a level as a whole, not on requests
+# bounds on a level as a whole, not on requests
+LEVEL_FIGURES = (FAILURE_RATIO, STREAM_FLAGS, SCHEMA_VALID_RATIO)
 # THE bound names: the per-request metrics a bound may name (--slo, --check, --find-capacity),
 # each with its unit (a duration's default unit, "" for a rate)
 BOUND_METRICS: dict[str, Metric] = {m.field: m for m in (*METRICS, TTFO)}
@@ -163,7 +167,17 @@ def _stream_flag_count(level: pd.Series) -> float:
     return float(len(flags.split("; "))) if flags else 0.0
 
 
-_LEVEL_FIGURE = {FAILURE_RATIO: _failure_ratio, STREAM_FLAGS: _stream_flag_count}
+def _schema_valid_ratio(level: pd.Series) -> float:
+    """The level's ``structured.SCHEMA_VALID_RATIO``; NaN (never met) without verdicts."""
+    value = level.get(SCHEMA_VALID_RATIO)
+    return np.nan if value is None or pd.isna(value) else float(value)
+
+
+_LEVEL_FIGURE = {
+    FAILURE_RATIO: _failure_ratio,
+    STREAM_FLAGS: _stream_flag_count,
+    SCHEMA_VALID_RATIO: _schema_valid_ratio,
+}
 
 
 def evaluate(

@@ -9,14 +9,16 @@ A body's parts, a later one winning a key it shares with an earlier one:
 2. the workload's sampling (``Workload.sampling``: fresh and edit's notes method; a pinned
    length's ``ignore_eos`` and ``min_tokens``, which follows each request's ``max_tokens``;
    vLLM takes both on every API);
-3. ``--temperature``, ``--top-p``, ``--no-thinking`` (merged into ``chat_template_kwargs``);
+3. ``--temperature``, ``--top-p``, ``--no-thinking`` (merged into ``chat_template_kwargs``),
+   the request's ``response_format`` (``format_of``: a dataset line's own schema, else
+   ``--response-format``; the Responses API's ``text.format``); vLLM's ``structured_outputs`` or
+   llama.cpp's ``json_schema`` instead go in ``--extra-body``, with ``response_format`` null;
 4. ``--extra-body``, where a key set to null removes the key from 2-4;
 5. the request's own ``tools`` and ``tool_choice`` (``PlannedRequest.tools``: the agent
    workload's, in chat's nested form; the Responses API gets them flat), which ``--extra-body``
    neither replaces nor removes (the agent workload refuses an ``--extra-body`` that sets them:
    ``--tools``, ``--tool-choice``); a request that plans no tools carries whatever 2-4 say (a
-   chat run's ``--extra-body`` tools); then the run's ``response_format`` (chat's form: chat and
-   completions send it as it is, the Responses API as ``text.format``);
+   chat run's ``--extra-body`` tools);
 6. ``stream: true`` and ``stream_options.include_usage: true``, which nothing removes: the
    measurement needs the stream and its usage chunk (the Responses API has no stream options:
    its ``response.completed`` event always carries the usage).
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from sparkload.errors import ConfigError
+from sparkload.inputs.schemas import JSON_SCHEMA, ResponseFormat
 from sparkload.records import SamplingEntry
 from sparkload.transport.stream import API_CHAT, API_COMPLETIONS, API_RESPONSES
 from sparkload.workloads.contract import PlannedRequest, Sampling
@@ -52,7 +55,7 @@ class BodyTemplate:
     api: str = API_CHAT
     extras: dict[str, Any] = field(default_factory=dict)  # parts 2-4, without nulls
     min_tokens_follow: bool = False  # min_tokens = each request's max_tokens (a pinned length)
-    response_format: dict[str, Any] | None = None  # chat's form ({"type": "json_object"}, ...)
+    response_format: dict[str, Any] | None = None  # --response-format, in chat's form
     _stream: dict[str, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -87,6 +90,7 @@ class BodyTemplate:
             opts.request.api,
             {key: value for key, value in extras.items() if value is not None},
             min_tokens_follow=sampling.pinned and "min_tokens" not in opts.request.extra_body,
+            response_format=_run_format(opts),
         )
 
     def encode(self, request: PlannedRequest) -> bytes:
@@ -100,6 +104,8 @@ class BodyTemplate:
             prompt = {"messages": list(request.messages)}
         else:
             prompt = {"messages": [{"role": "user", "content": request.text}]}
+        if (response_format := self.format_of(request)) is not None:
+            prompt["response_format"] = response_format  # part 3: --extra-body may replace it
         body = {
             "model": self.model,
             "max_tokens": request.max_tokens,
@@ -113,9 +119,14 @@ class BodyTemplate:
             body["tool_choice"] = request.tool_choice
         if self.min_tokens_follow:
             body["min_tokens"] = request.max_tokens
-        if self.response_format is not None:
-            body["response_format"] = self.response_format
         return orjson.dumps(body)
+
+    def format_of(self, request: PlannedRequest) -> dict[str, Any] | None:
+        """The ``response_format`` a request asks for, in chat's form: a dataset line's own
+        schema over the run's ``--response-format``; None when neither asks."""
+        if request.schema is not None:
+            return ResponseFormat(JSON_SCHEMA, "prompt", request.schema).body()
+        return self.response_format
 
     def _responses_body(self, request: PlannedRequest) -> dict[str, Any]:
         """One request's body in the Responses API's form (parts 1-6 as for chat)."""
@@ -125,6 +136,8 @@ class BodyTemplate:
         if instructions is not None:
             body["instructions"] = instructions
         body["input"] = items
+        if (response_format := self.format_of(request)) is not None:  # --extra-body may replace it
+            body["text"] = {"format": text_format(response_format)}
         body.update(self.extras)
         body.update(self._stream)
         if request.tools is not None:
@@ -133,18 +146,21 @@ class BodyTemplate:
             body["tool_choice"] = request.tool_choice
         if self.min_tokens_follow:
             body["min_tokens"] = request.max_tokens
-        if self.response_format is not None:
-            text = body.get("text")
-            body["text"] = {
-                **(text if isinstance(text, dict) else {}),
-                "format": text_format(self.response_format),
-            }
         return body
 
     def sampling_entry(self) -> SamplingEntry:
         """The manifest's ``sampling`` entry: what a request of the run's length carries beside
         its prompt."""
         return SamplingEntry.from_dict({"max_tokens": self.max_tokens, **self.extras})
+
+
+def _run_format(opts: RunOptions) -> dict[str, Any] | None:
+    """``--response-format`` in chat's form, unless ``--extra-body`` sets ``response_format`` to
+    null (to send a server's own field instead; the replies are still judged by the option)."""
+    fmt = opts.request.response_format
+    if fmt is None or opts.request.extra_body.get("response_format", True) is None:
+        return None
+    return fmt.body()
 
 
 def responses_input(messages: Sequence[Mapping[str, Any]]) -> tuple[str | None, list[Any]]:

@@ -15,6 +15,7 @@ from sparkload.config.parsers import (
     optional_number,
     positive,
 )
+from sparkload.inputs.schemas import ResponseFormat, parse_response_format
 from sparkload.transport.stream import API_CHAT, API_COMPLETIONS, API_RESPONSES
 
 APIS = (API_CHAT, API_COMPLETIONS, API_RESPONSES)
@@ -45,6 +46,16 @@ ROWS: tuple[Option, ...] = (
         " its usage chunk stay on",
         REQUEST,
         json_object,
+    ),
+    Option(
+        "--response-format",
+        "",
+        "Ask every reply to be JSON and check each one: json_object, json_schema:FILE (a JSON "
+        "Schema, checked before the load) or json_schema:builtin-NAME (flat, nested, array); "
+        "OpenAI's response_format. Each reply is valid, parse_error, schema_error or truncated "
+        "(cut by max_tokens): the level's schema_valid_ratio",
+        REQUEST,
+        parse_response_format,
     ),
     Option(
         "--header",
@@ -94,6 +105,7 @@ class RequestOptions:
     request_timeout: float
     api: str
     extra_body: dict[str, Any]
+    response_format: ResponseFormat | None  # None: replies are not asked to be JSON
     header: dict[str, str]  # extra request headers: secret values, never written
     temperature: float | None
     top_p: float | None

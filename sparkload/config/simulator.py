@@ -82,6 +82,7 @@ class SimulatorOptions:
     tool_call_rate: float
     tool_call_error_rate: float
     tool_parser_holdback: int | None
+    schema_error_rate: float
 
     def args(self) -> list[str]:
         """The built-in simulator's own options, as the run's --sim-* options set them: the

@@ -4,7 +4,9 @@ Formats (``--prompts FILE``; ``prompts.load_prompts`` picks one by extension, th
 
 - **JSONL** (``.jsonl``): one JSON object per line, either ``{"messages": [{"role": "system",
   "content": ...}, {"role": "user", "content": ...}], "max_tokens": 256}`` or ``{"prompt":
-  "..."}`` (one user message); ``max_tokens`` is optional per line. A line may also be one
+  "..."}`` (one user message); ``max_tokens`` is optional per line, and so is ``schema``, a
+  JSON Schema the reply must match (structured output, ``inputs/schemas.py``: sent as the
+  request's ``response_format``, over ``--response-format``'s). A line may also be one
   ShareGPT conversation object.
 - **ShareGPT** (``.json``): a JSON list of ``{"conversations": [{"from": "system" | "human" |
   "gpt", "value": ...}, ...]}``. The prompt is the conversation up to and including its first
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sparkload.errors import ConfigError
+from sparkload.inputs.schemas import checked_schema
 from sparkload.sim.textlength import estimate_tokens
 
 JSONL, SHAREGPT, TEXT = "jsonl", "sharegpt", "text"
@@ -56,6 +59,7 @@ class DatasetPrompt:
 
     messages: Messages
     max_tokens: int | None = None  # the line's own max_tokens (None: the run's)
+    schema: dict[str, Any] | None = None  # the line's own JSON Schema for the reply (None: none)
 
     @property
     def text(self) -> str:
@@ -143,7 +147,10 @@ def _prompt(item: Any, where: str, reply_lengths: bool) -> DatasetPrompt | None:
         messages = ({"role": "user", "content": item["prompt"]},)
     else:
         raise ConfigError(f"--prompts: {where}: no 'messages' (or 'prompt', 'conversations')")
-    return DatasetPrompt(messages, _max_tokens(item.get("max_tokens"), where))
+    schema = item.get("schema")
+    if schema is not None:
+        schema = checked_schema(f"--prompts: {where}: schema", schema)
+    return DatasetPrompt(messages, _max_tokens(item.get("max_tokens"), where), schema)
 
 
 def _messages(value: Any, where: str) -> Messages:

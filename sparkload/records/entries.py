@@ -104,6 +104,8 @@ class RequestEntry(Entry):
     headers: list[str] = field(default_factory=list)  # names only: values may be secrets
     accept_encoding: str = ""
     cache_bust: bool | None = omitted()  # before it moved here, ``WorkloadEntry.cache_bust``
+    # --response-format as sent (OpenAI's response_format, the schema in it); None: not asked
+    response_format: dict[str, JSONValue] | None = omitted()
 
 
 @dataclass

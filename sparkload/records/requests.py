@@ -139,6 +139,9 @@ class RequestRecord:
     tool_args_done: float | None = None  # when the last tool call's arguments were complete
     tool_args_valid: bool | None = None  # every tool call's arguments parse as a JSON object
     step: str | None = None  # an agent's request: STEP_TOOL_CALL | STEP_ANSWER
+    # With --response-format: the reply's verdict (STRUCTURED_VERDICTS), never its text; None
+    # when no format was asked, or the request failed
+    structured: str | None = None
     schema: int = SCHEMA_VERSION
     # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
     itl: float | None = None
@@ -208,6 +211,7 @@ _OMITTED_WHEN_NONE = (
     "tool_args_done",
     "tool_args_valid",
     "step",
+    "structured",
     "reasoning_tps",
     "answer_tps",
 )

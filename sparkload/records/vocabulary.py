@@ -97,6 +97,17 @@ def http_error_kind(status_code: int) -> str:
 # (the agent runs the tool and asks again with its result) or the answer to the user's turn.
 STEP_TOOL_CALL, STEP_ANSWER = "tool_call", "answer"
 STEPS = (STEP_TOOL_CALL, STEP_ANSWER)
+# A structured reply's verdict (``RequestRecord.structured``, with --response-format): it parses
+# and matches the schema, it is not JSON, it is JSON that does not match, or it was cut by
+# max_tokens (finish_reason "length"), its own kind whatever its text.
+STRUCTURED_VALID, STRUCTURED_PARSE_ERROR = "valid", "parse_error"
+STRUCTURED_SCHEMA_ERROR, STRUCTURED_TRUNCATED = "schema_error", "truncated"
+STRUCTURED_VERDICTS = (
+    STRUCTURED_VALID,
+    STRUCTURED_PARSE_ERROR,
+    STRUCTURED_SCHEMA_ERROR,
+    STRUCTURED_TRUNCATED,
+)
 # Who counted a figure (``tokens_counted_by``, ``reasoning_counted_by``): the server's usage, or
 # the client from the stream's chunks (one token a chunk: a lower bound with MTP).
 COUNTED_BY_USAGE, COUNTED_BY_CHUNKS = "usage", "chunks"

@@ -18,10 +18,11 @@ from sparkload.body import BodyTemplate
 from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
+from sparkload.inputs.schemas import JSON_SCHEMA, ReplyChecker, ResponseFormat
 from sparkload.transport.client import build_headers
 from sparkload.transport.target import Endpoint
 from sparkload.workloads import registry
-from sparkload.workloads.contract import Synthetic, Workload
+from sparkload.workloads.contract import PlannedRequest, Synthetic, Workload
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,9 @@ class RunContext:
     time_scale: float = 1.0  # > 1 when the target is the time-scaled built-in simulator
     # every request body's template, composed once from the fields above
     body: BodyTemplate = field(init=False)
+    # the verdict on every reply under --response-format (its validator compiled once)
+    checker: ReplyChecker | None = field(init=False)
+    _checkers: dict[int, ReplyChecker] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         workload = self.workload
@@ -41,6 +45,20 @@ class RunContext:
             self.options, workload.sampling, workload.max_tokens, self.model
         )
         object.__setattr__(self, "body", body)
+        fmt = self.options.request.response_format
+        object.__setattr__(self, "checker", ReplyChecker(fmt) if fmt else None)
+
+    def checker_for(self, planned: PlannedRequest) -> ReplyChecker | None:
+        """The checker of ``planned``'s reply: its own schema's (compiled once per schema: a
+        dataset's schemas live all run), else the run's ``--response-format``'s, else None."""
+        if planned.schema is None:
+            return self.checker
+        own = self._checkers.get(id(planned.schema))
+        if own is None:
+            own = self._checkers[id(planned.schema)] = ReplyChecker(
+                ResponseFormat(JSON_SCHEMA, "prompt", planned.schema)
+            )
+        return own
 
     @classmethod
     def from_options(

@@ -21,7 +21,15 @@ from dataclasses import dataclass, field
 
 from ddsketch import DDSketch
 
-from sparkload.records import PHASE_MEASURE, STATUS_OK, linear_percentile
+from sparkload.records import (
+    PHASE_MEASURE,
+    STATUS_OK,
+    STRUCTURED_PARSE_ERROR,
+    STRUCTURED_SCHEMA_ERROR,
+    STRUCTURED_TRUNCATED,
+    STRUCTURED_VALID,
+    linear_percentile,
+)
 
 EXACT_VALUES = 20_000  # values per metric and level kept exactly; a sketch beyond
 SKETCH_ACCURACY = 0.01  # the sketch's relative error bound
@@ -52,12 +60,24 @@ TTFO_COLUMNS = (
     ("no_answer", "no answer"),
 )
 THINKING_COLUMNS = (*COLUMNS[:6], *TTFO_COLUMNS, *COLUMNS[6:])
+# --response-format: the share of finished replies that match (truncated ones apart), and each
+# failure kind's count (the report's schema_valid_ratio, ``analysis/structured.py``)
+STRUCTURED_COLUMNS = (
+    ("schema_valid_pct", "schema valid %"),
+    ("parse_error", "parse err"),
+    ("schema_error", "schema err"),
+    ("truncated", "truncated"),
+)
 
 
 def columns_for(rows: list[dict]) -> tuple[tuple[str, str], ...]:
     """The table's columns for ``rows``: TTFO's too once some level's records reasoned or
-    called tools (their rows have ``no_answer``), else the plain table's."""
-    return THINKING_COLUMNS if any("no_answer" in row for row in rows) else COLUMNS
+    called tools (their rows have ``no_answer``), else the plain table's; and the structured
+    replies' once some level's records carry a verdict."""
+    columns = THINKING_COLUMNS if any("no_answer" in row for row in rows) else COLUMNS
+    if any("schema_valid_pct" in row for row in rows):
+        return (*columns[:-2], *STRUCTURED_COLUMNS, *columns[-2:])
+    return columns
 
 
 class Distribution:
@@ -125,6 +145,7 @@ class LevelTally:
     ttfo: Distribution = field(default_factory=Distribution)
     thinking: bool = False  # some record reasoned or called tools: the row shows TTFO
     no_answer: int = 0  # ok records that reasoned and never gave a first output token
+    verdicts: Counter = field(default_factory=Counter)  # ok records' structured verdicts
     measured: int = 0
     output_tokens: int = 0
     first_start: float | None = None  # epoch seconds (real time)
@@ -164,6 +185,8 @@ class LevelTally:
             self.thinking = True
             if reasoning and record.get("ttfo") is None:
                 self.no_answer += 1
+        if verdict := record.get("structured"):
+            self.verdicts[verdict] += 1
         if record.get("ttft") is not None:
             self.recent_ttfts.append(record["ttft"])
         self.output_tokens += record.get("output_tokens") or 0
@@ -215,6 +238,19 @@ class LevelTally:
                 ttfo_ms_p50=_scaled(self.ttfo.quantile(0.5), ms),
                 ttfo_ms_p90=_scaled(self.ttfo.quantile(0.9), ms),
                 no_answer=self.no_answer,
+            )
+        if self.verdicts:  # --response-format
+            valid, parse_error = (
+                self.verdicts[STRUCTURED_VALID],
+                self.verdicts[STRUCTURED_PARSE_ERROR],
+            )
+            schema_error = self.verdicts[STRUCTURED_SCHEMA_ERROR]
+            finished = valid + parse_error + schema_error
+            row.update(
+                schema_valid_pct=valid / finished * 100 if finished else None,
+                parse_error=parse_error,
+                schema_error=schema_error,
+                truncated=self.verdicts[STRUCTURED_TRUNCATED],
             )
         return row
 

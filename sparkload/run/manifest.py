@@ -90,6 +90,7 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
             headers=sorted(opts.request.header),  # names only: values may be secrets
             accept_encoding=opts.request.accept_encoding,
             cache_bust=context.workload.cache_bust,
+            **_asked(response_format=context.body.response_format),
         ),
         servers={url: info.manifest_entry() for url, info in facts.servers.items()},
         scrape=dict(facts.scrape),
@@ -107,6 +108,11 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
         workers=list(facts.workers),
         refused_workers=list(facts.refused_workers),
     )
+
+
+def _asked(**values: Any) -> dict[str, Any]:
+    """The optional entry fields that were set: an unset one is left out, not written null."""
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def arrival_entry(context: RunContext) -> ArrivalEntry:

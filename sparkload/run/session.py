@@ -179,9 +179,12 @@ class UserSession:
             opts.results.keep_chunk_gaps,
             opts.request.api,
         )
-        reply = Reply() if planned.wants_reply else None
+        checker = ctx.checker_for(planned)
+        reply = Reply() if planned.wants_reply or checker else None
         self.last_send = time.perf_counter()
         measure(self.connection, request, record, reply)
+        if checker is not None and reply is not None and record.error_kind is None:
+            record.structured = checker.verdict(reply.content, record.finish_reason)
         self.shipper.note_identity(self.endpoint.url, self.connection.identity())
         ctx.workload.after(self.state, planned, record, reply)
         ended = (planned.turn or 1) >= (planned.turns or 1)

@@ -188,6 +188,7 @@ def build_server(args: argparse.Namespace) -> SimServer:
     for flag, rate in (
         ("--tool-call-rate", args.tool_call_rate),
         ("--tool-call-error-rate", args.tool_call_error_rate or 0.0),
+        ("--schema-error-rate", args.schema_error_rate),
     ):
         if not 0 <= rate <= 1:
             raise UsageError(f"{flag} must be between 0 and 1")
@@ -224,6 +225,7 @@ def build_server(args: argparse.Namespace) -> SimServer:
         tool_parser_holdback=args.tool_parser_holdback or 0,
         reasoning_usage=not args.no_reasoning_usage,
         seed=args.seed,
+        schema_error_rate=args.schema_error_rate,
     )
     return SimServer(backend, config)
 

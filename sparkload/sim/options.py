@@ -104,6 +104,14 @@ TOOL_CALL_ERROR_RATE = SimOption(
     type=float,
     rate=True,
 )
+SCHEMA_ERROR_RATE = SimOption(
+    "--schema-error-rate",
+    0.0,
+    "share of replies to a response_format broken on purpose, seeded by --seed: half not JSON, "
+    "half JSON that breaks the schema (the others match it)",
+    type=float,
+    rate=True,
+)
 TOOL_PARSER_HOLDBACK = SimOption(
     "--tool-parser-holdback",
     None,
@@ -126,6 +134,7 @@ SHARED = (
     TOOL_CALL_RATE,
     TOOL_CALL_ERROR_RATE,
     TOOL_PARSER_HOLDBACK,
+    SCHEMA_ERROR_RATE,
 )
 
 

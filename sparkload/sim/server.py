@@ -54,6 +54,7 @@ from sparkload.sim.sse import (
     error_body,
     malformed_frame,
 )
+from sparkload.sim.structured import StructuredReplier
 from sparkload.sim.textlength import CHARS_PER_TOKEN, estimate_tokens
 from sparkload.sim.timing_log import RequestTimes, TimingLog
 from sparkload.sim.tools import (
@@ -107,6 +108,7 @@ class ServerConfig:
     tool_parser_holdback: int = 0  # answer tokens the tool parser holds back (tools only)
     reasoning_usage: bool = True  # usage.completion_tokens_details.reasoning_tokens
     seed: int = 0  # the tool calls' randomness
+    schema_error_rate: float = 0.0  # share of structured replies broken on purpose
 
 
 @dataclass(frozen=True)
@@ -282,6 +284,7 @@ class SimServer:
         self.tool_caller = ToolCaller(
             config.tool_call_rate, config.tool_call_error_rate, config.seed
         )
+        self.structured = StructuredReplier(config.schema_error_rate, config.seed)
         self.timing_log = (
             TimingLog(config.timing_log, config.time_scale) if config.timing_log else None
         )
@@ -419,6 +422,7 @@ class SimServer:
             tool_call=self._tool_call(chat, fault, hidden),
             holdback=self.config.tool_parser_holdback if parsed else 0,
             reasoning_usage=self.config.reasoning_usage,
+            structured=self.structured.plan(body.get("response_format")),  # sim/structured.py
         )
         max_tokens = f.HUGE_TOKENS if fault == "huge" else chat.max_tokens
         gen = Generation(

@@ -34,6 +34,7 @@ import json
 import time
 from dataclasses import dataclass, field
 
+from sparkload.sim.structured import PlannedJson
 from sparkload.sim.tools import PlannedCall
 
 WORDS = (
@@ -85,6 +86,7 @@ class ChunkWriter:
     generated: int = 0  # tokens produced, hidden ones included (what usage counts)
     tool_call: PlannedCall | None = None  # the answer is this tool call, not content
     holdback: int = 0  # answer tokens the tool parser holds back before its first delta
+    structured: PlannedJson | None = None  # the answer is this JSON text (response_format)
     reasoning_usage: bool = True  # usage counts reasoning tokens apart, when there are some
     _visible_from: int = field(default=0, init=False)
     _answer_shown: int = field(default=0, init=False)  # answer tokens before this are out
@@ -169,7 +171,11 @@ class ChunkWriter:
 
     def _answer(self, first: int, end: int, answer_from: int, last: bool) -> bytes:
         """The frames of answer tokens ``first .. end - 1``: content, or the tool call's."""
-        call = self.tool_call
+        call, planned = self.tool_call, self.structured
+        if call is None and planned is not None:
+            text = planned.piece(first - answer_from, end - answer_from)
+            done = "stop" if planned.complete(end - answer_from) else "length"
+            return self._delta_frame("content", text, done if last else None)
         if call is None:
             return self._delta_frame("content", token_text(first, end - first), _finish(last))
         finish = "tool_calls" if last else None

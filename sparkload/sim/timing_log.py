@@ -1,4 +1,5 @@
-"""The simulator's per-request timing log (``--timing-log``): one JSON line per request."""
+"""The simulator's own timing of each request: what ``--timing-log`` writes, one JSON line a
+request, to compare the server's view with the client's."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from sparkload.config.parsers import Component
@@ -102,9 +102,10 @@ class ChatWorkload(PromptSetWorkload):
         if not self.dataset:
             return self.planned_request(self.prompts[index], index)
         entry = self.dataset[index]
-        return self.planned_request(
+        planned = self.planned_request(
             self.prompts[index], index, messages=entry.messages, max_tokens=entry.max_tokens
         )
+        return replace(planned, schema=entry.schema) if entry.schema is not None else planned
 
     def _synthetic_request(self, user: UserState) -> PlannedRequest:
         """A pool entry: the next in turn of the prefixes, else the seeded order's."""
@@ -223,5 +224,5 @@ def _for_api(dataset: tuple[DatasetPrompt, ...], opts: RunOptions) -> tuple[Data
                 "use --api chat"
             )
     if opts.workload.output_tokens is not None:
-        return tuple(DatasetPrompt(p.messages) for p in dataset)
+        return tuple(DatasetPrompt(p.messages, schema=p.schema) for p in dataset)
     return dataset

@@ -131,6 +131,7 @@ class PlannedRequest:
     tools: tuple[dict[str, Any], ...] | None = None
     tool_choice: str | None = None
     step: str | None = None
+    schema: dict[str, Any] | None = None  # the reply's own JSON Schema (a dataset line's)
 
 
 @dataclass(frozen=True)

@@ -150,3 +150,16 @@ def test_a_completions_stream_is_timed_and_counted_like_a_chat_stream():
         "usage",
     )
     assert 0.002 < record.itl < 0.02 and record.ttft < record.latency
+
+
+def test_a_response_format_is_sent_as_openais_response_format():
+    assert body("--response-format", "json_object")["response_format"] == {"type": "json_object"}
+    sent = body("--response-format", "json_schema:builtin-flat")["response_format"]
+    assert sent["type"] == "json_schema" and sent["json_schema"]["strict"] is True
+    assert sent["json_schema"]["schema"]["required"] == ["name", "age", "member"]
+
+
+def test_extra_body_may_send_vllms_structured_outputs_beside_no_response_format():
+    sent = body("--extra-body", '{"structured_outputs": {"json": {"type": "object"}}}')
+    assert sent["structured_outputs"] == {"json": {"type": "object"}}
+    assert "response_format" not in sent

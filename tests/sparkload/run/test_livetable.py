@@ -118,3 +118,19 @@ def test_a_level_without_reasoning_in_a_thinking_run_shows_dashes_for_ttfo():
     add(plain, ttft=0.1, ttfo=0.1, latency=1.0)
     lines = format_table([thinking_tally().row(), plain.row()]).splitlines()
     assert lines[2].split()[6:10] == ["-", "-", "-", "-"]
+
+
+def test_structured_replies_show_the_valid_share_of_the_finished_and_each_kind_apart():
+    tally = LevelTally(0, concurrency=1, expected=None)
+    for verdict in ["valid"] * 7 + ["parse_error", "schema_error", "truncated"]:
+        add(tally, ttft=0.1, latency=1.0, structured=verdict)
+    row = tally.row()
+    assert row["schema_valid_pct"] == pytest.approx(700 / 9)
+    assert (row["parse_error"], row["schema_error"], row["truncated"]) == (1, 1, 1)
+    assert "schema valid %" in format_table([row])
+
+
+def test_a_run_without_a_response_format_shows_no_structured_columns():
+    tally = LevelTally(0, concurrency=1, expected=None)
+    add(tally, ttft=0.1, latency=1.0)
+    assert "schema valid %" not in format_table([tally.row()])

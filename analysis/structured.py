@@ -1,0 +1,46 @@
+"""Structured output per level (``--response-format``): how many replies parse and match.
+
+Over a level's ok measured requests that carry a verdict (``RequestRecord.structured``):
+  structured_valid, structured_parse_error, structured_schema_error, structured_truncated
+                       replies of each kind (``sparkload.records.STRUCTURED_VERDICTS``)
+  schema_valid_ratio   valid / (valid + parse_error + schema_error): the share of the replies
+                       that finished which match the schema (json_object: are a JSON object).
+                       A reply cut by max_tokens (truncated) is counted apart and left out: a
+                       cut reply says max_tokens was short, not that the server broke the
+                       schema. NaN where no reply finished.
+  json_parse_ratio     (valid + schema_error) / the same replies: the share that parse as JSON
+Failed requests have no verdict (they are the level's ``failures``). Only where some record
+carries a verdict (``has_structured``): a plain run's summary keeps its columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from sparkload.records import (
+    STRUCTURED_PARSE_ERROR,
+    STRUCTURED_SCHEMA_ERROR,
+    STRUCTURED_VALID,
+    STRUCTURED_VERDICTS,
+)
+
+SCHEMA_VALID_RATIO = "schema_valid_ratio"
+COUNT_COLUMNS = [f"structured_{verdict}" for verdict in STRUCTURED_VERDICTS]
+COLUMNS = [SCHEMA_VALID_RATIO, "json_parse_ratio", *COUNT_COLUMNS]
+
+
+def has_structured(records: pd.DataFrame) -> bool:
+    """Whether some record carries a structured reply's verdict."""
+    return "structured" in records and bool((records["structured"].astype(str) != "").any())
+
+
+def structured_stats(verdicts: pd.Series) -> dict:
+    """One level's counts and ratios (the module docstring's) from its ok requests' verdicts."""
+    counts = verdicts.astype(str).value_counts()
+    row: dict = {f"structured_{v}": int(counts.get(v, 0)) for v in STRUCTURED_VERDICTS}
+    valid, schema_error = counts.get(STRUCTURED_VALID, 0), counts.get(STRUCTURED_SCHEMA_ERROR, 0)
+    finished = valid + schema_error + counts.get(STRUCTURED_PARSE_ERROR, 0)
+    row[SCHEMA_VALID_RATIO] = valid / finished if finished else np.nan
+    row["json_parse_ratio"] = (valid + schema_error) / finished if finished else np.nan
+    return row
