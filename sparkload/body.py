@@ -136,9 +136,13 @@ class BodyTemplate:
         if instructions is not None:
             body["instructions"] = instructions
         body["input"] = items
-        if (response_format := self.format_of(request)) is not None:  # --extra-body may replace it
-            body["text"] = {"format": text_format(response_format)}
         body.update(self.extras)
+        if (response_format := self.format_of(request)) is not None:
+            text = body.get("text")  # --extra-body's text options kept, its own format winning
+            body["text"] = {
+                "format": text_format(response_format),
+                **(text if isinstance(text, dict) else {}),
+            }
         body.update(self._stream)
         if request.tools is not None:
             body["tools"] = [flat_tool(tool) for tool in request.tools]

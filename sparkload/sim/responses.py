@@ -231,7 +231,10 @@ class ResponsesWriter(ChunkWriter):
         if message.get("content"):
             content = [{"type": "output_text", "text": message["content"], "annotations": []}]
             output.append({"type": MESSAGE, "role": "assistant", "content": content})
-        status = "completed" if message.get("tool_calls") else "incomplete"
+        # the chat path's end: stop (a structured reply complete) or tool_calls end a response,
+        # length cuts it at max_output_tokens
+        finish = chat["choices"][0]["finish_reason"]
+        status = "incomplete" if finish == "length" else "completed"
         return self._response(status, output, self.usage())
 
     def end(self) -> bytes:

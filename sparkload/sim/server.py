@@ -122,6 +122,7 @@ class ChatRequest:
     continuous_usage: bool
     reasoning_tokens: int
     tools: ToolRequest | None = None  # chat: the request's tools and tool choice
+    response_format: Any = None  # as sent (a Responses body's text.format in chat's form)
 
 
 class RequestError(Exception):
@@ -206,6 +207,7 @@ def _request(
         continuous_usage=include_usage and bool(options.get("continuous_usage_stats")),
         reasoning_tokens=reasoning_tokens,
         tools=tools,
+        response_format=body.get("response_format"),
     )
 
 
@@ -422,7 +424,7 @@ class SimServer:
             tool_call=self._tool_call(chat, fault, hidden),
             holdback=self.config.tool_parser_holdback if parsed else 0,
             reasoning_usage=self.config.reasoning_usage,
-            structured=self.structured.plan(body.get("response_format")),  # sim/structured.py
+            structured=self.structured.plan(chat.response_format),  # sim/structured.py
         )
         max_tokens = f.HUGE_TOKENS if fault == "huge" else chat.max_tokens
         gen = Generation(

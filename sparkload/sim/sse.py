@@ -236,6 +236,9 @@ class ChunkWriter:
         answer = self.generated - reasoning_end
         finish = "length"
         message: dict = {"role": "assistant", "content": token_text(reasoning_end, answer)}
+        if (planned := self.structured) is not None and self.tool_call is None:
+            message["content"] = planned.piece(0, answer)
+            finish = "stop" if planned.complete(answer) else "length"
         if self.tool_call is not None and answer > 0:
             call = self.tool_call.message()
             call["function"]["arguments"] = self.tool_call.argument_text(0, answer)

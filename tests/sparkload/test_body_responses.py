@@ -133,3 +133,13 @@ def test_text_format_keeps_a_json_object_format_and_the_other_text_options():
 def test_no_response_format_sends_none():
     assert "response_format" not in json.loads(BodyTemplate("m", 16).encode(HI))
     assert "text" not in body()
+
+
+def test_a_null_response_format_in_extra_body_sends_the_servers_own_field_instead():
+    sent = body(
+        "--response-format",
+        "json_object",
+        "--extra-body",
+        '{"response_format": null, "json_schema": {"type": "object"}}',
+    )
+    assert "text" not in sent and sent["json_schema"] == {"type": "object"}

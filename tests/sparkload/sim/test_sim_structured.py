@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from sparkload.inputs.schemas import BUILTIN_SCHEMAS
+from sparkload.sim.responses import ResponsesWriter
 from sparkload.sim.sse import ChunkWriter
 from sparkload.sim.structured import PlannedJson, StructuredReplier, instance
 
@@ -78,3 +79,16 @@ def test_a_reply_the_tokens_hold_ends_with_stop_and_parses():
 def test_a_reply_max_tokens_cuts_ends_with_length():
     content, finish = stream_content(PlannedJson('{"a": 12345}'), 2)
     assert (content, finish) == ('{"a": 12', "length")
+
+
+@pytest.mark.parametrize(("tokens", "status"), [(6, "completed"), (2, "incomplete")])
+def test_a_responses_reply_ends_completed_when_its_json_is_whole_and_incomplete_when_cut(
+    tokens, status
+):
+    writer = ResponsesWriter("id", "m", 10, structured=PlannedJson('{"a": 12345}'))
+    for i in range(tokens):
+        writer.tokens(1, 0, last=i == tokens - 1)
+    response = writer.completion(0)
+    assert response["status"] == status
+    text = response["output"][0]["content"][0]["text"]  # the streamed text, padding included
+    assert text.rstrip(" ") == '{"a": 12345}'[: tokens * 4]
