@@ -98,6 +98,12 @@ class ResponseFormat:
     kind: str  # JSON_OBJECT | JSON_SCHEMA
     name: str = ""  # the schema's name in the request (the file's stem, or the built-in's)
     schema: dict[str, Any] = field(default_factory=dict)
+    # the option's text (json_schema:FILE): the value back on a command line
+    given: str = field(default="", compare=False)
+
+    def __str__(self) -> str:
+        """The option's text: a matrix writes its runs' command lines with it."""
+        return self.given
 
     def body(self) -> dict[str, Any]:
         """OpenAI's chat ``response_format`` field (strict: the server must keep to it)."""
@@ -118,7 +124,7 @@ def parse_response_format(flag: str, value: Any) -> ResponseFormat | None:
     if not text:
         return None
     if text == JSON_OBJECT:
-        return ResponseFormat(JSON_OBJECT)
+        return ResponseFormat(JSON_OBJECT, given=text)
     kind, _, source = text.partition(":")
     if kind != JSON_SCHEMA or not source:
         builtins = ", ".join(BUILTIN + name for name in BUILTIN_SCHEMAS)
@@ -131,9 +137,9 @@ def parse_response_format(flag: str, value: Any) -> ResponseFormat | None:
             raise ConfigError(
                 f"{flag}: no built-in schema {name!r}; give one of {', '.join(BUILTIN_SCHEMAS)}"
             )
-        return ResponseFormat(JSON_SCHEMA, name, BUILTIN_SCHEMAS[name])
+        return ResponseFormat(JSON_SCHEMA, name, BUILTIN_SCHEMAS[name], text)
     path = Path(source).expanduser()
-    return ResponseFormat(JSON_SCHEMA, _schema_name(path.stem), read_schema(flag, path))
+    return ResponseFormat(JSON_SCHEMA, _schema_name(path.stem), read_schema(flag, path), text)
 
 
 def read_schema(flag: str, path: Path) -> dict[str, Any]:

@@ -176,3 +176,9 @@ def test_a_missing_matrix_file_exits_2_with_one_line(tmp_path, capsys):
         capsys.readouterr().err
         == f"sparkload matrix: error: {Path(tmp_path / 'nope.yaml')}: no such file\n"
     )
+
+
+def test_a_targets_response_format_goes_on_its_command_line_as_the_user_wrote_it():
+    matrix = parse(response_format="json_schema:builtin-flat")
+    args = matrix.run_args(matrix.targets[0])
+    assert args[args.index("--response-format") + 1] == "json_schema:builtin-flat"
