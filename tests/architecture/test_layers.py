@@ -294,3 +294,20 @@ def test_the_simulator_stands_alone(file):
     assert not {
         n for n in names if n.startswith("sparkload.") and not n.startswith("sparkload.sim")
     }
+
+
+MODULE_LINES = 600  # past this a module has more than one job (docs/architecture.md)
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        file
+        for package in (*PACKAGES, "locustfiles")
+        for file in sorted((ROOT / package).rglob("*.py"))
+    ],
+    ids=relative,
+)
+def test_no_module_passes_the_line_limit(file):
+    lines = len(file.read_text(encoding="utf-8").splitlines())
+    assert lines <= MODULE_LINES, f"{relative(file)}: {lines} lines, split it by job"
