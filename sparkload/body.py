@@ -133,6 +133,8 @@ class BodyTemplate:
         messages = request.messages or ({"role": "user", "content": request.text},)
         instructions, items = responses_input(messages)
         body: dict[str, Any] = {"model": self.model, "max_output_tokens": request.max_tokens}
+        if request.previous_response_id is not None:
+            body["previous_response_id"] = request.previous_response_id
         if instructions is not None:
             body["instructions"] = instructions
         body["input"] = items

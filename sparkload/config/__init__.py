@@ -47,6 +47,7 @@ from sparkload.config.workload import (
     HISTORIES,
     HISTORY_DATASET,
     HISTORY_MODEL,
+    HISTORY_SERVER,
     OUTPUT_TOKENS,
     WorkloadOptions,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "HISTORIES",
     "HISTORY_DATASET",
     "HISTORY_MODEL",
+    "HISTORY_SERVER",
     "LADDER",
     "OPTIONS",
     "OUTPUT_TOKENS",

@@ -45,8 +45,9 @@ OUTPUT_TOKENS = {
     WORKLOAD_CONVERSATION: 128,
     WORKLOAD_AGENT: 256,
 }
-HISTORY_MODEL, HISTORY_DATASET = "model", "dataset"  # --history: whose replies a turn carries
-HISTORIES = (HISTORY_MODEL, HISTORY_DATASET)
+# --history: whose replies a turn carries, or (server) that the server keeps them
+HISTORY_MODEL, HISTORY_DATASET, HISTORY_SERVER = "model", "dataset", "server"
+HISTORIES = (HISTORY_MODEL, HISTORY_DATASET, HISTORY_SERVER)
 # --tool-choice: what an agent's tool step asks (OpenAI's tool_choice strings)
 TOOL_CHOICE_AUTO, TOOL_CHOICE_REQUIRED, TOOL_CHOICE_NONE = "auto", "required", "none"
 TOOL_CHOICES = (TOOL_CHOICE_AUTO, TOOL_CHOICE_REQUIRED, TOOL_CHOICE_NONE)
@@ -243,7 +244,9 @@ ROWS: tuple[Option, ...] = (
         "--history",
         HISTORY_MODEL,
         "Conversation workload and --agent-trace: the assistant turns each request carries: "
-        "model (the replies the model streamed) or dataset (a dataset's or trace's own replies)",
+        "model (the replies the model streamed), dataset (a dataset's or trace's own replies) "
+        "or server (conversation workload, --api responses: each turn sends only its new "
+        "message and the turn before's previous_response_id; the server keeps the history)",
         WORKLOAD,
         one_of(HISTORIES),
         choices=HISTORIES,

@@ -20,10 +20,17 @@ and ``response.completed``, whose response has the output, the usage (``input_to
 ``completed`` for a tool call. No ``[DONE]``; the ``no_done`` fault leaves out
 ``response.completed``, ``error_event`` sends an ``error`` event and ends the stream. The
 ``*.done`` events of each text part are not sent (no client times them).
+
+A request naming a ``previous_response_id`` continues that response (``ResponseStore``): its
+input is the earlier response's input and output followed by its own, so its prompt counts and
+its prefix-cache blocks are those of the whole conversation, as a server that keeps responses
+renders them. The store is bounded (the oldest forgotten first); an unknown id is refused with
+a 404, as vLLM refuses one it does not keep.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +38,53 @@ from sparkload.sim.sse import ChunkWriter, frame
 
 REASONING, MESSAGE, FUNCTION_CALL = "reasoning", "message", "function_call"
 ITEM_PREFIX = {REASONING: "rs", MESSAGE: "msg", FUNCTION_CALL: "fc"}
+STORED_RESPONSES = 4096  # responses a simulator keeps for previous_response_id
+
+
+class UnknownResponse(LookupError):
+    """A ``previous_response_id`` the store does not hold (never kept, or forgotten)."""
+
+
+@dataclass
+class ResponseStore:
+    """Past responses' whole input (their own and the ones they continued) and output, by id,
+    for the requests that continue them. Only a response that ended (completed or cut at its
+    length) is kept, and not when its request said ``store: false``."""
+
+    capacity: int = STORED_RESPONSES
+    _kept: OrderedDict[str, list[Any]] = field(default_factory=OrderedDict, init=False)
+
+    def expand(self, body: Any) -> Any:
+        """``body`` with the input of the response it continues before its own (a body that
+        continues none as it is); raises ``UnknownResponse``."""
+        if not isinstance(body, dict) or body.get("previous_response_id") is None:
+            return body
+        previous = body["previous_response_id"]
+        if not isinstance(previous, str) or previous not in self._kept:
+            raise UnknownResponse(f"Response with id '{previous}' not found.")
+        self._kept.move_to_end(previous)
+        own = body.get("input")
+        items = [{"role": "user", "content": own}] if isinstance(own, str) else own or []
+        expanded = {k: v for k, v in body.items() if k != "previous_response_id"}
+        expanded["input"] = [*self._kept[previous], *items]
+        return expanded
+
+    def keep(self, body: Any, writer: ResponsesWriter) -> None:
+        """Keep the response ``writer`` ended for ``body`` (already expanded)."""
+        response = writer.ended
+        if response is None or not isinstance(body, dict) or body.get("store") is False:
+            return
+        own = body.get("input")
+        items = [{"role": "user", "content": own}] if isinstance(own, str) else list(own or [])
+        for item in response["output"]:
+            if item["type"] == MESSAGE:
+                text = "".join(part["text"] for part in item["content"])
+                items.append({"role": "assistant", "content": text})
+            elif item["type"] == FUNCTION_CALL:
+                items.append(item)
+        self._kept[response["id"]] = items
+        while len(self._kept) > self.capacity:
+            self._kept.popitem(last=False)
 
 
 def chat_body(body: Any) -> Any:
@@ -107,6 +161,7 @@ class ResponsesWriter(ChunkWriter):
 
     _sequence: int = field(default=0, init=False)
     _items: list[dict[str, Any]] = field(default_factory=list, init=False)  # opened, in order
+    ended: dict[str, Any] | None = field(default=None, init=False)  # the whole response, once
 
     def _event(self, kind: str, **fields: Any) -> bytes:
         payload = {**fields, "sequence_number": self._sequence, "type": kind}
@@ -235,7 +290,8 @@ class ResponsesWriter(ChunkWriter):
         # length cuts it at max_output_tokens
         finish = chat["choices"][0]["finish_reason"]
         status = "incomplete" if finish == "length" else "completed"
-        return self._response(status, output, self.usage())
+        self.ended = self._response(status, output, self.usage())
+        return self.ended
 
     def end(self) -> bytes:
         """The open item's end, then ``response.completed``: there is no ``[DONE]``."""

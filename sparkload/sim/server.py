@@ -47,7 +47,7 @@ from sparkload.sim.backends import Generation
 from sparkload.sim.engine import Counters
 from sparkload.sim.metrics import SimMetrics
 from sparkload.sim.power import PowerMeter
-from sparkload.sim.responses import ResponsesWriter, chat_body
+from sparkload.sim.responses import ResponseStore, ResponsesWriter, UnknownResponse, chat_body
 from sparkload.sim.sse import (
     ChunkWriter,
     CompletionWriter,
@@ -287,6 +287,7 @@ class SimServer:
             config.tool_call_rate, config.tool_call_error_rate, config.seed
         )
         self.structured = StructuredReplier(config.schema_error_rate, config.seed)
+        self.stored_responses = ResponseStore()  # /v1/responses' previous_response_id
         self.timing_log = (
             TimingLog(config.timing_log, config.time_scale) if config.timing_log else None
         )
@@ -386,7 +387,9 @@ class SimServer:
     async def responses(self, request: web.Request) -> web.StreamResponse:
         """OpenAI's Responses API: the chat request it means, framed as its events."""
         hidden = self.backend.hidden_first_tokens
-        return await self._serve(request, parse_responses_request, ResponsesWriter, "resp", hidden)
+        return await self._serve(
+            request, parse_responses_request, ResponsesWriter, "resp", hidden, self.stored_responses
+        )
 
     async def _serve(
         self,
@@ -395,6 +398,7 @@ class SimServer:
         writer_type: type[ChunkWriter],
         id_prefix: str,
         hidden: int,
+        store: ResponseStore | None = None,
     ) -> web.StreamResponse:
         received, received_unix = time.perf_counter(), time.time()
         try:
@@ -402,10 +406,14 @@ class SimServer:
         except ValueError:
             return error_response(400, "request body is not valid JSON", "BadRequestError")
         try:
+            if store is not None:
+                body = store.expand(body)
             chat = parse(body, self.config.model_name, self.config.reasoning_tokens)
             fault = self.faults.pick(request.headers.get(f.FAULT_HEADER))
         except RequestError as err:
             return error_response(err.status, str(err), err.error_type, err.param)
+        except UnknownResponse as err:
+            return error_response(404, str(err), "invalid_request_error", "previous_response_id")
         except ValueError as err:
             return error_response(400, str(err), "BadRequestError")
         if fault == "http_500":
@@ -436,8 +444,12 @@ class SimServer:
         times = RequestTimes(received)
         try:
             if chat.stream:
-                return await self._stream(request, chat, gen, writer, times, fault, hidden)
-            return await self._complete(gen, writer, times, hidden)
+                response = await self._stream(request, chat, gen, writer, times, fault, hidden)
+            else:
+                response = await self._complete(gen, writer, times, hidden)
+            if store is not None and isinstance(writer, ResponsesWriter):
+                store.keep(body, writer)
+            return response
         finally:
             if self.timing_log:
                 self.timing_log.record(request_id, times, writer.generated, fault, received_unix)

@@ -93,7 +93,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sparkload.config import HISTORY_DATASET, HISTORY_MODEL, changed, default
+from sparkload.config import HISTORY_DATASET, HISTORY_MODEL, HISTORY_SERVER, changed, default
 from sparkload.config.workload import (
     ON_TEXT_CONTINUE,
     ON_TEXT_STOP,
@@ -216,6 +216,11 @@ class AgentWorkload(Workload[AgentUser]):
             )
         if opts.request.api == API_COMPLETIONS:
             raise ConfigError("--workload agent sends messages and tools: use --api chat")
+        if w.history == HISTORY_SERVER:
+            raise ConfigError(
+                "--history server chains a conversation's turns by previous_response_id: it is "
+                "--workload conversation's (an agent's steps carry their history)"
+            )
         if w.identical_prompts or w.cache_bust:
             raise ConfigError(
                 "--workload agent starts every session unique and means its later steps to hit "

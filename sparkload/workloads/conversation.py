@@ -22,6 +22,14 @@ a prefix cache can serve all of it but the new part.
   replays its user turns (at most ``--turns`` of them) after its system messages, the first
   behind the id line too; ``--history dataset`` puts the file's own replies in the history in
   place of the model's.
+- **Server-kept history** (``--history server``, ``--api responses`` only): a turn after the
+  first sends only its new user message (behind a dataset's system messages, as
+  ``instructions``, which a Responses API does not carry over) and the ``previous_response_id``
+  of the last answered turn (the record's ``response_id``); the server holds the rest. What the
+  prefix cache serves and what the turn costs the client are the server's business then; the
+  records' prompt tokens still say how long the context grew. A server that keeps no responses
+  answers the second turn with an error (vLLM: start it with
+  ``VLLM_ENABLE_RESPONSES_API_STORE=1``), recorded as that turn's failure.
 - **Think time** (``--think-time``): before every turn but the first the user waits a seeded
   exponential time of that mean, in the target's time (``PlannedRequest.delay``: the session
   waits, outside the measured span, and divides by the time scale); ``extra.think_s`` keeps it.
@@ -51,12 +59,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sparkload.config import HISTORY_DATASET, HISTORY_MODEL
+from sparkload.config import HISTORY_DATASET, HISTORY_MODEL, HISTORY_SERVER
 from sparkload.errors import ConfigError
 from sparkload.inputs.datasets import DatasetConversation, Messages
 from sparkload.inputs.prompts import load_conversations, load_prompts
 from sparkload.records import STATUS_OK, WORKLOAD_CONVERSATION, RequestRecord
-from sparkload.transport.stream import API_COMPLETIONS, Reply
+from sparkload.transport.stream import API_COMPLETIONS, API_RESPONSES, Reply
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,
@@ -88,7 +96,8 @@ class Conversation:
     prefix: Messages = ()  # a dataset's system messages, first in every turn
     history: list[dict[str, str]] = field(default_factory=list)  # the answered exchanges
     turn: int = 0  # turns planned so far
-    answered: int = 0  # user turns in ``history``
+    answered: int = 0  # user turns in ``history`` (--history server: answered turns)
+    last_response_id: str | None = None  # --history server: the last answered turn's
 
 
 @dataclass
@@ -105,7 +114,7 @@ class ConversationWorkload(Workload[ConversationUser]):
     turns: int | None  # --turns (None: DEFAULT_TURNS, or each dataset conversation's own)
     turns_stddev: float
     think_time: float  # mean, target seconds (0: none)
-    history: str  # HISTORY_MODEL | HISTORY_DATASET
+    history: str  # HISTORY_MODEL | HISTORY_DATASET | HISTORY_SERVER
     seed: int
     source: dict  # the manifest's ``prompts`` entry
     prompts: tuple[str, ...] = ()  # synthetic: the user messages, dealt in the seeded order
@@ -127,6 +136,11 @@ class ConversationWorkload(Workload[ConversationUser]):
             )
         if opts.request.api == API_COMPLETIONS:
             raise ConfigError("--workload conversation sends messages: use --api chat")
+        if opts.workload.history == HISTORY_SERVER and opts.request.api != API_RESPONSES:
+            raise ConfigError(
+                "--history server chains turns by the Responses API's previous_response_id: "
+                "give --api responses"
+            )
         if opts.workload.identical_prompts or opts.workload.cache_bust:
             raise ConfigError(
                 "--workload conversation starts every conversation unique and means its later "
@@ -222,6 +236,7 @@ class ConversationWorkload(Workload[ConversationUser]):
             turn=conversation.turn,
             turns=conversation.turns,
             delay=think,
+            previous_response_id=conversation.last_response_id,
         )
 
     def after(
@@ -232,9 +247,15 @@ class ConversationWorkload(Workload[ConversationUser]):
         reply: Reply | None,
     ) -> None:
         """The exchange joins the history with its reply: the model's when the turn succeeded
-        (a failed turn's exchange stays out), or the file's with ``--history dataset``."""
+        (a failed turn's exchange stays out), or the file's with ``--history dataset``; with
+        ``--history server`` the server keeps it, and the next turn names its response."""
         conversation = user.conversation
         if conversation is None or planned.session_id != conversation.session_id:
+            return
+        if self.history == HISTORY_SERVER:
+            if record.status == STATUS_OK and record.response_id is not None:
+                conversation.last_response_id = record.response_id
+                conversation.answered += 1
             return
         if self.history == HISTORY_DATASET:
             said = self.dataset[conversation.source].turns[(planned.turn or 1) - 1].reply

@@ -43,6 +43,18 @@ def test_system_messages_become_the_instructions():
     )
 
 
+def test_a_continued_turn_names_its_previous_response():
+    sent = body(request=PlannedRequest("Q", 16, previous_response_id="resp_1"))
+    assert (sent["previous_response_id"], sent["input"]) == (
+        "resp_1",
+        [{"role": "user", "content": "Q"}],
+    )
+
+
+def test_a_first_turn_names_no_previous_response():
+    assert "previous_response_id" not in body()
+
+
 def test_tool_calls_and_their_results_become_function_call_items():
     call = {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
     messages = (

@@ -302,6 +302,7 @@ def test_the_manifest_names_the_sessions_shape():
         (["--cache-bust"], "drop --identical-prompts / --cache-bust"),
         (["--tool-choice", "none"], "give --tool-turns 0"),
         (["--history", "dataset"], "give --agent-trace FILE"),
+        (["--history", "server"], "it is --workload conversation's"),
         (["--extra-body", '{"tool_choice": "auto"}'], "--extra-body sets tool_choice"),
         (["--input-tokens", "100"], "--input-tokens makes chat prompts"),
     ],

@@ -28,8 +28,22 @@ def user(loaded: ConversationWorkload, ordinal: int = 0) -> ConversationUser:
     return loaded.new_user(ordinal, lambda: next(order))
 
 
-def record(status: str = "ok") -> RequestRecord:
-    return RequestRecord("r", 1, 0, "measure", "local", 0, "u", "m", 0, 128, 0.0, status=status)
+def record(status: str = "ok", response_id: str | None = None) -> RequestRecord:
+    return RequestRecord(
+        "r",
+        1,
+        0,
+        "measure",
+        "local",
+        0,
+        "u",
+        "m",
+        0,
+        128,
+        0.0,
+        status=status,
+        response_id=response_id,
+    )
 
 
 def converse(
@@ -196,6 +210,51 @@ def test_history_dataset_carries_the_files_own_replies(tmp_path):
     assert not turns[0].wants_reply
 
 
+def test_history_server_sends_the_new_message_and_the_last_answered_response_id(tmp_path):
+    loaded = workload(
+        "--api", "responses", "--history", "server", "--prompts", dataset(tmp_path, [THREE_TURNS])
+    )
+    someone = user(loaded)
+    turns = []
+    for i in range(3):
+        turns.append(loaded.next_request(someone, Slot(0)))
+        loaded.after(someone, turns[-1], record(response_id=f"resp_{i}"), None)
+    system, first = THREE_TURNS["messages"][:2]
+    assert turns[0].messages == (
+        system,
+        {"role": "user", "content": ID_LINE.format(turns[0].session_id) + first["content"]},
+    )
+    assert [t.messages for t in turns[1:]] == [
+        (system, {"role": "user", "content": "second question"}),
+        (system, {"role": "user", "content": "third question"}),
+    ]
+    assert [t.previous_response_id for t in turns] == [None, "resp_0", "resp_1"]
+    assert not any(t.wants_reply for t in turns)  # the server keeps the replies
+    assert [t.extra["history_turns"] for t in turns] == [0, 1, 2]
+
+
+def test_history_server_after_a_failed_turn_continues_the_last_answered_response():
+    loaded = workload("--api", "responses", "--history", "server", "--turns", "3")
+    someone = user(loaded)
+    first = loaded.next_request(someone, Slot(0))
+    loaded.after(someone, first, record(response_id="resp_ok"), None)
+    failed = loaded.next_request(someone, Slot(0))
+    loaded.after(someone, failed, record(STATUS_ERROR, response_id="resp_failed"), None)
+    third = loaded.next_request(someone, Slot(0))
+    assert (failed.previous_response_id, third.previous_response_id) == ("resp_ok", "resp_ok")
+    assert third.extra["history_turns"] == 1
+
+
+def test_history_server_begins_each_conversation_without_a_previous_response():
+    loaded = workload("--api", "responses", "--history", "server", "--turns", "2")
+    someone = user(loaded)
+    planned = []
+    for i in range(4):
+        planned.append(loaded.next_request(someone, Slot(0)))
+        loaded.after(someone, planned[-1], record(response_id=f"resp_{i}"), None)
+    assert [p.previous_response_id for p in planned] == [None, "resp_0", None, "resp_2"]
+
+
 def test_turns_caps_a_dataset_conversation(tmp_path):
     loaded = workload("--prompts", dataset(tmp_path, [THREE_TURNS]), "--turns", "2")
     assert [t.turn for t in converse(loaded, user(loaded), 4)] == [1, 2, 1, 2]
@@ -227,6 +286,7 @@ def test_a_dataset_turn_asks_its_lines_length_unless_output_tokens_pins_it(tmp_p
         (["--cache-bust"], "drop --identical-prompts / --cache-bust"),
         (["--input-tokens", "100"], "--workload conversation has its own"),
         (["--history", "dataset"], "plain prompt file"),
+        (["--history", "server"], "give --api responses"),
     ],
 )
 def test_conflicting_options_are_one_line_config_errors(args, said):

@@ -136,3 +136,37 @@ def test_a_conversation_file_with_no_user_turn_is_one_line_and_exit_2(tmp_path):
         ["--headless", "--workload", "conversation", "--prompts", str(path)], tmp_path / "r"
     )
     assert_clean_failure(run, "holds no conversation with a user turn")
+
+
+def test_server_kept_history_grows_each_turns_prompt_and_hits_the_cache(tmp_path):
+    run = run_locust(
+        [
+            "--headless",
+            "--workload",
+            "conversation",
+            "--api",
+            "responses",
+            "--history",
+            "server",
+            "--turns",
+            "3",
+            "--ladder",
+            "2",
+            "--requests-per-user",
+            "1",
+            "--sim-block-size",
+            "16",
+        ],
+        tmp_path,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.output
+    assert all(r["status"] == "ok" for r in run.records)
+    by_session = sessions(run.records)
+    assert len(by_session) == 2
+    for turns in by_session.values():
+        prompts = [r["prompt_tokens"] for r in turns]
+        assert prompts == sorted(set(prompts)), prompts  # the server's context grows every turn
+        for before, after in zip(turns, turns[1:], strict=False):
+            assert after["cached_tokens"] >= before["prompt_tokens"] // 16 * 16, (before, after)
+    assert run.manifest["workload"]["history"] == "server"
