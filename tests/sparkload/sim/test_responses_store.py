@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from sparkload.sim.responses import ResponsesWriter, ResponseStore, UnknownResponse
+from sparkload.sim.responses import ResponseStore, ResponsesWriter, UnknownResponse
 from tests.servers import running_sim
 
 TIMEOUT = 10
