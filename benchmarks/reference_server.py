@@ -194,6 +194,8 @@ class Stream:
                 if self.tokens > 1
                 else None,
                 "tokens": self.tokens,
+                "arrival_ns": self.arrival,  # when the request came (its first packet's stamp)
+                "end_ns": now,  # when its last token was written
             }
         )
         return False

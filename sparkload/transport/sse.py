@@ -49,36 +49,63 @@ def kernel_stamps_enabled(sock) -> bool:
 
 
 def receive(sock, stamped: bool) -> tuple[bytes, int]:
-    """What has arrived on ``sock`` (waiting if nothing has), and when it arrived."""
+    """What has arrived on ``sock`` (waiting if nothing has), and when it arrived.
+
+    The stamped read is the hot path (once per token at a token a packet): it calls the OS
+    socket under gevent's (``_sock``) itself and waits on gevent's own read watcher only when
+    nothing has arrived, what gevent's ``recvmsg`` does with a frame and a retry loop more.
+    """
     if not stamped:
         data = sock.recv(READ_SIZE)
         return data, time.time_ns()
-    data, ancillary, _flags, _address = sock.recvmsg(READ_SIZE, ANCILLARY_SIZE)
+    raw = getattr(sock, "_sock", sock)  # a plain (unpatched) socket is its own OS socket
+    while True:
+        try:
+            data, ancillary, _flags, _address = raw.recvmsg(READ_SIZE, ANCILLARY_SIZE)
+            break
+        except BlockingIOError:
+            sock._wait(sock._read_event)
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
-            seconds, nanoseconds = struct.unpack("qq", payload[:16])
+            seconds, nanoseconds = _TIMESPEC(payload)
             return data, seconds * 1_000_000_000 + nanoseconds - stamps.active.shift_ns
     return data, time.time_ns()
 
 
+_TIMESPEC = struct.Struct("qq").unpack_from
+CR = ord("\r")
+
+
 def pop_events(buffer: bytearray) -> list[bytes]:
     """Remove every complete event from ``buffer``; return their data (events without data are
-    dropped)."""
+    dropped). An event of one ``data: `` line (every chat chunk) is taken without splitting."""
     events: list[bytes] = []
+    start = 0
     while True:
-        end = buffer.find(b"\n\n")
+        end = buffer.find(b"\n\n", start)
         if end < 0:
+            del buffer[:start]
             return events
-        block = bytes(buffer[:end])
-        del buffer[: end + 2]
-        data = None
-        for line in block.split(b"\n"):
-            if line.startswith(b"data:"):
-                value = line[6:] if line[5:6] == b" " else line[5:]
-                value = value.rstrip(b"\r")
-                data = value if data is None else data + b"\n" + value
-        if data is not None:
-            events.append(data)
+        one_line = buffer.find(b"\n", start, end) < 0 and buffer[end - 1] != CR
+        if one_line and buffer.startswith(b"data: ", start):
+            events.append(bytes(buffer[start + 6 : end]))
+        else:
+            data = _data_of(bytes(buffer[start:end]))
+            if data is not None:
+                events.append(data)
+        start = end + 2
+
+
+def _data_of(block: bytes) -> bytes | None:
+    """The data of one event of several lines (or comments, or other fields): its ``data``
+    lines joined by newlines; None when it has none."""
+    data = None
+    for line in block.split(b"\n"):
+        if line.startswith(b"data:"):
+            value = line[6:] if line[5:6] == b" " else line[5:]
+            value = value.rstrip(b"\r")
+            data = value if data is None else data + b"\n" + value
+    return data
 
 
 class Ending(NamedTuple):
