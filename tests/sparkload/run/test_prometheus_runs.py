@@ -11,6 +11,7 @@ import statistics
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,12 +64,15 @@ def query(api: str, promql: str) -> list[dict]:
     return body["data"]["result"]
 
 
+@contextmanager
 def prometheus_server(tmp: Path, target_port: int) -> Iterator[str]:
-    """A Prometheus on a free 127.0.0.1 port scraping ``target_port`` every second (ready)."""
+    """A Prometheus on a free 127.0.0.1 port scraping ``target_port`` every second, yielded
+    once it has scraped (its API's URL); stopped after."""
     assert PROMETHEUS is not None
     config = tmp / "prometheus.yml"
     config.write_text(CONFIG.format(port=target_port))
     port = free_port()
+    log = (tmp / "prometheus.log").open("w")
     process = subprocess.Popen(
         [
             PROMETHEUS,
@@ -78,7 +82,7 @@ def prometheus_server(tmp: Path, target_port: int) -> Iterator[str]:
             "--log.level=warn",
         ],
         stdout=subprocess.DEVNULL,
-        stderr=(tmp / "prometheus.log").open("w"),
+        stderr=log,
         stdin=subprocess.DEVNULL,
     )
     api = f"http://127.0.0.1:{port}"
@@ -106,13 +110,14 @@ def prometheus_server(tmp: Path, target_port: int) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        log.close()
 
 
 @pytest.fixture(scope="module")
 def scraped(tmp_path_factory) -> Iterator[Scraped]:
     tmp = tmp_path_factory.mktemp("prometheus")
     port = free_port()
-    for api in prometheus_server(tmp, port):
+    with prometheus_server(tmp, port) as api:
         args = [*RUN, "--prometheus-port", str(port), "--prometheus-host", "127.0.0.1"]
         run = run_locust(args, tmp / "results", timeout=60)
         assert run.returncode == 0, run.output
