@@ -113,6 +113,7 @@ class RunMetrics:
         )
         self.registry.register(_RunGauges(self))
         self.run: tuple[str, str] = ("", "")  # label, variant
+        self.began = False  # a run has begun in this process (its series are served)
         self.active = False
         self.in_flight: Callable[[], int] = lambda: 0
         self.levels: dict[int, _Level] = {}  # by level index
@@ -124,7 +125,8 @@ class RunMetrics:
         counters = (self._completed, self._failed, self._output_tokens)
         for metric in (*self._histograms.values(), *counters):
             metric.clear()
-        self.run, self.active, self.in_flight = (label, variant), True, in_flight
+        self.run, self.in_flight = (label, variant), in_flight
+        self.began = self.active = True
         self.levels, self.tallies, self.current = {}, {}, None
 
     def level_began(self, tally: LevelTally) -> None:
@@ -150,7 +152,8 @@ class RunMetrics:
                     series.observe(value)
 
     def run_closed(self) -> None:
-        self.active = False
+        """No level is under way any more; the counts stay until the next run begins."""
+        self.active, self.current = False, None
         self.in_flight = lambda: 0
 
     # --------------------------------------------------------------------------------------
@@ -180,6 +183,8 @@ class _RunGauges(Collector):
 
     def collect(self) -> Iterator[Metric]:
         m = self._metrics
+        if not m.began:
+            return  # no run yet: nothing to say, and no series with empty labels
         run = list(m.run)
         yield _gauge(
             "sparkload_run_active", "1 while a run goes, 0 once it ended.", run, int(m.active)

@@ -196,6 +196,10 @@ def test_no_level_gauge_is_served_before_the_first_level():
     assert value(metrics, "sparkload_run_active", label="x", variant="") == 1
 
 
+def test_no_sample_is_served_before_the_first_run_begins():
+    assert [f.samples for f in families(RunMetrics()).values() if f.samples] == []
+
+
 def test_in_flight_is_read_from_the_collector_at_each_scrape():
     count = [3]
     metrics = RunMetrics()
@@ -205,11 +209,14 @@ def test_in_flight_is_read_from_the_collector_at_each_scrape():
     assert value(metrics, "sparkload_requests_in_flight") == 7
 
 
-def test_a_closed_run_is_not_active_and_has_nothing_in_flight():
+def test_a_closed_run_is_not_active_and_has_nothing_in_flight_or_under_way():
     metrics = started(5)
+    metrics.took([record()])
     metrics.run_closed()
     assert value(metrics, "sparkload_run_active") == 0
     assert value(metrics, "sparkload_requests_in_flight") == 0
+    assert samples(metrics, "sparkload_level_info") == []
+    assert value(metrics, "sparkload_requests_completed_total", level="4") == 1
 
 
 def test_output_tokens_per_second_is_the_live_tables_total_tok_s_of_each_level():
