@@ -44,6 +44,14 @@ def integer(flag: str, value: Any) -> int:
         raise ConfigError(f"{flag}: {value!r} is not a whole number") from None
 
 
+def port(flag: str, value: Any) -> int:
+    """A TCP port, 1..65535, or 0: off (nothing listens)."""
+    number = integer(flag, value)
+    if not 0 <= number <= 65535:
+        raise ConfigError(f"{flag}: {value!r} is not a port: give 1..65535 (0: off)")
+    return number
+
+
 def non_negative(flag: str, value: Any) -> float:
     try:
         number = float(str(value).strip())

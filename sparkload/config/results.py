@@ -1,4 +1,5 @@
-"""The results' options: where run directories go, what they keep, what the end of a run checks."""
+"""The results' options: where run directories go, what they keep, what the end of a run checks,
+and what the master serves live (``--prometheus-port``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sparkload.config.option import RESULTS, Option
-from sparkload.config.parsers import boolean, key_values, non_negative, path, text
+from sparkload.config.parsers import boolean, key_values, non_negative, path, port, text
 
 ROWS: tuple[Option, ...] = (
     Option(
@@ -51,6 +52,23 @@ ROWS: tuple[Option, ...] = (
         key_values,
         argparse_extra={"action": "append"},
     ),
+    Option(
+        "--prometheus-port",
+        0,
+        "Serve the run's live metrics as Prometheus text on this port of the master (or the "
+        "local process) while it runs: level, requests completed, failed and in flight, output "
+        "tokens, and TTFT, TTFO, ITL and latency histograms per level (docs/prometheus.md; "
+        "0: off)",
+        RESULTS,
+        port,
+    ),
+    Option(
+        "--prometheus-host",
+        "0.0.0.0",
+        "The address --prometheus-port listens on (127.0.0.1: this machine only)",
+        RESULTS,
+        text,
+    ),
 )
 
 
@@ -61,3 +79,5 @@ class ResultsOptions:
     slice_duration: float  # seconds of target time per report window (0: none)
     check: str
     metadata: dict[str, str]
+    prometheus_port: int  # 0: no live metrics
+    prometheus_host: str

@@ -62,7 +62,7 @@ def setup(environment: Environment) -> tuple[Node, RunController | None]:
     environment.events.test_stop.add_listener(on_test_stop)
     environment.events.quit.add_listener(on_quit)
     if controller is not None:
-        environment.events.quitting.add_listener(lambda **_: controller.stop_simulator())
+        environment.events.quitting.add_listener(lambda **_: controller.shut_down())
         if environment.web_ui:
             webui.extend(environment.web_ui, controller)
     return node, controller
@@ -92,7 +92,7 @@ def _on_init(environment: Environment, runner: Runner, **_kwargs) -> None:
         if options.headless:
             controller.resolve_target()  # fail before any load, with one line
     except ConfigError as exc:
-        controller.stop_simulator()
+        controller.shut_down()
         _bad_input(exc)
 
 

@@ -26,6 +26,7 @@ from sparkload.clock_offsets import START
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.plugin.admission import MasterGate
+from sparkload.plugin.prometheus import PrometheusPlugin
 from sparkload.plugin.worker_clocks import WorkerClocks
 from sparkload.records import (
     EXIT_ABORTED,
@@ -67,6 +68,7 @@ class RunController:
         self.distributed = isinstance(self.runner, MasterRunner)
         self.gate = MasterGate(self.runner, secrets) if self.distributed else None
         self.clocks = WorkerClocks(self.runner) if self.distributed else None
+        self.prometheus = PrometheusPlugin()  # --prometheus-port: the records, live
         self.settled: setup.Settled | None = None  # the command line's options, checked
         self.context: RunContext | None = None  # the run's, once the target is settled
         self.servers: dict[str, ServerInfo] = {}  # endpoint URL -> what it said about itself
@@ -93,6 +95,7 @@ class RunController:
         self.settled = setup.settle(self.parsed, self.secrets)
         opts = self.settled.options
         setup.check(opts)
+        self.prometheus.serve(opts.results)
         if opts.target.endpoints and not self.environment.host:
             self.environment.host = opts.target.endpoints[0]
         if not self.environment.host:
@@ -156,6 +159,7 @@ class RunController:
         opts = context.options
         if not settled:  # the web form's options, unchecked until now
             setup.check(opts)
+        watcher = self.prometheus.serve(opts.results)  # the web form may have moved it
         sources = setup.metrics_sources(context, self._simulator_url())
         verify = not opts.target.insecure
         scraper = (
@@ -178,6 +182,7 @@ class RunController:
             scraper,
             opts.server_metrics.metrics_interval,
             opts.plan.level_count if opts.plan.repeat > 1 else 0,
+            watchers=[watcher] if watcher is not None else [],
         )
         # Only now that the run can be closed (a stop at any later moment finds it) is it
         # announced: the matrix runner and users take this line for "under load".
@@ -274,7 +279,9 @@ class RunController:
         self.capacity_line = ""
         self._workers_with_users.clear()
 
-    def stop_simulator(self) -> None:
+    def shut_down(self) -> None:
+        """At the process's end (or a failed start): stop the simulator, free the metrics' port."""
+        self.prometheus.stop()
         if self.simulator is not None:
             self.simulator.stop()
 

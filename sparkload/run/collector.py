@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import gevent
 
@@ -31,6 +32,20 @@ from sparkload.transport.identity import merge_identity
 logger = logging.getLogger("sparkload")
 
 
+class RunWatcher(Protocol):
+    """What sees the records beside the run directory, on the master, as they arrive (the live
+    Prometheus metrics, ``run/prometheus.py``): the run, each level's start, every batch of
+    records (in simulated time, warm-up included) and the run's end."""
+
+    def run_began(self, label: str, variant: str, in_flight: Callable[[], int]) -> None: ...
+
+    def level_began(self, tally: LevelTally) -> None: ...
+
+    def took(self, records: list[dict]) -> None: ...
+
+    def run_closed(self) -> None: ...
+
+
 class RunCollector:
     """Records in, run directory and per-level tallies out; /metrics snapshots at level bounds.
 
@@ -38,6 +53,7 @@ class RunCollector:
     server_metrics.jsonl, when the level's warm-up record arrives ("measure": the measured
     requests start), and every ``gauge_interval`` real seconds in between (only the running/
     waiting/KV-usage gauges, which are ~0 at the boundaries of a closed-loop level; 0 = never).
+    ``watchers`` see what it sees (``RunWatcher``: the live Prometheus metrics).
     """
 
     def __init__(
@@ -47,6 +63,7 @@ class RunCollector:
         scraper: MetricsScraper | None = None,
         gauge_interval: float = 0.0,
         levels_per_run: int = 0,
+        watchers: Sequence[RunWatcher] = (),
     ) -> None:
         # --repeat: run k of the plan is levels [k * levels_per_run, (k + 1) * levels_per_run),
         # each run its own directory (0: one run)
@@ -69,6 +86,9 @@ class RunCollector:
         self.stream_samples: dict[int, LevelSample] = {}
         self.received = 0
         self.started = time.monotonic()
+        self.watchers = tuple(watchers)
+        for watcher in self.watchers:
+            watcher.run_began(self.manifest.label, self.manifest.variant or "", self.in_flight)
 
     @property
     def writer(self) -> ResultsWriter:
@@ -112,11 +132,12 @@ class RunCollector:
             if id(writer) in by_writer:
                 writer.append_records(by_writer[id(writer)])
         self.received += len(records)
+        simulated = [scale_to_simulated_time(record, self.time_scale) for record in records]
         warmed = set()
-        for record in records:
+        for record, in_simulated_time in zip(records, simulated, strict=True):
             tally = self.tallies.get(record["level_index"])
             if tally is not None:
-                tally.add(scale_to_simulated_time(record, self.time_scale))
+                tally.add(in_simulated_time)
                 if record.get("phase") == PHASE_WARMUP:
                     warmed.add(record["level_index"])
                 else:
@@ -125,6 +146,8 @@ class RunCollector:
                     if sample is None:
                         sample = self.stream_samples[index] = LevelSample(seed=index)
                     sample.add(record)
+        for watcher in self.watchers:
+            watcher.took(simulated)
         for index in warmed - self._measure_scraped:
             # The warm-up is back, nothing is in flight, and the measured requests go next: a
             # snapshot here keeps spawn and warm-up out of the level's server-side deltas.
@@ -164,6 +187,8 @@ class RunCollector:
             )
         tally = LevelTally(index, concurrency, expected, arrival_rate, self.time_scale, sessions)
         self.tallies[index] = tally
+        for watcher in self.watchers:
+            watcher.level_began(tally)
         self.manifest.levels.append(
             LevelEntry(index, concurrency, expected, utc_now(), arrival_rate=arrival_rate)
         )
@@ -314,6 +339,8 @@ class RunCollector:
 
     def close(self, status: str) -> None:
         self._stop_gauges()
+        for watcher in self.watchers:
+            watcher.run_closed()
         for writer in self.writers[:-1]:
             writer.close()  # finished when the next run began
         self.writer.close(status)

@@ -202,6 +202,23 @@ class LevelTally:
             return None
         return (self.last_end - self.first_start) * self.time_scale
 
+    @property
+    def name(self) -> str:
+        """The level as the table's first column names it: C ("4"), or the offered rate."""
+        if self.arrival_rate is not None:
+            return f"{self.arrival_rate:.4g}/s"
+        return str(self.concurrency)
+
+    @property
+    def total_tps(self) -> float | None:
+        """Output tokens per second of the whole level so far (simulated time). Closed loop:
+        mean TPS x C, the reports' figure; open loop: tokens over the level's wall time."""
+        if self.arrival_rate is not None:
+            wall = self.wall_time
+            return self.output_tokens / wall if wall else None
+        mean_tps = self.tps.mean()
+        return mean_tps * self.concurrency if mean_tps is not None else None
+
     def row(self) -> dict:
         """The live table's row. Closed loop: the reports' C-based figures. Open loop: C is only
         the pool size, so the rate columns are what was achieved over the level's wall time."""
@@ -211,11 +228,9 @@ class LevelTally:
         if self.arrival_rate is not None:
             wall = self.wall_time
             system_rps = (self.measured - self.failures) / wall if wall else None
-            total_tps = self.output_tokens / wall if wall else None
-            level: int | str = f"{self.arrival_rate:.4g}/s"
+            level: int | str = self.name
         else:
             system_rps = self.concurrency / mean_latency if mean_latency else None
-            total_tps = mean_tps * self.concurrency if mean_tps is not None else None
             level = self.concurrency
         row = {
             "level": level,
@@ -230,7 +245,7 @@ class LevelTally:
             "tps_mean": mean_tps,
             "latency_s_mean": mean_latency,
             "system_rps": system_rps,
-            "total_tps": total_tps,
+            "total_tps": self.total_tps,
         }
         if self.thinking:  # a thinking model's or an agent's level: its time to answer
             row.update(
