@@ -1,0 +1,187 @@
+"""A run held to a baseline: each cell's verdict, how labels and levels are paired, and the
+comparison of synthetic runs (the same server, a slower one, failures, missing levels)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from analysis import load
+from analysis.compare import (
+    BETTER,
+    NO_DATA,
+    NOISE,
+    WORSE,
+    Comparison,
+    compare,
+    load_pair,
+    match_levels,
+    pair_labels,
+    verdict,
+)
+from analysis.errors import InputError
+from analysis.metrics import Settings, summarize
+from analysis.tolerances import Tolerance, defaults
+from tests.analysis_synthetic import compare_run
+
+HIGHER, LOWER = Tolerance(10, "+"), Tolerance(10, "-")
+SETTINGS = Settings(bootstrap_resamples=400)
+
+
+# verdicts
+
+
+def test_a_rise_beyond_the_tolerance_whose_interval_excludes_no_change_is_worse():
+    assert verdict(25.0, 15.0, 35.0, HIGHER) == WORSE
+
+
+def test_a_rise_beyond_the_tolerance_whose_interval_holds_no_change_is_within_noise():
+    assert verdict(25.0, -5.0, 60.0, HIGHER) == NOISE
+
+
+def test_a_certain_rise_within_the_tolerance_is_within_noise():
+    assert verdict(8.0, 6.0, 10.0, HIGHER) == NOISE
+
+
+def test_a_fall_beyond_the_tolerance_of_a_higher_is_worse_figure_is_better():
+    assert verdict(-25.0, -35.0, -15.0, HIGHER) == BETTER
+
+
+def test_a_lower_is_worse_figure_is_worse_when_it_falls_beyond_its_tolerance():
+    assert verdict(-25.0, -35.0, -15.0, LOWER) == WORSE
+    assert verdict(25.0, 15.0, 35.0, LOWER) == BETTER
+
+
+def test_a_significant_fall_of_a_lower_is_worse_figure_within_its_tolerance_is_within_noise():
+    assert verdict(-8.0, -9.0, -7.0, LOWER) == NOISE
+
+
+def test_an_interval_that_could_not_be_drawn_is_never_worse():
+    assert verdict(50.0, math.nan, math.nan, HIGHER) == NOISE
+
+
+def test_a_change_that_has_no_value_is_not_applicable():
+    assert verdict(math.nan, math.nan, math.nan, HIGHER) == NO_DATA
+
+
+def test_a_zero_tolerance_makes_every_certain_rise_worse():
+    assert verdict(0.5, 0.1, 0.9, Tolerance(0, "+")) == WORSE
+
+
+# pairing
+
+
+def test_one_label_on_each_side_is_paired_whatever_their_names():
+    assert pair_labels(["v0.8"], ["v0.9"]) == ([("v0.8", "v0.9")], [], [])
+
+
+def test_several_labels_are_paired_by_name_and_the_rest_listed():
+    pairs, only_base, only_run = pair_labels(["fp8", "nvfp4"], ["nvfp4", "awq"])
+    assert (pairs, only_base, only_run) == ([("nvfp4", "nvfp4")], ["fp8"], ["awq"])
+
+
+def test_levels_are_matched_by_name_in_the_baseline_s_order():
+    assert match_levels(["C=1", "C=4", "C=32"], ["C=4", "C=1", "C=8"]) == (
+        ["C=1", "C=4"],
+        ["C=32"],
+        ["C=8"],
+    )
+
+
+# synthetic runs
+
+
+def compared(base, run, spec: dict | None = None) -> Comparison:
+    return compare(*load_pair(base, run), spec or defaults(), SETTINGS, (str(base), str(run)))
+
+
+def verdicts(result: Comparison) -> dict[tuple[str, str], str]:
+    return {(lvl.level, c.figure): c.verdict for lvl in result.levels for c in lvl.cells}
+
+
+def test_two_runs_of_the_same_server_are_within_noise_in_every_cell(tmp_path):
+    base = compare_run(tmp_path / "a", seed=1)
+    run = compare_run(tmp_path / "b", seed=2)
+    found = verdicts(compared(base, run))
+    assert len(found) == 2 * 11 and set(found.values()) == {NOISE}
+
+
+def test_a_doubled_ttft_is_worse_in_every_ttft_cell_and_leaves_the_itl_within_noise(tmp_path):
+    base = compare_run(tmp_path / "a", seed=1)
+    run = compare_run(tmp_path / "b", ttft=0.2, seed=2)
+    found = verdicts(compared(base, run))
+    ttft = {key: v for key, v in found.items() if key[1].startswith("ttft_")}
+    assert len(ttft) == 6 and set(ttft.values()) == {WORSE}
+    assert {v for key, v in found.items() if key[1].startswith("itl_")} == {NOISE}
+
+
+def test_a_halved_ttft_is_better(tmp_path):
+    base = compare_run(tmp_path / "a", ttft=0.2, seed=1)
+    run = compare_run(tmp_path / "b", ttft=0.1, seed=2)
+    assert verdicts(compared(base, run))[("C=1", "ttft_p90_ms")] == BETTER
+
+
+def test_a_wider_tolerance_lets_the_same_change_pass(tmp_path):
+    base = compare_run(tmp_path / "a", seed=1)
+    run = compare_run(tmp_path / "b", ttft=0.12, seed=2)  # +20 %
+    limits = defaults()
+    assert verdicts(compared(base, run, limits))[("C=1", "ttft_mean_ms")] == WORSE
+    limits["ttft_mean_ms"] = Tolerance(30, "+")
+    assert verdicts(compared(base, run, limits))[("C=1", "ttft_mean_ms")] == NOISE
+
+
+def test_the_cells_hold_the_report_s_values(tmp_path):
+    base = compare_run(tmp_path / "a", seed=1)
+    run = compare_run(tmp_path / "b", ttft=0.15, seed=2)
+    result = compared(base, run)
+    summary = summarize(load.load([run]), Settings(bootstrap_resamples=0))
+    row = summary[summary["concurrency"] == 2].iloc[0]
+    cells = {c.figure: c for c in result.levels[1].cells}
+    assert result.levels[1].level == "C=2"
+    assert cells["ttft_p90_ms"].run == row["ttft_ms_p90"]
+    assert cells["output_tok_s"].run == row["measured_total_tps"]
+    base_p90 = cells["ttft_p90_ms"].baseline
+    assert cells["ttft_p90_ms"].change == pytest.approx((row["ttft_ms_p90"] / base_p90 - 1) * 100)
+
+
+def test_failures_make_the_failure_ratio_worse_by_points(tmp_path):
+    base = compare_run(tmp_path / "a", seed=1)
+    run = compare_run(tmp_path / "b", failures=10, seed=2)  # 10 of 50
+    cell = next(c for c in compared(base, run).levels[0].cells if c.figure == "failure_ratio")
+    assert (cell.baseline, cell.run, cell.change, cell.change_unit) == (0.0, 20.0, 20.0, "pp")
+    assert cell.verdict == WORSE
+
+
+def test_the_intervals_depend_on_the_seed_alone(tmp_path):
+    base = compare_run(tmp_path / "a", seed=1)
+    run = compare_run(tmp_path / "b", seed=2)
+    assert compared(base, run) == compared(base, run)
+
+
+def test_levels_only_one_run_has_are_listed_and_not_compared(tmp_path):
+    base = compare_run(tmp_path / "a", levels=(1, 2, 32), seed=1)
+    run = compare_run(tmp_path / "b", levels=(1, 2, 8), seed=2)
+    result = compared(base, run)
+    assert [level.level for level in result.levels] == ["C=1", "C=2"]
+    assert (result.only_in_baseline, result.only_in_run) == (["C=32"], ["C=8"])
+
+
+def test_runs_with_no_level_in_common_are_bad_input(tmp_path):
+    base = compare_run(tmp_path / "a", levels=(1,), seed=1)
+    run = compare_run(tmp_path / "b", levels=(4,), seed=2)
+    with pytest.raises(InputError, match="no common levels: the baseline has sim C=1, the run"):
+        compared(base, run)
+
+
+def test_a_missing_directory_is_bad_input_naming_its_side(tmp_path):
+    base = compare_run(tmp_path / "a", seed=1)
+    with pytest.raises(InputError, match="^run: no such directory"):
+        load_pair(base, tmp_path / "nowhere")
+
+
+def test_a_directory_without_runs_is_bad_input_naming_its_side(tmp_path):
+    (tmp_path / "empty").mkdir()
+    run = compare_run(tmp_path / "b", seed=2)
+    with pytest.raises(InputError, match="^baseline: .*no requests.jsonl"):
+        load_pair(tmp_path / "empty", run)
