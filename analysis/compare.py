@@ -15,6 +15,11 @@ verdict:
 - ``within noise``: anything else: within the tolerance, or an interval that holds no change;
 - ``n/a``: a side has no value (e.g. no request of the level succeeded) or the baseline's is 0.
 
+A p90 of fewer than ``percentiles.FEW_SAMPLES_FOR_P90`` requests on either side rests on its
+top one or two values (the report flags it too): it is never judged worse or better, and its
+cell says so (``Cell.note``). Two runs of one simulator at 16 requests a level had a TTFT p90
+of 102.6 and 126.4 ms (two requests slowed by a busy machine), the interval +0.3 … +29.1 %.
+
 Why the tolerance both ways: with a 90 % interval, one cell in ten of two runs of the same
 server would otherwise read as a significant change, and a gate must not flap.
 """
@@ -29,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import load
+from analysis import load, percentiles
 from analysis.change_intervals import CONFIDENCE, LevelSample, draws, measure_change
 from analysis.errors import InputError
 from analysis.load import Dataset
@@ -42,7 +47,7 @@ from analysis.metrics import (
     measured_ok,
     summarize,
 )
-from analysis.tolerances import COMPARED, HIGHER_IS_WORSE, Compared, Tolerance
+from analysis.tolerances import COMPARED, HIGHER_IS_WORSE, QUANTILE, Compared, Tolerance
 from sparkload.records import REQUESTS_FILE
 
 BETTER, WORSE, NOISE, NO_DATA = "better", "worse", "within noise", "n/a"
@@ -65,6 +70,7 @@ class Cell:
     ci_high: float | None
     tolerance: str  # "+10%": higher is worse beyond 10 %
     verdict: str
+    note: str = ""  # why the verdict is not the change's ("few requests")
 
 
 @dataclass
@@ -210,6 +216,11 @@ def _cell(
         for side, label, lvl, value in sides
     ]
     found = measure_change(compared, values[0], values[1], drawn[0], drawn[1])
+    judged = verdict(found.change, found.low, found.high, tolerance)
+    note = ""
+    few = min(base.sample.n, other.sample.n) < percentiles.FEW_SAMPLES_FOR_P90
+    if compared.kind == QUANTILE and compared.q >= 0.9 and few and judged in (WORSE, BETTER):
+        judged, note = NOISE, f"fewer than {percentiles.FEW_SAMPLES_FOR_P90} requests"
     return Cell(
         figure=compared.name,
         title=compared.title,
@@ -221,7 +232,8 @@ def _cell(
         ci_low=_optional(found.low),
         ci_high=_optional(found.high),
         tolerance=tolerance.text,
-        verdict=verdict(found.change, found.low, found.high, tolerance),
+        verdict=judged,
+        note=note,
     )
 
 

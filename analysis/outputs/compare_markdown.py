@@ -43,6 +43,8 @@ def _level_name(level: LevelComparison, labelled: bool) -> str:
 def _row(level: LevelComparison, cell: Cell, labelled: bool) -> str:
     figure = f"{cell.title} ({cell.unit})"
     shown = f"**{cell.verdict}**" if cell.verdict == WORSE else cell.verdict
+    if cell.note:
+        shown += f" ({cell.note})"
     values = (
         _level_name(level, labelled),
         figure,

@@ -185,3 +185,20 @@ def test_a_directory_without_runs_is_bad_input_naming_its_side(tmp_path):
     run = compare_run(tmp_path / "b", seed=2)
     with pytest.raises(InputError, match="^baseline: .*no requests.jsonl"):
         load_pair(tmp_path / "empty", run)
+
+
+def test_a_p90_of_fewer_than_20_requests_is_never_judged_and_says_why(tmp_path):
+    base = compare_run(tmp_path / "a", levels=(1,), per_level=15, seed=1)
+    run = compare_run(tmp_path / "b", levels=(1,), per_level=15, ttft=0.2, seed=2)
+    cells = {c.figure: c for c in compared(base, run).levels[0].cells}
+    assert cells["ttft_p90_ms"].verdict == NOISE
+    assert cells["ttft_p90_ms"].note == "fewer than 20 requests"
+    assert cells["ttft_p50_ms"].verdict == WORSE and cells["ttft_p50_ms"].note == ""
+
+
+def test_a_level_whose_every_request_failed_has_no_ttft_to_judge(tmp_path):
+    base = compare_run(tmp_path / "a", levels=(1,), seed=1)
+    run = compare_run(tmp_path / "b", levels=(1,), per_level=0, failures=5, seed=2)
+    cells = {c.figure: c for c in compared(base, run).levels[0].cells}
+    assert cells["ttft_mean_ms"].verdict == NO_DATA and cells["ttft_mean_ms"].run is None
+    assert cells["failure_ratio"].verdict == WORSE and cells["failure_ratio"].run == 100.0

@@ -1,6 +1,8 @@
 """``sparkload compare`` on real runs against the built-in simulator: two runs of one server are
 within noise in every cell (exit 0); a run against a simulator with a slower prefill is worse in
-its TTFT cells (exit 4), and the Markdown names them."""
+its TTFT cells (exit 4), and the Markdown names them. (That the other figures stay within noise
+is tests/analysis/test_compare.py's, on synthetic runs: here a busy machine may slow a few
+requests' tokens of one run.)"""
 
 from __future__ import annotations
 
@@ -17,17 +19,19 @@ from tests.servers import running_sim
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator
 
-# The fixed profile: 100 ms to the first token (250 ms slowed), 20 ms between tokens; 8 requests
-# per user of 8 tokens at C=1 and C=2 take about 2 s a level.
+# The fixed profile: 200 ms to the first token (400 ms slowed), 20 ms between tokens; 10 requests
+# per user of 6 tokens at C=2 and C=4 take 3 s a level (5 s slowed). 200 ms, not less: a machine
+# busy with other tests slowed a few requests by 20-25 ms, which at 100 ms moved a p90 by 23 %;
+# and 20 requests a level at least, or a p90 is never judged (percentiles.FEW_SAMPLES_FOR_P90).
 FIXED = ("--profile", "fixed", "--fixed-itl-ms", "20", "--fixed-ttft-ms")
-LADDER = ["--ladder", "1,2", "--requests-per-user", "8", "--max-tokens", "8"]
+LADDER = ["--ladder", "2,4", "--requests-per-user", "10", "--max-tokens", "6"]
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
     """A baseline and a second run against one simulator, and a run against a slowed one."""
     found: dict[str, Path] = {}
-    with running_sim(*FIXED, "100") as fast, running_sim(*FIXED, "250") as slow:
+    with running_sim(*FIXED, "200") as fast, running_sim(*FIXED, "400") as slow:
         for name, host in (("baseline", fast), ("same", fast), ("slow", slow)):
             run = run_locust(["--headless", "-H", host, *LADDER], tmp_path_factory.mktemp(name))
             assert run.returncode == 0 and run.run_dir is not None, run.output
@@ -65,21 +69,19 @@ def test_a_slower_prefill_makes_every_ttft_cell_worse_and_exits_4(runs, tmp_path
     levels = json.loads((tmp_path / "c.json").read_text())["levels"]
     ttft = [c for level in levels for c in level["cells"] if c["figure"].startswith("ttft_")]
     assert len(ttft) == 6 and {c["verdict"] for c in ttft} == {"worse"}
-    assert all(120 < c["change"] < 180 for c in ttft)  # 100 -> 250 ms: +150 %
+    assert all(70 < c["change"] < 130 for c in ttft)  # 200 -> 400 ms: +100 %
+    assert not any(c["note"] for c in ttft)  # every p90 of 20 requests or more: judged
 
 
 def test_the_markdown_names_the_worse_ttft_cells(runs):
     out = sparkload_compare(runs["baseline"], runs["slow"]).stdout
-    assert out.startswith("## sparkload compare: REGRESSION")
-    assert "Worse: C=1 TTFT mean (+" in out
-    for level in ("C=1", "C=2"):
+    assert out.startswith("## sparkload compare: REGRESSION"), out
+    assert "Worse: C=2 TTFT mean (+" in out
+    lines = out.splitlines()
+    for level in ("C=2", "C=4"):
         for stat in ("mean", "p50", "p90"):
-            row = next(
-                line for line in out.splitlines() if line.startswith(f"| {level} | TTFT {stat} ")
-            )
-            assert row.endswith("| **worse** |")
-    itl = [line for line in out.splitlines() if "| ITL " in line]
-    assert len(itl) == 6 and all(line.endswith("| within noise |") for line in itl)
+            row = next(line for line in lines if line.startswith(f"| {level} | TTFT {stat} "))
+            assert row.endswith("| **worse** |"), out
 
 
 def test_a_missing_run_directory_is_one_line_and_exit_2(runs, tmp_path):

@@ -26,7 +26,7 @@ def test_every_field_of_the_comparison_is_in_the_file(tmp_path):
     assert found["levels"][0]["cells"][0] == {
         "figure": "ttft_p90_ms", "title": "TTFT p90", "unit": "ms", "baseline": 100.0,
         "run": 101.0, "change": 1.0, "change_unit": "%", "ci_low": -2.0, "ci_high": 4.0,
-        "tolerance": "+10%", "verdict": "within noise",
+        "tolerance": "+10%", "verdict": "within noise", "note": "",
     }  # fmt: skip
 
 

@@ -99,3 +99,10 @@ def test_one_pair_of_differently_named_labels_is_said_once():
     text = render(comparison(level(labels=("v0.8", "v0.9"))))
     assert "Label 'v0.9' compared with the baseline's 'v0.8'." in text
     assert rows(text)[0].startswith("| C=1 |")
+
+
+def test_a_cell_s_note_follows_its_verdict():
+    few = cell(note="fewer than 20 requests")
+    assert rows(render(comparison(level("C=1", few))))[0].endswith(
+        "| within noise (fewer than 20 requests) |"
+    )
