@@ -28,11 +28,11 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = Parser(
         prog=prog,
         description="Compare a run with a baseline run, level by level: each figure's change, "
-        "its 90%% interval from both runs' requests, and a verdict (better, worse, within "
+        "its 90% interval from both runs' requests, and a verdict (better, worse, within "
         f"noise). Exit {EXIT_CHECK_FAILED} when any figure is worse beyond its tolerance and "
         "the noise, 0 otherwise.",
-        epilog=f"Figures: {', '.join(tolerances.BY_NAME)}. Default tolerances: latencies +10%%, "
-        "throughputs -10%%, failure_ratio +1%% (percentage points). See docs/compare.md.",
+        epilog=f"Figures: {', '.join(tolerances.BY_NAME)}. Default tolerances: latencies +10%, "
+        "throughputs -10%, failure_ratio +1% (percentage points). See docs/compare.md.",
     )
     parser.add_argument("baseline", metavar="BASELINE_DIR", help="the baseline's run directory")
     parser.add_argument("run", metavar="RUN_DIR", help="the run directory to judge")

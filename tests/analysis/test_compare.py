@@ -23,7 +23,7 @@ from analysis.compare import (
 from analysis.errors import InputError
 from analysis.metrics import Settings, summarize
 from analysis.tolerances import Tolerance, defaults
-from tests.analysis_synthetic import compare_run
+from tests.analysis_synthetic import arrival_manifest, compare_run, open_loop_level, write_run
 
 HIGHER, LOWER = Tolerance(10, "+"), Tolerance(10, "-")
 SETTINGS = Settings(bootstrap_resamples=400)
@@ -202,3 +202,39 @@ def test_a_level_whose_every_request_failed_has_no_ttft_to_judge(tmp_path):
     cells = {c.figure: c for c in compared(base, run).levels[0].cells}
     assert cells["ttft_mean_ms"].verdict == NO_DATA and cells["ttft_mean_ms"].run is None
     assert cells["failure_ratio"].verdict == WORSE and cells["failure_ratio"].run == 100.0
+
+
+def test_open_loop_levels_are_matched_by_their_offered_rate(tmp_path):
+    def open_run(root, ttft: float, rates: list[float]):
+        records = []
+        for index, rate in enumerate(rates):
+            records += open_loop_level(
+                8, index, 1_700_000_000.0 + 100 * index, interval=1 / rate, count=30,
+                latency=ttft + 0.3, ttft=ttft,
+            )  # fmt: skip
+        return write_run(root, "sim", records, manifest_fields=arrival_manifest(rates, 8))
+
+    base = open_run(tmp_path / "a", 0.2, [2.0, 4.0])
+    run = open_run(tmp_path / "b", 0.2, [2.0, 8.0])
+    result = compared(base, run)
+    assert [level.level for level in result.levels] == ["offered 2 req/s"]
+    assert (result.only_in_baseline, result.only_in_run) == (
+        ["offered 4 req/s"],
+        ["offered 8 req/s"],
+    )
+
+
+def test_folders_of_several_labels_are_compared_label_by_label(tmp_path):
+    for side, slow in (("a", 0.1), ("b", 0.2)):
+        compare_run(tmp_path / side, "fp8", seed=1, stamp="20260101T000000Z")
+        compare_run(tmp_path / side, "nvfp4", ttft=slow, seed=2, stamp="20260101T000001Z")
+    compare_run(tmp_path / "a", "awq", seed=3, stamp="20260101T000002Z")
+    result = compared(tmp_path / "a", tmp_path / "b")
+    found = {
+        (lvl.baseline_label, lvl.level, c.figure): c.verdict
+        for lvl in result.levels
+        for c in lvl.cells
+    }
+    assert found[("fp8", "C=1", "ttft_mean_ms")] == NOISE
+    assert found[("nvfp4", "C=1", "ttft_mean_ms")] == WORSE
+    assert result.only_in_baseline == ["label awq"]

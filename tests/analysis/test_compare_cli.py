@@ -105,3 +105,9 @@ def test_a_bad_tolerance_is_one_line_and_exit_2_before_any_run_is_read(tmp_path,
 def test_a_missing_argument_is_one_line_and_exit_2(runs, capsys):
     assert main(["--prog", PROG, str(runs[0])]) == EXIT_BAD_INPUT
     assert "the following arguments are required: RUN_DIR" in one_error_line(capsys)
+
+
+def test_help_exits_0_and_names_every_figure(capsys):
+    assert main(["--prog", PROG, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "90% interval" in out and "ttft_p90_ms" in out and "failure_ratio" in out
