@@ -6,7 +6,16 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from analysis.compare import BETTER, NO_DATA, NOISE, WORSE, Cell, Comparison, LevelComparison
+from analysis.compare import (
+    BETTER,
+    NO_DATA,
+    NOISE,
+    VERDICTS,
+    WORSE,
+    Cell,
+    Comparison,
+    LevelComparison,
+)
 from analysis.outputs.markdown import MISSING
 
 COLUMNS = ("level", "figure", "baseline", "run", "change", "interval", "tolerance", "verdict")
@@ -59,7 +68,7 @@ def _row(level: LevelComparison, cell: Cell, labelled: bool) -> str:
 
 
 def _counted(comparison: Comparison) -> str:
-    counts = {v: len(comparison.cells_with(v)) for v in (WORSE, BETTER, NOISE, NO_DATA)}
+    counts = {v: len(comparison.cells_with(v)) for v in VERDICTS}
     words = [f"{counts[WORSE]} worse", f"{counts[BETTER]} better", f"{counts[NOISE]} within noise"]
     if counts[NO_DATA]:
         words.append(f"{counts[NO_DATA]} n/a")
