@@ -23,33 +23,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from analysis import load, percentiles, probe, report, slices, slo
+from analysis.arguments import Parser, non_negative
 from analysis.errors import InputError
 from analysis.metrics import Settings, summarize
 from sparkload.records import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error as InputError instead of printing usage and exiting."""
-
-    def error(self, message: str):
-        raise InputError(f"{message} (see --help)")
-
-
-def _non_negative(kind):
-    def convert(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
-        return value
-
-    return convert
-
-
 def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog=prog,
         description="Turn sparkload results directories into the benchmark report: summary.csv, "
         "report.md, comparison tables (CSV), charts (PNG + interactive HTML) and index.html.",
@@ -95,21 +76,21 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--check-level",
-        type=_non_negative(int),
+        type=non_negative(int),
         metavar="INDEX",
         help="with --check and one run: judge only the level of this index (the manifest's) and "
         "print its verdict as JSON (meets, each bound's figure, breaches); exit 0 either way",
     )
     parser.add_argument(
         "--think-time",
-        type=_non_negative(float),
+        type=non_negative(float),
         default=10.0,
         metavar="SECONDS",
         help="think time Z between a user's requests for the Little's-law user count (default 10)",
     )
     parser.add_argument(
         "--slice-duration",
-        type=_non_negative(float),
+        type=non_negative(float),
         metavar="SECONDS",
         help="cut every level into windows of this many seconds of the target's time "
         "(simulated time for a simulator run) for the time-slice table, charts and drift flag; "
@@ -117,7 +98,7 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--drift-threshold",
-        type=_non_negative(float),
+        type=non_negative(float),
         default=slices.DEFAULT_DRIFT_THRESHOLD_PCT,
         metavar="PERCENT",
         help="flag a level whose steady windows' output tokens/s fall by more than this share "
@@ -125,7 +106,7 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--bootstrap",
-        type=_non_negative(int),
+        type=non_negative(int),
         default=1000,
         metavar="N",
         help="bootstrap resamples for the p50/p90 90%% confidence intervals "

@@ -52,15 +52,14 @@ def quantile(sorted_values: np.ndarray, q: float, method: str) -> float:
     return low + frac * (float(sorted_values[k + 1]) - low) if frac else low
 
 
-def bootstrap_ci(
+def bootstrap_estimates(
     sorted_values: np.ndarray,
     q: float,
     method: str,
     rng: np.random.Generator,
     resamples: int = 1000,
-    confidence: float = 0.90,
-) -> tuple[float, float]:
-    """Percentile-bootstrap confidence interval of quantile q.
+) -> np.ndarray:
+    """Quantile q of each of ``resamples`` bootstrap resamples (empty for fewer than 2 values).
 
     Resampling n values with replacement and taking the quantile only ever reads order
     statistics k and k+1 of the resample. A resample is x[⌊n·U⌋] for n iid uniforms U, so its
@@ -70,17 +69,30 @@ def bootstrap_ci(
     """
     n = len(sorted_values)
     if n < 2 or resamples < 1:
-        return math.nan, math.nan
+        return np.empty(0)
     k, frac = position(n, q, method)
     u_k = rng.beta(k + 1, n - k, size=resamples)
     low = sorted_values[np.minimum((u_k * n).astype(np.int64), n - 1)]
-    if frac:
-        above = n - k - 1
-        u_next = u_k + (1.0 - u_k) * (1.0 - rng.random(resamples) ** (1.0 / above))
-        high = sorted_values[np.minimum((u_next * n).astype(np.int64), n - 1)]
-        estimates = low + frac * (high - low)
-    else:
-        estimates = low
+    if not frac:
+        return np.asarray(low, dtype=np.float64)
+    above = n - k - 1
+    u_next = u_k + (1.0 - u_k) * (1.0 - rng.random(resamples) ** (1.0 / above))
+    high = sorted_values[np.minimum((u_next * n).astype(np.int64), n - 1)]
+    return np.asarray(low + frac * (high - low), dtype=np.float64)
+
+
+def bootstrap_ci(
+    sorted_values: np.ndarray,
+    q: float,
+    method: str,
+    rng: np.random.Generator,
+    resamples: int = 1000,
+    confidence: float = 0.90,
+) -> tuple[float, float]:
+    """Percentile-bootstrap confidence interval of quantile q (``bootstrap_estimates``)."""
+    estimates = bootstrap_estimates(sorted_values, q, method, rng, resamples)
+    if not len(estimates):
+        return math.nan, math.nan
     tail = (1.0 - confidence) / 2.0
     lo, hi = np.quantile(estimates, [tail, 1.0 - tail])
     return float(lo), float(hi)

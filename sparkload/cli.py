@@ -21,6 +21,8 @@ commands:
               simulator when no --host is given (locust -f <sparkload's locustfile> [options])
   sim         serve the built-in DGX Spark simulator (an OpenAI-compatible vLLM look-alike)
   report      turn results directories into tables, charts and report.md
+  compare     hold a run to a baseline run, level by level, with both runs' noise: a
+              Markdown table of changes and verdicts; exit 4 when a figure got worse
   quality     an accuracy probe alone: a dataset (GSM8K, multiple choice, generic) or a
               built-in probe (arithmetic, retrieval) sent once, graded, with its interval
   matrix      run the ladder against every target of a matrix file, then one combined report
@@ -87,6 +89,12 @@ def _report(argv: list[str]) -> int:
     return subprocess.run(report_command(argv), check=False).returncode
 
 
+def _compare(argv: list[str]) -> int:
+    from sparkload.run.report_process import compare_command
+
+    return subprocess.run(compare_command(argv), check=False).returncode
+
+
 def _quality(argv: list[str]) -> int:
     from gevent import monkey
 
@@ -112,6 +120,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "run": _run,
     "sim": _sim,
     "report": _report,
+    "compare": _compare,
     "quality": _quality,
     "matrix": _matrix,
     "demo": _demo,

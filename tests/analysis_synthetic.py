@@ -10,6 +10,8 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
+
 from sparkload.records import MANIFEST_FILE, REQUESTS_FILE, RequestRecord
 
 DATA = Path(__file__).parent / "analysis" / "data"
@@ -239,3 +241,59 @@ def markdown_table(text: str, title: str) -> list[list[str]]:
         if not line.startswith("|---"):
             rows.append([cell.strip() for cell in line.strip("|").split("|")])
     return rows
+
+
+def compare_run(
+    root: Path,
+    label: str = "sim",
+    *,
+    levels: tuple[int, ...] = (1, 2),
+    ttft: float = 0.1,
+    itl: float = 0.02,
+    per_level: int = 40,
+    failures: int = 0,
+    spread: float = 0.05,
+    seed: int = 0,
+    stamp: str = "20260101T000000Z",
+) -> Path:
+    """A closed-loop run for ``sparkload compare``: ``per_level`` ok measured requests per level
+    whose TTFT and ITL scatter around ``ttft`` and ``itl`` (lognormal, sd ``spread``, seeded),
+    16 output tokens each, plus ``failures`` failed ones."""
+    rng = np.random.default_rng(seed)
+    records, t0 = [], 1_700_000_000.0
+    tokens = 16
+    for index, level in enumerate(levels):
+        for i in range(per_level):
+            first = ttft * float(rng.lognormal(0.0, spread))
+            gap = itl * float(rng.lognormal(0.0, spread))
+            latency = first + gap * (tokens - 1)
+            records.append(
+                make_record(
+                    level,
+                    index,
+                    ttft=first,
+                    itl=gap,
+                    tps=tokens / latency,
+                    latency=latency,
+                    start_time=t0 + i * latency / level,
+                    output_tokens=tokens,
+                    user=i % level,
+                )
+            )
+        records += [
+            make_record(
+                level,
+                index,
+                ttft=None,
+                itl=None,
+                tps=None,
+                latency=0.01,
+                start_time=t0 + j,
+                output_tokens=None,
+                status="error",
+                error_kind="http_500",
+            )
+            for j in range(failures)
+        ]
+        t0 += per_level * ttft * 2 + 60
+    return write_run(root, label, records, stamp=stamp)

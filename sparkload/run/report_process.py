@@ -1,7 +1,8 @@
 """The analysis as a child process: how the load side asks for a report or a service-level check.
 
 The load side never imports ``analysis``; the two meet in results directories. ``sparkload
-report``, the matrix's combined report and ``--check`` all run ``python -m analysis``.
+report``, the matrix's combined report and ``--check`` all run ``python -m analysis``;
+``sparkload compare`` runs ``python -m analysis.compare_cli``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from sparkload.records import ProbeVerdict
 def report_command(args: list[str]) -> list[str]:
     """``sparkload report ARGS`` (the analysis package's own entry point)."""
     return [sys.executable, "-m", "analysis", "--prog", "sparkload report", *args]
+
+
+def compare_command(args: list[str]) -> list[str]:
+    """``sparkload compare ARGS``: a run held to a baseline run (``analysis.compare``)."""
+    return [sys.executable, "-m", "analysis.compare_cli", "--prog", "sparkload compare", *args]
 
 
 def check_options(args: list[str]) -> str | None:

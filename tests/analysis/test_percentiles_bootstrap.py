@@ -91,3 +91,14 @@ def test_one_value_is_every_quantile_of_itself():
 
 def test_no_values_have_no_quantile():
     assert math.isnan(percentiles.quantile(np.array([]), 0.5, "linear"))
+
+
+def test_the_interval_is_the_percentile_interval_of_the_same_draws():
+    values = np.sort(np.random.default_rng(3).lognormal(size=50))
+    estimates = percentiles.bootstrap_estimates(
+        values, 0.9, percentiles.LINEAR, np.random.default_rng(7), 1000
+    )
+    low, high = percentiles.bootstrap_ci(
+        values, 0.9, percentiles.LINEAR, np.random.default_rng(7), 1000
+    )
+    assert (low, high) == tuple(np.quantile(estimates, [0.05, 0.95]))

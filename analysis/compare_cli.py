@@ -1,0 +1,100 @@
+"""Command line: ``python -m analysis.compare_cli BASELINE_DIR RUN_DIR [options]`` (also
+``sparkload compare``).
+
+Prints the comparison's Markdown table on stdout (and writes it to ``--markdown FILE``, its
+cells as JSON to ``--json FILE``) and exits ``EXIT_CHECK_FAILED`` (4) when any cell is worse,
+0 otherwise: a CI job fails on a regression as it fails on ``--check``. Bad input (a missing
+directory, one without records, no level in common, a bad ``--tolerance``) is one line on
+stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from analysis import compare, percentiles, tolerances
+from analysis.arguments import Parser, non_negative
+from analysis.errors import InputError
+from analysis.metrics import Settings
+from analysis.outputs import compare_json, compare_markdown
+from sparkload.records import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
+
+PROG = "python -m analysis.compare_cli"
+
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    parser = Parser(
+        prog=prog,
+        description="Compare a run with a baseline run, level by level: each figure's change, "
+        "its 90% interval from both runs' requests, and a verdict (better, worse, within "
+        f"noise). Exit {EXIT_CHECK_FAILED} when any figure is worse beyond its tolerance and "
+        "the noise, 0 otherwise.",
+        epilog=f"Figures: {', '.join(tolerances.BY_NAME)}. Default tolerances: latencies +10%, "
+        "throughputs -10%, failure_ratio +1% (percentage points). See docs/compare.md.",
+    )
+    parser.add_argument("baseline", metavar="BASELINE_DIR", help="the baseline's run directory")
+    parser.add_argument("run", metavar="RUN_DIR", help="the run directory to judge")
+    parser.add_argument(
+        "--tolerance",
+        metavar="SPEC",
+        help="e.g. 'ttft_p90_ms:+10%%,output_tok_s:-5%%': + higher is worse, - lower is worse "
+        "(no sign: the figure's own); a family (ttft, itl, latency, tps) sets all its figures",
+    )
+    parser.add_argument("--markdown", metavar="FILE", type=Path, help="also write the table here")
+    parser.add_argument("--json", metavar="FILE", type=Path, help="write the cells as JSON here")
+    parser.add_argument(
+        "--bootstrap",
+        type=non_negative(int),
+        default=1000,
+        metavar="N",
+        help="bootstrap draws per run and figure (default 1000; 0: no intervals, never worse)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument(
+        "--percentile-method",
+        choices=percentiles.METHODS,
+        default=percentiles.LINEAR,
+        help="as the report's (default linear)",
+    )
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    limits = tolerances.parse(args.tolerance)  # before any run is read: a typo fails fast
+    settings = Settings(args.percentile_method, False, args.bootstrap, args.seed)
+    baseline, other = compare.load_pair(args.baseline, args.run)
+    result = compare.compare(baseline, other, limits, settings, (args.baseline, args.run))
+    text = compare_markdown.render(result)
+    if args.markdown is not None:
+        compare_markdown.write(result, args.markdown)
+    if args.json is not None:
+        compare_json.write(result, args.json)
+    sys.stdout.write(text)
+    return EXIT_CHECK_FAILED if result.worse else 0
+
+
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
+    """``[--prog NAME] BASELINE_DIR RUN_DIR [options]``; ``--prog`` names the command in
+    messages (``sparkload compare`` runs this module)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--prog"] and len(args) > 1:
+        prog, args = args[1], args[2:]
+    try:
+        return run(build_parser(prog).parse_args(args))
+    except InputError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(
+            f"{prog}: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
