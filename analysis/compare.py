@@ -48,7 +48,6 @@ from analysis.metrics import (
     summarize,
 )
 from analysis.tolerances import COMPARED, HIGHER_IS_WORSE, QUANTILE, Compared, Tolerance
-from sparkload.records import REQUESTS_FILE
 
 BETTER, WORSE, NOISE, NO_DATA = "better", "worse", "within noise", "n/a"
 VERDICTS = (WORSE, BETTER, NOISE, NO_DATA)
@@ -316,13 +315,7 @@ def load_pair(baseline: str | Path, run: str | Path) -> tuple[Dataset, Dataset]:
     datasets = []
     for side, path in (("baseline", baseline), ("run", run)):
         try:
-            dataset = load.load([path])
+            datasets.append(load.load_with_records(path))
         except InputError as exc:
             raise InputError(f"{side}: {exc}") from None
-        if dataset.records.empty or "level" not in dataset.records:
-            raise InputError(
-                f"{side} {path}: no per-request records ({REQUESTS_FILE}; Locust CSVs alone "
-                "have no requests to draw from)"
-            )
-        datasets.append(dataset)
     return datasets[0], datasets[1]

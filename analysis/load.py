@@ -481,6 +481,18 @@ def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
     return frame
 
 
+def load_with_records(path: str | Path) -> Dataset:
+    """One run directory that must hold per-request records (a comparison draws its intervals
+    from them); InputError otherwise."""
+    dataset = load([path])
+    if dataset.records.empty or "level" not in dataset.records:
+        raise InputError(
+            f"{path}: no per-request records ({REQUESTS_FILE}; Locust CSVs alone "
+            "have no requests to draw from)"
+        )
+    return dataset
+
+
 def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     """Load every run under ``paths``; raise InputError when nothing usable is there."""
     runs: list[Run] = []
