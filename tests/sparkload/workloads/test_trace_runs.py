@@ -61,10 +61,11 @@ def test_a_mooncake_trace_is_replayed_at_its_timestamps_with_its_prefix_structur
         by_line[n]["cached_tokens"] >= BLOCK * reused - 16 for n, reused in enumerate(expected, 1)
     )
     assert served >= 0.9 * 200
-    # no request waited for a client (256 users, 200 lines); how late the loop sent them on a
-    # quiet machine is benchmarks/trace_replay.py's figure, not a bound for a shared one
+    # no request waited for a client (256 users, 200 lines: a wait for a user would be seconds);
+    # how late the loop sent them on a quiet machine is benchmarks/trace_replay.py's figure, not
+    # a bound for a shared one (a load of 8 on 2 cores made the third-latest 0.43 s)
     lateness = sorted(r["queue_wait"] for r in records)
-    assert lateness[len(lateness) // 2] < 0.01 and lateness[-3] < 0.1
+    assert lateness[len(lateness) // 2] < 0.05 and lateness[-3] < 1.0
     assert run.manifest["arrival"]["trace"]["lines"] == 200
 
 
