@@ -126,14 +126,17 @@ def bucket_chart(
     frame: pd.DataFrame, label: str, name: str, metric: str, subject: str, note: str = ""
 ) -> Chart:
     """Mean ``metric`` (its ``<metric> ms mean`` column) per prompt-token bucket of ``label``, one
-    line per concurrency: the chart of a table binned by ``context_bucket``."""
+    line per concurrency: the chart of a table binned by ``context_bucket``. A row without a
+    bucket (requests that failed before reporting their prompt tokens: the agents' tables keep
+    them, their bucket empty) has no place on the x axis and is left out."""
+    known = frame[frame["Prompt tokens from"].notna()]
     series = [
         Series(
             f"C={int(level)}",
             rows["Prompt tokens from"].to_numpy(float),
             rows[f"{metric} ms mean"].to_numpy(float),
         )
-        for level, rows in frame.groupby("Concurrency", sort=True)
+        for level, rows in known.groupby("Concurrency", sort=True)
     ]
     return Chart(
         slug(label),

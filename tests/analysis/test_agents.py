@@ -118,3 +118,14 @@ def test_the_context_chart_draws_mean_ttfo_per_bucket(tmp_path):
     chart = agents.context_chart(frame, "agent")
     assert [s.name for s in chart.series] == ["C=1"]
     assert list(chart.series[0].y) == pytest.approx([150.0, 250.0, 350.0])
+
+
+def test_the_context_chart_leaves_out_failed_steps_of_unknown_prompt_length(tmp_path):
+    records = session(0)
+    records[0].update(status="error", error_kind="http_500", ttft=None, ttfo=None)
+    records[0].pop("prompt_tokens")  # a failed request has no usage: its bucket is unknown
+    frame = agents.by_context(agent_run(tmp_path, records), "agent", SETTINGS)
+    assert frame["Prompt tokens from"].isna().sum() == 1  # the table shows it, bucket empty
+    chart = agents.context_chart(frame, "agent")
+    assert list(chart.series[0].x) == [256, 512, 1024]
+    assert list(chart.series[0].y) == pytest.approx([150.0, 250.0, 350.0])

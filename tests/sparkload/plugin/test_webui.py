@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.browser import NEEDS_BROWSER, chromium
 from tests.conftest import free_port, locust_command, wait_until_up
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None and os.environ.get("SPARKLOAD_REQUIRE_BROWSER"):
-    raise RuntimeError("SPARKLOAD_REQUIRE_BROWSER is set but no Chromium was found")
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)"),
-]
+pytestmark = [pytest.mark.e2e, NEEDS_BROWSER]
 SCREENSHOT = Path(os.environ.get("SPARKLOAD_SCREENSHOT_DIR", "/tmp")) / "sparkload-webui-levels.png"
 
 
@@ -50,20 +44,7 @@ def web_ui(tmp_path):
 
 
 def test_ladder_started_from_the_ui_fills_the_sparkload_levels_tab_live(web_ui):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 700})
         page.goto(web_ui)
         users_field_visible = page.locator('input[name="userCount"]').is_visible()
@@ -87,7 +68,6 @@ def test_ladder_started_from_the_ui_fills_the_sparkload_levels_tab_live(web_ui):
             page.wait_for_timeout(300)
         page.screenshot(path=str(SCREENSHOT))
         headers = page.locator("table thead th").all_inner_texts()
-        browser.close()
     assert not users_field_visible  # the ladder ignores it: not shown
     assert "START runs sparkload's load plan" in plan_note
     assert headers[:4] == ["C / rate", "n", "fail", "TTFT ms mean"]
