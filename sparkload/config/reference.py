@@ -1,8 +1,8 @@
 """The option table as Markdown: the documentation's options page is rendered from it at build
 time (``tools/docs_hooks.py``), so the page lists what the code defines and cannot drift.
 
-One table per group, in ``--help``'s order: the flag, its default (as ``--help`` prints it),
-its environment variable and its help text; a secret is marked as one.
+One table per group, in ``--help``'s order: the flag, its default (as ``--help`` prints it) and
+its help text with its environment variable; a secret is marked as one.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ def shown_default(option: Option) -> str:
 
 def group_table(group: str, options: tuple[Option, ...] = OPTIONS) -> str:
     rows = [
-        "| option | default | environment | meaning |",
-        "|---|---|---|---|",
+        "| option | default | meaning |",
+        "|---|---|---|",
     ]
     for option in options:
         if option.group != group:
@@ -51,10 +51,10 @@ def group_table(group: str, options: tuple[Option, ...] = OPTIONS) -> str:
         flag = f"`{option.flag}`"
         if option.choices:
             flag += " " + cell("{" + ",".join(option.choices) + "}")
-        meaning = cell(option.help)
+        meaning = f"{cell(option.help)}<br>Environment: `{option.env_var}`"
         if option.secret:
-            meaning += " **Secret:** not in the web UI, never written, not sent to workers."
-        rows.append(f"| {flag} | {shown_default(option)} | `{option.env_var}` | {meaning} |")
+            meaning += "<br>**Secret:** not in the web UI, never written, not sent to workers."
+        rows.append(f"| {flag} | {shown_default(option)} | {meaning} |")
     return "\n".join(rows)
 
 

@@ -23,6 +23,7 @@ def run_parser() -> argparse.ArgumentParser:
     from locust.argument_parser import get_empty_argument_parser, setup_parser_arguments
 
     parser = get_empty_argument_parser(default_config_files=[])
+    parser.prog = "sparkload run"
     setup_parser_arguments(parser)
     register(parser)
     return parser

@@ -43,4 +43,4 @@ def test_choices_and_the_environment_variable_are_in_the_row():
     row = reference.group_table(
         config.GROUP_ORDER[0], (option(choices=("a", "b"), env="MY_VAR", default="a"),)
     )
-    assert "| `--x` {a,b} | `a` | `MY_VAR` | h |" in row
+    assert "| `--x` {a,b} | `a` | h<br>Environment: `MY_VAR` |" in row
