@@ -5,7 +5,8 @@
     locust -f locustfiles/chat.py                             # web UI on http://127.0.0.1:8089
 
 ``sparkload run [options]`` is the same run; ``sparkload run --help`` lists every option (Locust
-reads a locustfile's options only after its own --help has been answered). See README.md.
+reads a locustfile's options only after its own --help has been answered). See README.md and
+docs/ (docs/first-run.md first).
 """
 
 from sparkload.plugin import install

@@ -11,7 +11,7 @@ from tests.architecture.test_layers import write_package
 from tests.conftest import ROOT
 
 MIRRORS = ("sparkload", "analysis", "locustfiles")  # tests/<name>/<path>/ mirrors <name>/<path>/
-OWN_FOLDERS = ("architecture", "deploy", "netbed", "packaging", "realservers", "tools")
+OWN_FOLDERS = ("architecture", "deploy", "docs", "netbed", "packaging", "realservers", "tools")
 UNNAMED = ("__init__.py", "conftest.py")  # may recur: pytest imports each as its folder's
 
 

@@ -1,5 +1,5 @@
 """deploy/kubernetes: every kustomization renders, every object passes kubernetes-validate
---strict, and the rendered objects say what the README promises.
+--strict, and the rendered objects say what docs/distributed.md promises.
 
 No cluster runs here: the objects are rendered with kubectl's built-in kustomize (or a
 standalone ``kustomize``; a machine with neither fails these tests, it does not skip them) and
@@ -22,7 +22,7 @@ from sparkload import config
 from tests.conftest import ROOT
 
 KUBERNETES = ROOT / "deploy" / "kubernetes"
-KUSTOMIZATIONS = {  # what the README renders and applies
+KUSTOMIZATIONS = {  # what docs/distributed.md renders and applies
     "the default": KUBERNETES,
     "the TP2 overlay": KUBERNETES / "overlays" / "spark-tp2",
 }
