@@ -544,3 +544,44 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
         )
     csv_levels = pd.concat(csv_frames, ignore_index=True) if csv_frames else pd.DataFrame()
     return Dataset(records=records, csv_levels=csv_levels, runs=runs, skipped_runs=skipped)
+
+
+@dataclass(frozen=True)
+class KeptOutput:
+    """One measured, answered request's reply as ``--keep-outputs`` kept it."""
+
+    level: int  # its level's concurrency
+    level_index: int
+    prompt_key: str
+    text: str
+    chunks: tuple[int, ...]  # characters of each text chunk, in order
+
+
+def load_outputs(path: str | Path) -> tuple[Run, list[KeptOutput]]:
+    """A run's kept outputs (measured requests that were answered, in the file's order);
+    InputError for a directory without records or a run that kept none (no --keep-outputs)."""
+    path = Path(path)
+    if not (path / REQUESTS_FILE).is_file():
+        raise InputError(f"{path}: no {REQUESTS_FILE}: not a run directory")
+    run = _run_from_manifest(path, SOURCE_RECORDS)
+    if run.manifest.outputs_kept is not True:
+        raise InputError(f"{path}: outputs were not kept (run it with --keep-outputs)")
+    outputs: list[KeptOutput] = []
+    with (path / REQUESTS_FILE).open("rb") as handle:
+        while lines := handle.readlines(_CHUNK_BYTES):
+            records, bad = _parse_lines(lines)
+            run.skipped_lines += bad
+            outputs += [kept for r in records if (kept := _kept(r)) is not None]
+    return run, outputs
+
+
+def _kept(r: dict) -> KeptOutput | None:
+    key, text, level, chunks = (
+        r.get(k) for k in ("prompt_key", "output_text", "level", "output_chunks")
+    )
+    if r.get("phase") != PHASE_MEASURE or r.get("status") != STATUS_OK:
+        return None
+    if not (isinstance(key, str) and isinstance(text, str) and isinstance(level, int)):
+        return None
+    sizes = tuple(n for n in chunks if isinstance(n, int)) if isinstance(chunks, list) else ()
+    return KeptOutput(level, int(r.get("level_index") or 0), key, text, sizes)

@@ -77,6 +77,7 @@ from analysis.sections import (
 from analysis.sections import accuracy as accuracy_section
 from analysis.sections import agents as agents_section
 from analysis.sections import conversations as conversations_section
+from analysis.sections import fidelity as fidelity_section
 from analysis.sections import structured as structured_section
 from analysis.tables import Table
 
@@ -105,7 +106,8 @@ SECTIONS = (
     traffic,
     accuracy_section,
     agents_section,
-    structured_section,  # last: the sections before keep their numbers, and so their file names
+    structured_section,
+    fidelity_section,  # last: the sections before keep their numbers, and so their file names
 )
 # the sections with something to say of open-loop runs
 ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines, traffic, accuracy_section)

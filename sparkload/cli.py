@@ -23,6 +23,8 @@ commands:
   report      turn results directories into tables, charts and report.md
   compare     hold a run to a baseline run, level by level, with both runs' noise: a
               Markdown table of changes and verdicts; exit 4 when a figure got worse
+  fidelity    does a variant or a concurrency change what the model says: a run's kept
+              greedy replies (--keep-outputs) against a reference's, per level
   quality     an accuracy probe alone: a dataset (GSM8K, multiple choice, generic) or a
               built-in probe (arithmetic, retrieval) sent once, graded, with its interval
   matrix      run the ladder against every target of a matrix file, then one combined report
@@ -95,6 +97,12 @@ def _compare(argv: list[str]) -> int:
     return subprocess.run(compare_command(argv), check=False).returncode
 
 
+def _fidelity(argv: list[str]) -> int:
+    from sparkload.run.report_process import fidelity_command
+
+    return subprocess.run(fidelity_command(argv), check=False).returncode
+
+
 def _quality(argv: list[str]) -> int:
     from gevent import monkey
 
@@ -121,6 +129,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "sim": _sim,
     "report": _report,
     "compare": _compare,
+    "fidelity": _fidelity,
     "quality": _quality,
     "matrix": _matrix,
     "demo": _demo,

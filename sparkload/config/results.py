@@ -25,6 +25,15 @@ ROWS: tuple[Option, ...] = (
         boolean,
     ),
     Option(
+        "--keep-outputs",
+        False,
+        "Keep each request's reply text in its record, with its prompt's key and its chunks' "
+        "lengths, for sparkload fidelity (off by default: outputs may be private); send "
+        "--temperature 0 (and a seed in --extra-body) for greedy outputs to compare",
+        RESULTS,
+        boolean,
+    ),
+    Option(
         "--slice-duration",
         0.0,
         "Seconds of the target's time per report window inside every level: requests "
@@ -76,6 +85,7 @@ ROWS: tuple[Option, ...] = (
 class ResultsOptions:
     results_dir: Path
     keep_chunk_gaps: bool
+    keep_outputs: bool  # every record keeps its reply's text and its prompt's key
     slice_duration: float  # seconds of target time per report window (0: none)
     check: str
     metadata: dict[str, str]

@@ -83,6 +83,7 @@ class SimulatorOptions:
     tool_call_error_rate: float
     tool_parser_holdback: int | None
     schema_error_rate: float
+    output_drift: float  # share of batched greedy replies changed (sim/drift.py)
 
     def args(self) -> list[str]:
         """The built-in simulator's own options, as the run's --sim-* options set them: the

@@ -80,6 +80,8 @@ class SimulatorEntry(Entry):
     tool_call_rate: float | None = omitted()  # share of tool_choice auto answered by a call
     tool_call_error_rate: float | None = omitted()  # share of calls with broken arguments
     tool_parser_holdback: int | None = omitted()  # tokens a tool parser holds back
+    # share of greedy replies changed when batched beside others (written only when set)
+    output_drift: float | None = omitted()
 
     @classmethod
     def upgraded(cls, data: dict[str, Any]) -> dict[str, Any]:

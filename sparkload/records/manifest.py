@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sparkload.records.codec import Entry, empty
+from sparkload.records.codec import Entry, empty, omitted
 from sparkload.records.entries import (
     ArrivalEntry,
     ClientCheck,
@@ -111,6 +111,9 @@ class Manifest(Entry):
     prompts: PromptsEntry = field(default_factory=PromptsEntry)
     sampling: SamplingEntry = field(default_factory=SamplingEntry)
     seed: int = 0
+    # --keep-outputs: every record keeps its reply's text and its prompt's key (sparkload
+    # fidelity compares them); absent or None: no record holds an output
+    outputs_kept: bool | None = omitted()
     request_timeout: float | None = None
     simulator: SimulatorEntry | None = None
     time_scale: float = 1.0

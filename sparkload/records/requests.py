@@ -142,6 +142,13 @@ class RequestRecord:
     # With --response-format: the reply's verdict (STRUCTURED_VERDICTS), never its text; None
     # when no format was asked, or the request failed
     structured: str | None = None
+    # With --keep-outputs only (outputs may be private): the prompt's key (``prompt_key``, the
+    # same prompt's in every run and level), the reply's text (chat content or completions
+    # text; reasoning and tool calls not kept) and the characters of each of its text chunks in
+    # order (a chunk is a token where the server streams one token a chunk)
+    prompt_key: str | None = None
+    output_text: str | None = None
+    output_chunks: list[int] | None = None
     schema: int = SCHEMA_VERSION
     # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
     itl: float | None = None
@@ -212,6 +219,9 @@ _OMITTED_WHEN_NONE = (
     "tool_args_valid",
     "step",
     "structured",
+    "prompt_key",
+    "output_text",
+    "output_chunks",
     "reasoning_tps",
     "answer_tps",
 )

@@ -97,6 +97,7 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
         metadata=opts.results.metadata,
         repeat=RepeatEntry(run + 1, plan.repeat) if plan.repeat > 1 else None,
         seed=plan.seed,
+        **_asked(outputs_kept=opts.results.keep_outputs or None),
         request_timeout=opts.request.request_timeout,
         simulator=simulator_entry(opts.simulator, opts.target.tp) if facts.on_simulator else None,
         time_scale=context.time_scale,
@@ -159,6 +160,8 @@ def simulator_entry(sim: SimulatorOptions, tp: int) -> SimulatorEntry:
     )
     for name, value in _agent_answers(sim).items():
         setattr(entry, name, value)
+    if sim.output_drift:  # the simulator changes a share of greedy replies (sim/drift.py)
+        entry.output_drift = sim.output_drift
     return entry
 
 

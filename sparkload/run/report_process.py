@@ -24,6 +24,12 @@ def compare_command(args: list[str]) -> list[str]:
     return [sys.executable, "-m", "analysis.compare_cli", "--prog", "sparkload compare", *args]
 
 
+def fidelity_command(args: list[str]) -> list[str]:
+    """``sparkload fidelity ARGS``: a run's kept outputs held to a reference's
+    (``analysis.fidelity``)."""
+    return [sys.executable, "-m", "analysis.fidelity_cli", "--prog", "sparkload fidelity", *args]
+
+
 def check_options(args: list[str]) -> str | None:
     """None when the report accepts ``args`` (e.g. ``--slo ...``), else its one-line reason."""
     check = subprocess.run(

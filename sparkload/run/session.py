@@ -28,7 +28,7 @@ from sparkload.stages import ARRIVAL, MEASURE, RUN, WARMUP, Arrival, LevelSignal
 from sparkload.transport.client import Connection, StreamRequest, measure
 from sparkload.transport.stream import Reply
 from sparkload.transport.target import Endpoint
-from sparkload.workloads.contract import PlannedRequest, Slot, UserState
+from sparkload.workloads.contract import PlannedRequest, Slot, UserState, prompt_key
 
 IDLE_WAIT = 1.0  # seconds a user sleeps on the signal before looking again
 
@@ -180,11 +180,14 @@ class UserSession:
             opts.request.api,
         )
         checker = ctx.checker_for(planned)
-        reply = Reply() if planned.wants_reply or checker else None
+        keep = opts.results.keep_outputs
+        reply = Reply() if planned.wants_reply or checker or keep else None
         self.last_send = time.perf_counter()
         measure(self.connection, request, record, reply)
         if checker is not None and reply is not None and record.error_kind is None:
             record.structured = checker.verdict(reply.content, record.finish_reason)
+        if keep and reply is not None:
+            keep_output(record, planned, reply)
         self.shipper.note_identity(self.endpoint.url, self.connection.identity())
         ctx.workload.after(self.state, planned, record, reply)
         ended = (planned.turn or 1) >= (planned.turns or 1)
@@ -212,3 +215,12 @@ class UserSession:
             record.turns = len(self.held)
             self.shipper.ship(record.to_dict())
         self.held = []
+
+
+def keep_output(record: RequestRecord, planned: PlannedRequest, reply: Reply) -> None:
+    """``--keep-outputs``: the reply's text, its text chunks' lengths (empty pieces are no
+    chunk of the text) and the prompt's key, into the record."""
+    pieces = [len(piece) for piece in reply.text if piece]
+    record.prompt_key = prompt_key(planned)
+    record.output_text = "".join(reply.text)
+    record.output_chunks = pieces

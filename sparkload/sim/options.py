@@ -121,6 +121,15 @@ TOOL_PARSER_HOLDBACK = SimOption(
     type=int,
     count=True,
 )
+OUTPUT_DRIFT = SimOption(
+    "--output-drift",
+    0.0,
+    "share of greedy (temperature 0) replies changed from some token on when admitted beside "
+    "other requests (a share exact to one request; alone, a reply never changes): the "
+    "simulator's setting for testing output fidelity, not a claim about a model",
+    type=float,
+    rate=True,
+)
 SHARED = (
     PROFILE,
     SPEC,
@@ -135,6 +144,7 @@ SHARED = (
     TOOL_CALL_ERROR_RATE,
     TOOL_PARSER_HOLDBACK,
     SCHEMA_ERROR_RATE,
+    OUTPUT_DRIFT,
 )
 
 

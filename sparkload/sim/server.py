@@ -44,6 +44,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from sparkload.sim import faults as f
 from sparkload.sim.backends import Generation
+from sparkload.sim.drift import OutputDrift
 from sparkload.sim.engine import Counters
 from sparkload.sim.metrics import SimMetrics
 from sparkload.sim.power import PowerMeter
@@ -109,6 +110,7 @@ class ServerConfig:
     reasoning_usage: bool = True  # usage.completion_tokens_details.reasoning_tokens
     seed: int = 0  # the tool calls' randomness
     schema_error_rate: float = 0.0  # share of structured replies broken on purpose
+    output_drift: float = 0.0  # share of batched greedy replies changed (drift.py)
 
 
 @dataclass(frozen=True)
@@ -287,6 +289,7 @@ class SimServer:
             config.tool_call_rate, config.tool_call_error_rate, config.seed
         )
         self.structured = StructuredReplier(config.schema_error_rate, config.seed)
+        self.drift = OutputDrift(config.output_drift)
         self.stored_responses = ResponseStore()  # /v1/responses' previous_response_id
         self.timing_log = (
             TimingLog(config.timing_log, config.time_scale) if config.timing_log else None
@@ -433,6 +436,12 @@ class SimServer:
             holdback=self.config.tool_parser_holdback if parsed else 0,
             reasoning_usage=self.config.reasoning_usage,
             structured=self.structured.plan(chat.response_format),  # sim/structured.py
+            changed_from=self.drift.plan(  # sim/drift.py
+                body,
+                chat.prompt_text,
+                chat.max_tokens - hidden - chat.reasoning_tokens,
+                self.backend.num_running + self.backend.num_waiting,
+            ),
         )
         max_tokens = f.HUGE_TOKENS if fault == "huge" else chat.max_tokens
         gen = Generation(

@@ -62,9 +62,18 @@ WORDS = (
 DONE = b"data: [DONE]\n\n"
 
 
-def token_text(start: int, count: int) -> str:
-    """Text of tokens ``start .. start + count - 1`` of an output."""
-    return "".join(WORDS[i % len(WORDS)] for i in range(start, start + count))
+DRIFT_SHIFT = 7  # a changed token's word: this many places on (``drift.py``: never the same)
+
+
+def token_text(start: int, count: int, changed_from: int | None = None) -> str:
+    """Text of tokens ``start .. start + count - 1`` of an output; tokens from ``changed_from``
+    on (a drifted reply's, ``drift.py``) are other words."""
+    if changed_from is None or start + count <= changed_from:
+        return "".join(WORDS[i % len(WORDS)] for i in range(start, start + count))
+    return "".join(
+        WORDS[(i + (DRIFT_SHIFT if i >= changed_from else 0)) % len(WORDS)]
+        for i in range(start, start + count)
+    )
 
 
 def frame(payload: dict) -> bytes:
@@ -88,6 +97,7 @@ class ChunkWriter:
     holdback: int = 0  # answer tokens the tool parser holds back before its first delta
     structured: PlannedJson | None = None  # the answer is this JSON text (response_format)
     reasoning_usage: bool = True  # usage counts reasoning tokens apart, when there are some
+    changed_from: int | None = None  # the answer token this reply changes from (drift.py)
     _visible_from: int = field(default=0, init=False)
     _answer_shown: int = field(default=0, init=False)  # answer tokens before this are out
 
@@ -177,7 +187,8 @@ class ChunkWriter:
             done = "stop" if planned.complete(end - answer_from) else "length"
             return self._delta_frame("content", text, done if last else None)
         if call is None:
-            return self._delta_frame("content", token_text(first, end - first), _finish(last))
+            text = token_text(first, end - first, self._changed(answer_from))
+            return self._delta_frame("content", text, _finish(last))
         finish = "tool_calls" if last else None
         start, stop = first - answer_from, end - answer_from
         frames = b""
@@ -189,6 +200,10 @@ class ChunkWriter:
             fragment = {"index": 0, "function": {"arguments": call.argument_text(start, stop)}}
             frames += frame(self._chunk({"tool_calls": [fragment]}, finish))
         return frames
+
+    def _changed(self, answer_from: int) -> int | None:
+        """The output token this reply changes from (None: it does not)."""
+        return None if self.changed_from is None else answer_from + self.changed_from
 
     def reasoning_generated(self, completion_tokens: int) -> int:
         """Reasoning tokens among the first ``completion_tokens`` (the think tag not counted,
@@ -235,7 +250,11 @@ class ChunkWriter:
         reasoning_end = min(visible_from + self.reasoning_tokens, self.generated)
         answer = self.generated - reasoning_end
         finish = "length"
-        message: dict = {"role": "assistant", "content": token_text(reasoning_end, answer)}
+        changed = self._changed(visible_from + self.reasoning_tokens)
+        message: dict = {
+            "role": "assistant",
+            "content": token_text(reasoning_end, answer, changed),
+        }
         if (planned := self.structured) is not None and self.tool_call is None:
             message["content"] = planned.piece(0, answer)
             finish = "stop" if planned.complete(answer) else "length"
@@ -289,7 +308,7 @@ class CompletionWriter(ChunkWriter):
         self.generated += count
         choice = {
             "index": 0,
-            "text": token_text(start, count),
+            "text": token_text(start, count, self._changed(0)),
             "logprobs": None,
             "finish_reason": "length" if last else None,
             "stop_reason": None,
@@ -304,7 +323,7 @@ class CompletionWriter(ChunkWriter):
     def completion(self, visible_from: int) -> dict:
         choice = {
             "index": 0,
-            "text": token_text(0, self.generated),
+            "text": token_text(0, self.generated, self._changed(0)),
             "logprobs": None,
             "finish_reason": "length",
             "stop_reason": None,

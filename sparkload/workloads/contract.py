@@ -69,10 +69,13 @@ What the contract admits beside today's workloads:
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+import orjson
 
 from sparkload.config import OUTPUT_TOKENS
 from sparkload.errors import ConfigError
@@ -134,6 +137,24 @@ class PlannedRequest:
     schema: dict[str, Any] | None = None  # the reply's own JSON Schema (a dataset line's)
     # the Responses API: the response this turn continues (its history then server-kept)
     previous_response_id: str | None = None
+
+
+PROMPT_KEY_CHARS = 16  # hex digits of the sha256: 64 bits, no two prompts of a run alike
+
+
+def prompt_key(planned: PlannedRequest) -> str:
+    """The key of a request's prompt, the same in every run and level (``--keep-outputs``):
+    the sha256 of its messages (or its text, sent as one message), its tools and their choice,
+    never of the model, the output length or the sampling, so that a variant's reply to a
+    prompt meets the reference's reply to the same prompt."""
+    asked = {
+        "messages": planned.messages,
+        "text": None if planned.messages else planned.text,
+        "tools": planned.tools,
+        "tool_choice": planned.tool_choice,
+    }
+    encoded = orjson.dumps(asked, option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(encoded).hexdigest()[:PROMPT_KEY_CHARS]
 
 
 @dataclass(frozen=True)
