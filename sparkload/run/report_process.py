@@ -13,21 +13,25 @@ import sys
 
 from sparkload.records import ProbeVerdict
 
+# -P: the working directory is not put first on the import path, so a user's own ``analysis/``
+# folder where ``sparkload report`` is started cannot stand in for the installed package.
+_PYTHON = [sys.executable, "-P", "-m"]
+
 
 def report_command(args: list[str]) -> list[str]:
     """``sparkload report ARGS`` (the analysis package's own entry point)."""
-    return [sys.executable, "-m", "analysis", "--prog", "sparkload report", *args]
+    return [*_PYTHON, "analysis", "--prog", "sparkload report", *args]
 
 
 def compare_command(args: list[str]) -> list[str]:
     """``sparkload compare ARGS``: a run held to a baseline run (``analysis.compare``)."""
-    return [sys.executable, "-m", "analysis.compare_cli", "--prog", "sparkload compare", *args]
+    return [*_PYTHON, "analysis.compare_cli", "--prog", "sparkload compare", *args]
 
 
 def fidelity_command(args: list[str]) -> list[str]:
     """``sparkload fidelity ARGS``: a run's kept outputs held to a reference's
     (``analysis.fidelity``)."""
-    return [sys.executable, "-m", "analysis.fidelity_cli", "--prog", "sparkload fidelity", *args]
+    return [*_PYTHON, "analysis.fidelity_cli", "--prog", "sparkload fidelity", *args]
 
 
 def check_options(args: list[str]) -> str | None:
