@@ -189,6 +189,7 @@ def build_server(args: argparse.Namespace) -> SimServer:
         ("--tool-call-rate", args.tool_call_rate),
         ("--tool-call-error-rate", args.tool_call_error_rate or 0.0),
         ("--schema-error-rate", args.schema_error_rate),
+        ("--accuracy", 0.0 if args.accuracy is None else args.accuracy),
     ):
         if not 0 <= rate <= 1:
             raise UsageError(f"{flag} must be between 0 and 1")
@@ -226,6 +227,7 @@ def build_server(args: argparse.Namespace) -> SimServer:
         reasoning_usage=not args.no_reasoning_usage,
         seed=args.seed,
         schema_error_rate=args.schema_error_rate,
+        accuracy=args.accuracy,
     )
     return SimServer(backend, config)
 

@@ -121,6 +121,15 @@ TOOL_PARSER_HOLDBACK = SimOption(
     type=int,
     count=True,
 )
+ACCURACY = SimOption(
+    "--accuracy",
+    None,
+    "answer the built-in accuracy probes (arithmetic, retrieval) right for this share of items, "
+    "seeded by --seed per item: the simulator's setting, not a model's (default: none, filler "
+    "replies, a probe scores 0; sim/accuracy.py)",
+    type=float,
+    rate=True,
+)
 SHARED = (
     PROFILE,
     SPEC,
@@ -135,6 +144,7 @@ SHARED = (
     TOOL_CALL_ERROR_RATE,
     TOOL_PARSER_HOLDBACK,
     SCHEMA_ERROR_RATE,
+    ACCURACY,
 )
 
 

@@ -43,6 +43,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from sparkload.sim import faults as f
+from sparkload.sim.accuracy import AccuracyReplier
 from sparkload.sim.backends import Generation
 from sparkload.sim.engine import Counters
 from sparkload.sim.metrics import SimMetrics
@@ -109,6 +110,7 @@ class ServerConfig:
     reasoning_usage: bool = True  # usage.completion_tokens_details.reasoning_tokens
     seed: int = 0  # the tool calls' randomness
     schema_error_rate: float = 0.0  # share of structured replies broken on purpose
+    accuracy: float | None = None  # share of probe items answered right (sim/accuracy.py)
 
 
 @dataclass(frozen=True)
@@ -287,6 +289,7 @@ class SimServer:
             config.tool_call_rate, config.tool_call_error_rate, config.seed
         )
         self.structured = StructuredReplier(config.schema_error_rate, config.seed)
+        self.accuracy = AccuracyReplier(config.accuracy, config.seed)
         self.stored_responses = ResponseStore()  # /v1/responses' previous_response_id
         self.timing_log = (
             TimingLog(config.timing_log, config.time_scale) if config.timing_log else None
@@ -432,7 +435,8 @@ class SimServer:
             tool_call=self._tool_call(chat, fault, hidden),
             holdback=self.config.tool_parser_holdback if parsed else 0,
             reasoning_usage=self.config.reasoning_usage,
-            structured=self.structured.plan(chat.response_format),  # sim/structured.py
+            structured=self.structured.plan(chat.response_format)  # sim/structured.py
+            or self.accuracy.plan(chat.prompt_text),  # sim/accuracy.py: a probe's answer
         )
         max_tokens = f.HUGE_TOKENS if fault == "huge" else chat.max_tokens
         gen = Generation(
