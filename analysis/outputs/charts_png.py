@@ -37,10 +37,15 @@ def render(chart: Chart, path: Path) -> None:
             low, high = series.low[keep], series.high[keep]
             yerr = np.vstack([np.clip(y - low, 0, None), np.clip(high - y, 0, None)])
             yerr = np.nan_to_num(yerr)
+        xerr = None
+        if series.x_low is not None and series.x_high is not None:
+            low, high = series.x_low[keep], series.x_high[keep]
+            xerr = np.nan_to_num(np.vstack([np.clip(x - low, 0, None), np.clip(high - x, 0, None)]))
         axes.errorbar(
             x,
             y,
             yerr=yerr,
+            xerr=xerr,
             label=series.name,
             linestyle=_LINESTYLE[series.style],
             capsize=3,

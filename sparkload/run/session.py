@@ -22,6 +22,7 @@ from typing import Protocol
 from gevent import sleep
 
 from sparkload.inputs.prompts import PromptOrder
+from sparkload.quality.items import ITEM_HEADER
 from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, RequestRecord
 from sparkload.run import quality_probe
 from sparkload.run.context import RunContext
@@ -186,10 +187,13 @@ class UserSession:
         else:
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
+        headers = ctx.headers
+        if item is not None and ctx.probe is not None:  # names the item (a server ignores it)
+            headers = {**headers, ITEM_HEADER: ctx.probe.items[item].id}
         request = StreamRequest(
             self.endpoint.path_for(opts.request.api),
             ctx.body.encode(planned),
-            ctx.headers,
+            headers,
             opts.request.request_timeout,
             opts.results.keep_chunk_gaps,
             opts.request.api,

@@ -14,10 +14,14 @@ The simulator imports nothing of the load side, so it reads the probes' prompts 
 - **retrieval**: "Note: the access code for the <thing> is <key>." somewhere in the context and
   the question "What is the access code for the <thing>?": the reply gives the key.
 
-Whether an item is answered right is a function of ``--seed`` and the prompt alone (a hash
-mapped to [0, 1), right when below P): the same item gets the same answer at every
-concurrency and in every run, and over n items the share right is P within the binomial
-spread, about ±2·sqrt(P(1 − P)/n) (±5.7 points at P 0.8 and 200 items). A wrong answer is
+Whether an item is answered right is a function of ``--seed`` and the item alone, so the same
+item gets the same answer at every concurrency and in every run. sparkload names the item it
+sends in a header (``ITEM_HEADER``, ``arithmetic-17``; a real server ignores it): item n is
+right when ``floor(n·P + φ)`` steps up from item n − 1 (φ in [0, 1) from the seed), so any run
+of N consecutive items has round(N·P) right, give or take one: P is hit closely at every
+level's items, not only within the binomial spread. A request without the header (another
+client) is right when a hash of the seed and its prompt, mapped to [0, 1), is below P: over n
+items P within the binomial spread, about ±2·sqrt(P(1 − P)/n). A wrong answer is
 another number (the result plus 1 to 9) or another seven-digit code. Any other prompt (a
 dataset file's question, the workloads' prompts) gets the usual filler: the simulator cannot
 know a dataset's answers, so a dataset probe against it scores 0. Without ``--accuracy`` the
@@ -30,6 +34,7 @@ The reply's text is laid out over the engine's tokens as a structured reply's is
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 
 from sparkload.sim.structured import PlannedJson
@@ -80,6 +85,10 @@ def retrieval_key(prompt: str) -> str | None:
     return None
 
 
+ITEM_HEADER = "X-Sparkload-Item"  # the load side's ``quality.items.ITEM_HEADER`` (a test)
+_NUMBERED = re.compile(r"(\d+)$")
+
+
 def draw(seed: int, prompt: str) -> float:
     """The item's number in [0, 1): a function of the seed and the prompt alone."""
     digest = hashlib.sha256(f"{seed}\0{prompt}".encode()).digest()
@@ -94,16 +103,27 @@ class AccuracyReplier:
         self.accuracy = accuracy
         self.seed = seed
 
-    def plan(self, prompt: str) -> PlannedJson | None:
-        """The reply's text (None: not a probe's prompt, or no ``--accuracy``: filler)."""
+    def right(self, prompt: str, item: str | None) -> tuple[bool, float]:
+        """Whether the item is answered right, and its draw (which wrong answer it gets)."""
+        assert self.accuracy is not None
+        u = draw(self.seed, prompt)
+        numbered = _NUMBERED.search(item or "")
+        if numbered is None:
+            return u < self.accuracy, u
+        n, phase = int(numbered.group(1)), draw(self.seed, "")
+        steps = math.floor(n * self.accuracy + phase) - math.floor((n - 1) * self.accuracy + phase)
+        return steps >= 1, u
+
+    def plan(self, prompt: str, item: str | None = None) -> PlannedJson | None:
+        """The reply's text (None: not a probe's prompt, or no ``--accuracy``: filler);
+        ``item``: the request's ``ITEM_HEADER``."""
         if self.accuracy is None:
             return None
         number = arithmetic_answer(prompt)
         key = retrieval_key(prompt) if number is None else None
         if number is None and key is None:
             return None
-        u = draw(self.seed, prompt)
-        right = u < self.accuracy
+        right, u = self.right(prompt, item)
         off = 1 + int(u * 1e6) % 9  # how far a wrong answer is from the right one
         if number is not None:
             return PlannedJson(f"#### {number if right else number + off}")

@@ -43,7 +43,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from sparkload.sim import faults as f
-from sparkload.sim.accuracy import AccuracyReplier
+from sparkload.sim.accuracy import ITEM_HEADER, AccuracyReplier
 from sparkload.sim.backends import Generation
 from sparkload.sim.engine import Counters
 from sparkload.sim.metrics import SimMetrics
@@ -436,7 +436,7 @@ class SimServer:
             holdback=self.config.tool_parser_holdback if parsed else 0,
             reasoning_usage=self.config.reasoning_usage,
             structured=self.structured.plan(chat.response_format)  # sim/structured.py
-            or self.accuracy.plan(chat.prompt_text),  # sim/accuracy.py: a probe's answer
+            or self.accuracy.plan(chat.prompt_text, request.headers.get(ITEM_HEADER)),
         )
         max_tokens = f.HUGE_TOKENS if fault == "huge" else chat.max_tokens
         gen = Generation(
