@@ -62,3 +62,26 @@ def test_a_wrong_retrieval_answer_is_another_seven_digit_code() -> None:
     assert planned is not None
     said = planned.text.removeprefix("The access code is ").rstrip(".")
     assert len(said) == 7 and said.isdigit() and said != item.expected
+
+
+def test_the_simulator_reads_the_item_header_the_load_side_sends() -> None:
+    from sparkload.quality.items import ITEM_HEADER as SENT
+    from sparkload.sim.accuracy import ITEM_HEADER as READ
+
+    assert SENT == READ
+
+
+@pytest.mark.parametrize("accuracy", [0.8, 0.95])
+def test_numbered_items_hit_the_setting_within_one_item_in_any_run_of_them(
+    accuracy: float,
+) -> None:
+    replier = AccuracyReplier(accuracy, seed=4)
+    items = probes.arithmetic(260, seed=2).items
+    right = []
+    for item in items:
+        planned = replier.plan(item.prompt, item.id)
+        assert planned is not None
+        right.append(grade(item, planned.text).correct)
+    for start, length in ((0, 200), (37, 50), (200, 60)):
+        share = sum(right[start : start + length])
+        assert abs(share - accuracy * length) <= 1
