@@ -90,22 +90,25 @@ def _per_level(context: Context) -> list[Block]:
     ]
 
 
+def _capacity(label: str, found: dict[str, float | None]) -> str:
+    if label not in found:
+        return "—"
+    value = found[label]
+    return "none (the lowest level fails)" if value is None else f"{value:.1f}"
+
+
 def _speed(context: Context, frame: pd.DataFrame) -> list[Block]:
     """Per label: output tokens/s, capacity and joules per token beside accuracy, and the
     chart (two labels or more)."""
-    rows = speed_accuracy.per_label(
+    found = speed_accuracy.capacities(
+        context.dataset.records,
         context.summary,
-        frame,
-        context.telemetry,
-        speed_accuracy.capacities(
-            context.dataset.records,
-            context.summary,
-            context.settings,
-            context.bounds,
-            context.think_time_s,
-            context.capacities,
-        ),
+        context.settings,
+        context.bounds,
+        context.think_time_s,
+        context.capacities,
     )
+    rows = speed_accuracy.per_label(context.summary, frame, context.telemetry, found)
     if rows["label"].nunique() < 2:
         return []
     table = pd.DataFrame(
@@ -114,9 +117,7 @@ def _speed(context: Context, frame: pd.DataFrame) -> list[Block]:
             "Probe": rows["probe"],
             "Output tok/s (fastest level)": rows["output_tps"],
             "at C": rows["at_concurrency"],
-            "Capacity (C)": [
-                "—" if pd.isna(value) else f"{value:.1f}" for value in rows["capacity"]
-            ],
+            "Capacity (C)": [_capacity(label, found) for label in rows["label"]],
             "J per output token": rows["j_per_output_token"],
             "n": rows["n"],
             "Accuracy (%)": 100 * rows["accuracy"],
