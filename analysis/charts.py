@@ -46,6 +46,8 @@ class Series:
     style: str = "solid"  # solid | dash | dot | none (markers only)
     marker: str = "circle"  # circle | ring | cross | star
     texts: list[str] | None = None  # a label beside each point
+    x_low: np.ndarray | None = None  # an interval on x (accuracy's), absolute values
+    x_high: np.ndarray | None = None
 
 
 @dataclass

@@ -27,6 +27,7 @@ from analysis import (
     server_metrics,
     slices,
     slo,
+    speed_accuracy,
     tables,
     telemetry,
     timeline,
@@ -212,6 +213,18 @@ def build(
         )
         for label in conversations.labels(turns)
     ]
+    speed = speed_accuracy.chart(
+        speed_accuracy.per_label(
+            closed,
+            accuracy.results(dataset),
+            nodes,
+            speed_accuracy.capacities(
+                dataset.records, closed, settings, bounds, think_time_s, capacities
+            ),
+        ),
+        simulated,
+    )
+    charts += [speed] if speed is not None else []
     steps = agents.step_records(dataset.records)
     charts += [
         agents.context_chart(agents.by_context(steps, label, settings), label, simulated)

@@ -52,6 +52,15 @@ def render(chart: Chart, path: Path, report_dir: Path) -> None:
                 array=_clean(np.clip(series.high - series.y, 0, None)),
                 arrayminus=_clean(np.clip(series.y - series.low, 0, None)),
             )
+        x_error = None
+        if series.x_low is not None and series.x_high is not None:
+            x_error = dict(
+                type="data",
+                symmetric=False,
+                visible=True,
+                array=_clean(np.clip(series.x_high - series.x, 0, None)),
+                arrayminus=_clean(np.clip(series.x - series.x_low, 0, None)),
+            )
         mode = "markers" if series.style == "none" else "lines+markers"
         figure.add_trace(
             go.Scatter(
@@ -64,6 +73,7 @@ def render(chart: Chart, path: Path, report_dir: Path) -> None:
                 line=dict(dash=_DASH[series.style]),
                 marker=_MARKER[series.marker],
                 error_y=error,
+                error_x=x_error,
             )
         )
     ticks = sorted(levels)

@@ -37,10 +37,15 @@ def render(chart: Chart, path: Path) -> None:
             low, high = series.low[keep], series.high[keep]
             yerr = np.vstack([np.clip(y - low, 0, None), np.clip(high - y, 0, None)])
             yerr = np.nan_to_num(yerr)
+        xerr = None
+        if series.x_low is not None and series.x_high is not None:
+            low, high = series.x_low[keep], series.x_high[keep]
+            xerr = np.nan_to_num(np.vstack([np.clip(x - low, 0, None), np.clip(high - x, 0, None)]))
         axes.errorbar(
             x,
             y,
             yerr=yerr,
+            xerr=xerr,
             label=series.name,
             linestyle=_LINESTYLE[series.style],
             capsize=3,
@@ -63,9 +68,13 @@ def render(chart: Chart, path: Path) -> None:
     axes.set_xlabel(chart.x_label)
     axes.set_ylabel(chart.y_label)
     axes.grid(True, alpha=0.3)
+    intervals_on_x = any(series.x_low is not None for series in chart.series)
     axes.set_ylim(bottom=0)
+    if intervals_on_x and levels:  # room for the points' labels above the highest one
+        tops = [float(np.nanmax(s.y)) for s in chart.series if np.isfinite(s.y).any()]
+        axes.set_ylim(0, 1.15 * max(tops) if max(tops) > 0 else 1)
     if levels:
-        axes.legend(fontsize=9)
+        axes.legend(fontsize=9, loc="lower right" if intervals_on_x else "best")
     else:
         axes.text(
             0.5,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import accuracy
+from analysis import accuracy, speed_accuracy
 from analysis.document import Block, Section
-from analysis.sections import Context
+from analysis.sections import Context, image
 from analysis.tables import Table
 from sparkload.records import CONFIDENCE
 
@@ -57,6 +57,92 @@ def _comparison(pair: accuracy.Closest) -> str:
     )
 
 
+def _per_level(context: Context) -> list[Block]:
+    """``run --quality-probe``'s accuracy per level, beside the level's concurrency."""
+    levels = speed_accuracy.levels(context.dataset)
+    if levels.empty:
+        return []
+    repeated = levels.drop_duplicates("run")["label"].duplicated(keep=False).any()
+    names = levels["label"] + (" (" + levels["directory"] + ")" if repeated else "")
+    table = pd.DataFrame(
+        {
+            "Run" if repeated else "Label": names,
+            "Probe": levels["probe"],
+            "C": levels["concurrency"],
+            "Probe items / level requests": [
+                f"{int(row.n) + int(row.failed)} / {int(row.requests)}"
+                for row in levels.itertuples()
+            ],
+            "n": levels["n"],
+            "Correct": levels["correct"],
+            "Accuracy (%)": 100 * levels["accuracy"].astype(float),
+            "95 % interval (%)": [_interval(row) for row in levels.itertuples()],
+        }
+    )
+    return [
+        "Beside the load (`sparkload run --quality-probe`): in each measured level, some of the "
+        "level's own sessions sent the probe's items instead of the workload's requests, so "
+        "each item was answered at the level's concurrency with the level's other streams in "
+        "flight, at no extra request; each level asked items of its own, and the table above "
+        "pools them (every item once). Probe items / level requests: what the probe took of "
+        "the level's load.",
+        Table("accuracy_levels", "Accuracy per level (probe beside the load)", table, FORMATS),
+    ]
+
+
+def _capacity(label: str, found: dict[str, float | None]) -> str:
+    if label not in found:
+        return "—"
+    value = found[label]
+    return "none (the lowest level fails)" if value is None else f"{value:.1f}"
+
+
+def _speed(context: Context, frame: pd.DataFrame) -> list[Block]:
+    """Per label: output tokens/s, capacity and joules per token beside accuracy, and the
+    chart (two labels or more)."""
+    found = speed_accuracy.capacities(
+        context.dataset.records,
+        context.summary,
+        context.settings,
+        context.bounds,
+        context.think_time_s,
+        context.capacities,
+    )
+    rows = speed_accuracy.per_label(context.summary, frame, context.telemetry, found)
+    if rows["label"].nunique() < 2:
+        return []
+    table = pd.DataFrame(
+        {
+            "Label": rows["label"],
+            "Probe": rows["probe"],
+            "Output tok/s (fastest level)": rows["output_tps"],
+            "at C": rows["at_concurrency"],
+            "Capacity (C)": [_capacity(label, found) for label in rows["label"]],
+            "J per output token": rows["j_per_output_token"],
+            "n": rows["n"],
+            "Accuracy (%)": 100 * rows["accuracy"],
+            "95 % interval (%)": [_interval(row) for row in rows.itertuples()],
+        }
+    )
+    capacity = (
+        "the highest C meeting the SLO (`--slo`)"
+        if context.bounds
+        else "a capacity search's finding (give `--slo` for the SLO's)"
+    )
+    return [
+        "Speed beside accuracy per label: output tokens/s is Σ output tokens / wall time at "
+        f"the label's fastest level; capacity {capacity}; J per output token at that level "
+        "(where the run has energy figures); accuracy pooled over the label's levels.",
+        Table(
+            "speed_accuracy",
+            "Speed and accuracy per label",
+            table,
+            {**FORMATS, "Output tok/s (fastest level)": "{:.1f}", "J per output token": "{:.3f}"},
+        ),
+        image(speed_accuracy.CHART_FOLDER, speed_accuracy.CHART_KEY, "Speed against accuracy"),
+    ]
+
+
 def build(context: Context) -> Section | None:
     found, notes = accuracy.entries(context.dataset)
     frame = accuracy.results(context.dataset)
@@ -103,6 +189,8 @@ def build(context: Context) -> Section | None:
                 f"{where}: {row.truncated} answer(s) cut off at the output limit: a higher "
                 "--max-tokens may change them"
             )
+    blocks += _per_level(context)
+    blocks += _speed(context, frame)
     pairs = accuracy.closest_pairs(frame)
     blocks += [_comparison(pair) for pair in pairs]
     if not pairs:

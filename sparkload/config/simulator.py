@@ -35,6 +35,13 @@ def rate(flag: str, value: object) -> float:
     return number
 
 
+def optional_rate(flag: str, value: object) -> float | None:
+    """A share from 0 to 1, or None (not given: the simulator's own behaviour)."""
+    if value is None or str(value).strip() == "":
+        return None
+    return rate(flag, value)
+
+
 def _simulator_option(option: sim_options.SimOption) -> Option:
     """The locustfile's ``--sim-X`` for the simulator's ``--X``: same meaning, help and choices;
     the time scale defaults to 10x here (1x for a standalone ``sparkload sim``)."""
@@ -48,7 +55,7 @@ def _simulator_option(option: sim_options.SimOption) -> Option:
     elif option.type is int:
         parse = optional_count if option.count else optional_whole
     elif option.rate:
-        parse = rate
+        parse = rate if option.default is not None else optional_rate
     else:
         parse = positive
     default = LOCUSTFILE_SIM_TIME_SCALE if option is sim_options.TIME_SCALE else option.default
@@ -84,6 +91,7 @@ class SimulatorOptions:
     tool_parser_holdback: int | None
     schema_error_rate: float
     output_drift: float  # share of batched greedy replies changed (sim/drift.py)
+    accuracy: float | None
 
     def args(self) -> list[str]:
         """The built-in simulator's own options, as the run's --sim-* options set them: the

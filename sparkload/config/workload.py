@@ -22,6 +22,7 @@ from sparkload.config.parsers import (
     optional_whole,
     path,
     seq_dist,
+    text,
     whole,
 )
 from sparkload.errors import ConfigError
@@ -312,6 +313,24 @@ ROWS: tuple[Option, ...] = (
         WORKLOAD,
         optional_path,
     ),
+    Option(
+        "--quality-probe",
+        "",
+        "Grade accuracy beside the load: in every measured ladder level, --quality-items of "
+        "the level's requests are an accuracy probe's items (arithmetic, retrieval, or a "
+        "dataset FILE as sparkload quality --dataset reads it), sent by the level's own users "
+        'at its concurrency and graded; per level in quality.json (see "Accuracy")',
+        WORKLOAD,
+        text,
+    ),
+    Option(
+        "--quality-items",
+        8,
+        "--quality-probe: the probe's items per level (at most the level's requests, C x "
+        "--requests-per-user; each level asks items of its own)",
+        WORKLOAD,
+        whole,
+    ),
 )
 
 
@@ -345,6 +364,8 @@ class WorkloadOptions:
     tool_result_tokens_stddev: float
     on_text_reply: str  # continue | stop
     agent_trace: Path | None  # recorded agent sessions to replay (None: synthetic sessions)
+    quality_probe: str  # arithmetic | retrieval | a dataset file ("": no probe)
+    quality_items: int  # the probe's items per measured level
 
     @property
     def synthetic(self) -> bool:

@@ -44,6 +44,7 @@ from sparkload.run import manifest, setup
 from sparkload.run.collector import RunCollector
 from sparkload.run.context import RunContext
 from sparkload.run.livetable import LevelTally
+from sparkload.run.quality_probe import ProbeTally
 from sparkload.run.report_process import check_levels, judge_level
 from sparkload.run.results import ResultsWriter, utc_now
 from sparkload.run.scrape import MetricsScraper
@@ -183,6 +184,7 @@ class RunController:
             opts.server_metrics.metrics_interval,
             opts.plan.level_count if opts.plan.repeat > 1 else 0,
             watchers=[watcher] if watcher is not None else [],
+            probes=ProbeTally(context.probe) if context.probe is not None else None,
         )
         # Only now that the run can be closed (a stop at any later moment finds it) is it
         # announced: the matrix runner and users take this line for "under load".

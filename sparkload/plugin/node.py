@@ -23,6 +23,7 @@ from sparkload.plugin import worker_clocks
 from sparkload.plugin.admission import WorkerPass
 from sparkload.plugin.shipper import RecordShipper
 from sparkload.run.context import RunContext
+from sparkload.run.quality_probe import ProbeDealer
 from sparkload.run.session import UserSession
 from sparkload.shapes.arrival import Feed, level_schedule, my_share
 from sparkload.stages import (
@@ -52,6 +53,7 @@ class Node:
         self.shipper: RecordShipper | None = None
         self.prompt_order: PromptOrder | None = None
         self._users = 0
+        self.probes: ProbeDealer | None = None  # --quality-probe: which sessions are its items
         self._requests = 0
         self.runner.register_message(MSG_STAGE, self._on_stage)
         if not self.distributed:
@@ -79,6 +81,16 @@ class Node:
         stream = self.runner.worker_index if self.is_worker else 0
         self.prompt_order = PromptOrder(
             self.context.workload.prompt_count, self.context.options.plan.seed, stream
+        )
+        context = self.context
+        self.probes = (
+            ProbeDealer(
+                context.probe,
+                context.options.workload.quality_items,
+                context.options.plan.requests_per_user,
+            )
+            if context.probe is not None
+            else None
         )
         if self.shipper is None:
             monitor = None if self.distributed else ClientMonitor(self._active_level)
@@ -109,6 +121,7 @@ class Node:
             prompt_order=self.prompt_order,
             shipper=self.shipper,
             next_request_id=self._next_request_id,
+            probes=self.probes,
         )
 
     def _next_request_id(self) -> str:

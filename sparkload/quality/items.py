@@ -29,6 +29,10 @@ KIND_RETRIEVAL = "retrieval"
 DATASET_KINDS = (KIND_GSM8K, KIND_CHOICE, KIND_GENERIC)
 PROBES = (KIND_ARITHMETIC, KIND_RETRIEVAL)
 
+# The header that names the item a probe's request asks (its id): a real server ignores it;
+# the built-in simulator's --accuracy reads it (``sim/accuracy.py``, its own copy of the name).
+ITEM_HEADER = "X-Sparkload-Item"
+
 NUMERIC_TOLERANCE = 1e-6  # "24" and "24.0" are the same answer (aiperf's GSM8K grader's 1e-6)
 
 # How a numeric answer is asked for: the GSM8K marker the strict rule reads first.

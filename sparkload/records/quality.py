@@ -99,14 +99,42 @@ class QualityResult(Entry):
 
 
 @dataclass
+class QualityLevel(Entry):
+    """A probe beside the load (``run --quality-probe``): what one measured level graded, its
+    items sent by the level's own users at its concurrency."""
+
+    index: int  # the level's index in the manifest
+    concurrency: int
+    results: list[QualityResult] = field(default_factory=list)
+    requests: int = 0  # the level's measured requests so far, the probe's among them
+
+
+@dataclass
+class ProbeGrade(Entry):
+    """One probe item's grade, as its request's record carries it (``RequestRecord.extra``
+    under ``PROBE_GRADE``): the session grades the reply, the master tallies the records."""
+
+    probe: str  # the dataset's or built-in probe's name
+    item: str  # the item's id
+    correct: bool | None = None  # None: the request failed, nothing graded
+    extracted: str | None = None  # what the grader read in the reply
+
+
+PROBE_GRADE = "quality"  # the key of a record's ``extra`` that holds its ProbeGrade
+
+
+@dataclass
 class QualityEntry(Entry):
-    """The whole of quality.json."""
+    """The whole of quality.json. ``results``: per dataset or probe, every item graded once
+    (beside the load: each item the first level it was asked in); ``levels``: beside the load
+    only, per measured level."""
 
     schema: int = QUALITY_SCHEMA
     interval: str = INTERVAL_WILSON  # how ``low`` and ``high`` were computed
     confidence: float = CONFIDENCE
     complete: bool = False  # every planned item was sent (False: the run was stopped)
     results: list[QualityResult] = field(default_factory=list)
+    levels: list[QualityLevel] | None = omitted()  # run --quality-probe's, per level
 
 
 def read_quality(run_dir: Path) -> QualityEntry | None:

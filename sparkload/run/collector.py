@@ -23,6 +23,8 @@ from sparkload.records import (
     scale_to_simulated_time,
 )
 from sparkload.run.livetable import LevelTally, format_table
+from sparkload.run.quality import write_quality
+from sparkload.run.quality_probe import ProbeTally
 from sparkload.run.results import ResultsWriter, utc_now
 from sparkload.run.scrape import GAUGES, MetricsScraper
 from sparkload.saturation import QueueSample, judge_closed_loop
@@ -64,6 +66,7 @@ class RunCollector:
         gauge_interval: float = 0.0,
         levels_per_run: int = 0,
         watchers: Sequence[RunWatcher] = (),
+        probes: ProbeTally | None = None,
     ) -> None:
         # --repeat: run k of the plan is levels [k * levels_per_run, (k + 1) * levels_per_run),
         # each run its own directory (0: one run)
@@ -87,6 +90,7 @@ class RunCollector:
         self.received = 0
         self.started = time.monotonic()
         self.watchers = tuple(watchers)
+        self.probes = probes  # --quality-probe: its graded records into quality.json
         for watcher in self.watchers:
             watcher.run_began(self.manifest.label, self.manifest.variant or "", self.in_flight)
 
@@ -132,6 +136,9 @@ class RunCollector:
             if id(writer) in by_writer:
                 writer.append_records(by_writer[id(writer)])
         self.received += len(records)
+        if self.probes is not None:
+            for record in records:
+                self.probes.add(record)
         simulated = [scale_to_simulated_time(record, self.time_scale) for record in records]
         warmed = set()
         for record, in_simulated_time in zip(records, simulated, strict=True):
@@ -228,6 +235,7 @@ class RunCollector:
         level.ended_at, level.received = utc_now(), tally.measured
         level.expected = tally.expected  # known by now when the sessions' turns were drawn
         writer.write_manifest()
+        self._write_quality(writer, complete=False)
         if level.client_flags:
             logger.warning(
                 "level %d (C=%d) is shaped by the load generator, not only the server: %s",
@@ -337,8 +345,17 @@ class RunCollector:
             + "".join(f"\nresults: {writer.path}" for writer in self.writers)
         )
 
+    def _write_quality(self, writer: ResultsWriter, complete: bool) -> None:
+        """quality.json of ``writer``'s run directory, from its levels' probe items so far."""
+        if self.probes is None:
+            return
+        mine = [index for index in self.tallies if self._writer_for(index) is writer]
+        write_quality(writer.path, self.probes.entry(mine, complete))
+
     def close(self, status: str) -> None:
         self._stop_gauges()
+        for writer in self.writers:
+            self._write_quality(writer, complete=status == STATUS_COMPLETE)
         for watcher in self.watchers:
             watcher.run_closed()
         for writer in self.writers[:-1]:

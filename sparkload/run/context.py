@@ -19,6 +19,7 @@ from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.inputs.schemas import JSON_SCHEMA, ReplyChecker, ResponseFormat
+from sparkload.quality.items import ItemSet
 from sparkload.transport.client import build_headers
 from sparkload.transport.target import Endpoint
 from sparkload.workloads import registry
@@ -33,6 +34,8 @@ class RunContext:
     headers: dict[str, str]  # every request's headers, this host's API key included (never written)
     model: str = ""  # settled by the master before the load starts
     time_scale: float = 1.0  # > 1 when the target is the time-scaled built-in simulator
+    # --quality-probe's items (run/quality_probe.py), the master's: a probe runs in one process
+    probe: ItemSet | None = None
     # every request body's template, composed once from the fields above
     body: BodyTemplate = field(init=False)
     # the verdict on every reply under --response-format (its validator compiled once)

@@ -37,9 +37,7 @@ import gevent
 from sparkload.body import BodyTemplate
 from sparkload.errors import ConfigError
 from sparkload.quality import probes
-from sparkload.quality.items import (
-    ItemSet,
-)
+from sparkload.quality.items import ITEM_HEADER, ItemSet
 from sparkload.quality.tally import Outcome, result
 from sparkload.records import (
     EXIT_BAD_INPUT,
@@ -299,9 +297,10 @@ def send_all(
                     extra=dict(planned.extra),
                 )
                 reply = Reply()
-                request = request_for(planned, template, path, target.headers, timeout)
-                measure(connection, request, record, reply)
                 item = items.items[index_in_set]
+                headers = {**target.headers, ITEM_HEADER: item.id}  # a server ignores it
+                request = request_for(planned, template, path, headers, timeout)
+                measure(connection, request, record, reply)
                 on_outcome(Outcome.of(item, record, reply.content), record)
         finally:
             connection.close()

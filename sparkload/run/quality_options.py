@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Send every item of a dataset or a built-in probe once, grade each reply by "
         "a well-known rule, and write a run directory with quality.json: per dataset or probe, "
         "items graded, correct, accuracy with its 95 % Wilson interval, and the wrong items' "
-        "ids. No --host: the built-in simulator (whose replies are filler text: accuracy 0). "
+        "ids. No --host: the built-in simulator (whose replies are filler text, accuracy 0, "
+        "unless --sim-accuracy P: the built-in probes answered right for a share P). "
         "sparkload report RUN_DIR adds the accuracy section.",
         epilog="Grading: GSM8K and the arithmetic probe by the reply's final number (#### N, "
         "else the last number), as lighteval and aiperf; multiple choice by the letter given "

@@ -22,8 +22,11 @@ from typing import Protocol
 from gevent import sleep
 
 from sparkload.inputs.prompts import PromptOrder
+from sparkload.quality.items import ITEM_HEADER
 from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, RequestRecord
+from sparkload.run import quality_probe
 from sparkload.run.context import RunContext
+from sparkload.run.quality_probe import ProbeDealer
 from sparkload.stages import ARRIVAL, MEASURE, RUN, WARMUP, Arrival, LevelSignal, Stage
 from sparkload.transport.client import Connection, StreamRequest, measure
 from sparkload.transport.stream import Reply
@@ -74,6 +77,8 @@ class UserSession:
     last_send: float | None = None  # perf_counter of this user's previous send
     # a session that may end early: its records so far, shipped when it ends (see the module's)
     held: list[RequestRecord] = field(default_factory=list)
+    # --quality-probe: deals the probe's items among the process's sessions (run/quality_probe)
+    probes: ProbeDealer | None = None
 
     def __post_init__(self) -> None:
         opts = self.context.options
@@ -117,6 +122,13 @@ class UserSession:
         self.sessions_in_level[level_index] = started + 1
         return True
 
+    def _probe_item(self, assignment: Assignment) -> int | None:
+        """The probe's item this session sends instead of the workload's request (None: the
+        workload's), dealt when a session of a measured level begins."""
+        if self.probes is None or assignment.phase != PHASE_MEASURE or self.open_level is not None:
+            return None
+        return self.probes.take(assignment.stage)
+
     def _note_session(self, level_index: int, planned: PlannedRequest) -> None:
         turns_left = (planned.turns or 1) > (planned.turn or 1)
         self.open_level = level_index if turns_left else None
@@ -134,11 +146,15 @@ class UserSession:
         ctx = self.context
         opts = ctx.options
         stage = assignment.stage
-        planned = ctx.workload.next_request(
-            self.state,
-            Slot(stage.index, assignment.arrival, warmup=assignment.phase == PHASE_WARMUP),
-        )
-        self.state.planned += 1
+        item = self._probe_item(assignment)
+        if item is not None and ctx.probe is not None:  # a probe's item in the workload's place
+            planned = ctx.probe.planned(item, ctx.body.max_tokens)
+        else:
+            planned = ctx.workload.next_request(
+                self.state,
+                Slot(stage.index, assignment.arrival, warmup=assignment.phase == PHASE_WARMUP),
+            )
+            self.state.planned += 1
         self._note_session(stage.index, planned)
         wait = planned.delay / ctx.time_scale
         if planned.delay_from_send and self.last_send is not None:
@@ -171,10 +187,13 @@ class UserSession:
         else:
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
+        headers = ctx.headers
+        if item is not None and ctx.probe is not None:  # names the item (a server ignores it)
+            headers = {**headers, ITEM_HEADER: ctx.probe.items[item].id}
         request = StreamRequest(
             self.endpoint.path_for(opts.request.api),
             ctx.body.encode(planned),
-            ctx.headers,
+            headers,
             opts.request.request_timeout,
             opts.results.keep_chunk_gaps,
             opts.request.api,
@@ -189,7 +208,10 @@ class UserSession:
         if keep and reply is not None:
             keep_output(record, planned, reply)
         self.shipper.note_identity(self.endpoint.url, self.connection.identity())
-        ctx.workload.after(self.state, planned, record, reply)
+        if item is not None and ctx.probe is not None:
+            quality_probe.grade_into(ctx.probe, item, record, reply)
+        else:
+            ctx.workload.after(self.state, planned, record, reply)
         ended = (planned.turn or 1) >= (planned.turns or 1)
         if self.state.unsent:  # the workload ended the session early: the quota goes on
             self.open_level = None

@@ -25,7 +25,9 @@ from typing import Any
 from sparkload.config import RunOptions, default
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
+from sparkload.quality.items import KIND_RETRIEVAL
 from sparkload.records import WORKLOAD_PREFILL
+from sparkload.run import quality_probe
 from sparkload.run.context import RunContext, endpoints_of, request_headers, settled_options
 from sparkload.run.report_process import check_options
 from sparkload.run.results import check_writable
@@ -66,7 +68,12 @@ class Resolved:
 def settle(parsed: argparse.Namespace, secrets: HostSecrets) -> Settled:
     """The options validated and settled (a ConfigError with one line if bad)."""
     options = settled_options(parsed, secrets)
-    return Settled(options, None if needs_target(options) else registry.load(options))
+    workload = None if needs_target(options) else registry.load(options)
+    processes = getattr(parsed, "processes", None) or 1
+    distributed = bool(getattr(parsed, "master", False)) or processes not in (1, 0)
+    per_session = (workload or registry.WORKLOADS[options.workload.name]).requests_per_session
+    quality_probe.check(options, per_session, 2 if distributed else 1)
+    return Settled(options, workload)
 
 
 def needs_target(options: RunOptions) -> bool:
@@ -145,6 +152,12 @@ def resolve(settled: Settled, host: str | None, simulator_url: str | None) -> Re
     elif options.plan.trace is not None:
         synthetic = _trace_source(_counter(options, endpoints[0].url, model, lookup, "--trace"))
     workload = settled.workload or registry.load(options, synthetic)
+    probe = quality_probe.items_for(
+        options,
+        _counter(options, endpoints[0].url, model, lookup, quality_probe.FLAG)
+        if quality_probe.probe_of(options) == KIND_RETRIEVAL
+        else None,
+    )
     context = RunContext(
         options=options,
         workload=workload,
@@ -152,6 +165,7 @@ def resolve(settled: Settled, host: str | None, simulator_url: str | None) -> Re
         headers=headers,
         model=model,
         time_scale=options.simulator.time_scale if simulator_url else 1.0,
+        probe=probe,
     )
     nodes = [
         source for source in metrics_sources(context, simulator_url) if source.endpoint is None

@@ -190,6 +190,7 @@ def build_server(args: argparse.Namespace) -> SimServer:
         ("--tool-call-error-rate", args.tool_call_error_rate or 0.0),
         ("--schema-error-rate", args.schema_error_rate),
         ("--output-drift", args.output_drift),
+        ("--accuracy", 0.0 if args.accuracy is None else args.accuracy),
     ):
         if not 0 <= rate <= 1:
             raise UsageError(f"{flag} must be between 0 and 1")
@@ -228,6 +229,7 @@ def build_server(args: argparse.Namespace) -> SimServer:
         seed=args.seed,
         schema_error_rate=args.schema_error_rate,
         output_drift=args.output_drift,
+        accuracy=args.accuracy,
     )
     return SimServer(backend, config)
 

@@ -130,6 +130,16 @@ OUTPUT_DRIFT = SimOption(
     type=float,
     rate=True,
 )
+
+ACCURACY = SimOption(
+    "--accuracy",
+    None,
+    "answer the built-in accuracy probes (arithmetic, retrieval) right for this share of items, "
+    "seeded by --seed per item: the simulator's setting, not a model's (default: none, filler "
+    "replies, a probe scores 0; sim/accuracy.py)",
+    type=float,
+    rate=True,
+)
 SHARED = (
     PROFILE,
     SPEC,
@@ -145,6 +155,7 @@ SHARED = (
     TOOL_PARSER_HOLDBACK,
     SCHEMA_ERROR_RATE,
     OUTPUT_DRIFT,
+    ACCURACY,
 )
 
 

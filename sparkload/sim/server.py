@@ -43,6 +43,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from sparkload.sim import faults as f
+from sparkload.sim.accuracy import ITEM_HEADER, AccuracyReplier
 from sparkload.sim.backends import Generation
 from sparkload.sim.drift import OutputDrift
 from sparkload.sim.engine import Counters
@@ -111,6 +112,7 @@ class ServerConfig:
     seed: int = 0  # the tool calls' randomness
     schema_error_rate: float = 0.0  # share of structured replies broken on purpose
     output_drift: float = 0.0  # share of batched greedy replies changed (drift.py)
+    accuracy: float | None = None  # share of probe items answered right (sim/accuracy.py)
 
 
 @dataclass(frozen=True)
@@ -290,6 +292,7 @@ class SimServer:
         )
         self.structured = StructuredReplier(config.schema_error_rate, config.seed)
         self.drift = OutputDrift(config.output_drift)
+        self.accuracy = AccuracyReplier(config.accuracy, config.seed)
         self.stored_responses = ResponseStore()  # /v1/responses' previous_response_id
         self.timing_log = (
             TimingLog(config.timing_log, config.time_scale) if config.timing_log else None
@@ -435,7 +438,8 @@ class SimServer:
             tool_call=self._tool_call(chat, fault, hidden),
             holdback=self.config.tool_parser_holdback if parsed else 0,
             reasoning_usage=self.config.reasoning_usage,
-            structured=self.structured.plan(chat.response_format),  # sim/structured.py
+            structured=self.structured.plan(chat.response_format)  # sim/structured.py
+            or self.accuracy.plan(chat.prompt_text, request.headers.get(ITEM_HEADER)),
             changed_from=self.drift.plan(  # sim/drift.py
                 body,
                 chat.prompt_text,

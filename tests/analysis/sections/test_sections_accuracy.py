@@ -68,3 +68,45 @@ def test_a_report_without_quality_json_has_no_accuracy_section(tmp_path):
         closed_loop_level(2, 0, 1000.0, ttft=0.1, itl=0.01, tps=50, latency=1.0, per_user=3),
     )
     assert "Accuracy" not in report(tmp_path, run)
+
+
+def beside_the_load(run, levels: list[tuple[int, int, int, int]]):
+    """``run``'s quality.json with per-level tallies: (index, C, correct, n) each."""
+    import json
+
+    from sparkload.records import QUALITY_FILE, QualityEntry, QualityLevel, QualityResult
+    from sparkload.records import wilson_interval as interval
+
+    entry = QualityEntry.from_dict(json.loads((run / QUALITY_FILE).read_text()))
+    entry.levels = [
+        QualityLevel(
+            index,
+            c,
+            [QualityResult("arithmetic", n=n, correct=k, accuracy=k / n, low=lo, high=hi)],
+            requests=10 * c,
+        )
+        for index, c, k, n in levels
+        for lo, hi in [interval(k, n)]
+    ]
+    (run / QUALITY_FILE).write_text(json.dumps(entry.to_dict()))
+    return run
+
+
+def test_a_probe_beside_the_load_shows_accuracy_per_level(tmp_path):
+    run = beside_the_load(quality_run(tmp_path / "a", "fp8", 12, 16), [(0, 1, 7, 8), (1, 4, 5, 8)])
+    text = section(report(tmp_path, run))
+    assert "| Label | Probe | C | Probe items / level requests | n | Correct |" in text
+    assert "| fp8 | arithmetic | 1 | 8 / 10 | 8 | 7 | 87.5 | 52.9–97.8 |" in text
+    assert "| fp8 | arithmetic | 4 | 8 / 40 | 8 | 5 | 62.5 | 30.6–86.3 |" in text
+
+
+def test_two_labels_show_speed_beside_accuracy(tmp_path):
+    runs = [
+        quality_run(tmp_path / "a", "fp8", 45, 50),
+        quality_run(tmp_path / "b", "nvfp4", 35, 50),
+    ]
+    text = section(report(tmp_path, *runs))
+    assert "| Label | Probe | Output tok/s (fastest level) | at C | Capacity (C) |" in text
+    # the synthetic levels' Σ output tokens / wall time; no --slo and no search: no capacity
+    assert "| fp8 | gsm8k.jsonl | 512.0 | 4 | — | — | 50 | 90.0 | 78.6–95.7 |" in text
+    assert "| nvfp4 | gsm8k.jsonl | 512.0 | 4 | — | — | 50 | 70.0 | 56.2–80.9 |" in text
