@@ -217,6 +217,23 @@ def fidelity_of(
     return result
 
 
+def own_levels(runs: list[Run]) -> dict[tuple[str, int], LevelFidelity]:
+    """Per label and concurrency, each run that kept its outputs held to its own lowest level
+    (the matrix's fidelity column); a run that cannot be compared is left out here, and the
+    Output fidelity section says why."""
+    found: dict[tuple[str, int], LevelFidelity] = {}
+    for run in runs:
+        if run.manifest.outputs_kept is not True:
+            continue
+        try:
+            result = fidelity_of(run.path)
+        except (InputError, OSError):
+            continue
+        for level in result.levels:
+            found.setdefault((run.label, level.level), level)
+    return found
+
+
 def _spread(stats: tuple[float, int, int] | None) -> str:
     return "—" if stats is None else f"{stats[0]:g} ({stats[1]}–{stats[2]})"
 

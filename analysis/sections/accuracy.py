@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import accuracy, speed_accuracy
+from analysis import accuracy, fidelity, speed_accuracy
 from analysis.document import Block, Section
 from analysis.sections import Context, image
 from analysis.tables import Table
@@ -97,6 +97,13 @@ def _capacity(label: str, found: dict[str, float | None]) -> str:
     return "none (the lowest level fails)" if value is None else f"{value:.1f}"
 
 
+def _fidelity(level: fidelity.LevelFidelity | None) -> str:
+    """The fastest level's exact-match share against the label's own lowest level."""
+    if level is None or level.share is None:
+        return "—"
+    return f"{100 * level.share:.1f} ({100 * level.low:.1f}–{100 * level.high:.1f})"
+
+
 def _speed(context: Context, frame: pd.DataFrame) -> list[Block]:
     """Per label: output tokens/s, capacity and joules per token beside accuracy, and the
     chart (two labels or more)."""
@@ -124,6 +131,12 @@ def _speed(context: Context, frame: pd.DataFrame) -> list[Block]:
             "95 % interval (%)": [_interval(row) for row in rows.itertuples()],
         }
     )
+    kept = fidelity.own_levels(context.dataset.runs)
+    if kept:
+        table["Exact vs own lowest level (%)"] = [
+            _fidelity(kept.get((str(row.label), int(row.at_concurrency))))
+            for row in rows.itertuples()
+        ]
     capacity = (
         "the highest C meeting the SLO (`--slo`)"
         if context.bounds
@@ -132,7 +145,14 @@ def _speed(context: Context, frame: pd.DataFrame) -> list[Block]:
     return [
         "Speed beside accuracy per label: output tokens/s is Σ output tokens / wall time at "
         f"the label's fastest level; capacity {capacity}; J per output token at that level "
-        "(where the run has energy figures); accuracy pooled over the label's levels.",
+        "(where the run has energy figures); accuracy pooled over the label's levels"
+        + (
+            "; exact vs own lowest level: the share of that level's greedy replies identical "
+            "to the label's lowest level's for the same prompt, with its interval "
+            "(`--keep-outputs`, Output fidelity below)."
+            if kept
+            else "."
+        ),
         Table(
             "speed_accuracy",
             "Speed and accuracy per label",

@@ -44,13 +44,27 @@ def test_the_two_proportion_test_is_r_s_prop_test_without_correction():
     assert accuracy.two_proportion_p(1, 0, 1, 10) is None
 
 
-def quality_run(root: Path, label: str, correct: int, n: int, probe: str = "gsm8k.jsonl") -> Path:
-    """A run directory with records and a quality.json of one probe."""
+def quality_run(
+    root: Path,
+    label: str,
+    correct: int,
+    n: int,
+    probe: str = "gsm8k.jsonl",
+    records: list[dict] | None = None,
+    manifest_fields: dict | None = None,
+) -> Path:
+    """A run directory with records (one level at C=4 unless given) and a quality.json of one
+    probe."""
     run = write_run(
         root,
         label,
-        closed_loop_level(4, 0, 1000.0, ttft=0.1, itl=0.01, tps=50, latency=1.0, per_user=2),
-        manifest_fields={"mode": "quality", "warmup_requests_per_level": 0},
+        records
+        or closed_loop_level(4, 0, 1000.0, ttft=0.1, itl=0.01, tps=50, latency=1.0, per_user=2),
+        manifest_fields={
+            "mode": "quality",
+            "warmup_requests_per_level": 0,
+            **(manifest_fields or {}),
+        },
     )
     low, high = wilson_interval(correct, n)
     entry = QualityEntry(

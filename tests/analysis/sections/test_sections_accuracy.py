@@ -5,7 +5,9 @@ all for runs without quality.json."""
 from __future__ import annotations
 
 from analysis.cli import main
+from tests.analysis.sections.test_sections_fidelity import records as kept_records
 from tests.analysis.test_accuracy import quality_run
+from tests.analysis.test_fidelity import GREEDY
 from tests.analysis_synthetic import closed_loop_level, write_run
 
 
@@ -110,3 +112,17 @@ def test_two_labels_show_speed_beside_accuracy(tmp_path):
     # the synthetic levels' Σ output tokens / wall time; no --slo and no search: no capacity
     assert "| fp8 | gsm8k.jsonl | 512.0 | 4 | — | — | 50 | 90.0 | 78.6–95.7 |" in text
     assert "| nvfp4 | gsm8k.jsonl | 512.0 | 4 | — | — | 50 | 70.0 | 56.2–80.9 |" in text
+
+
+def test_a_label_that_kept_its_outputs_shows_its_fastest_level_s_exact_share(tmp_path):
+    runs = [
+        quality_run(
+            tmp_path / "a", "fp8", 45, 50, records=kept_records(True), manifest_fields=GREEDY
+        ),
+        quality_run(tmp_path / "b", "nvfp4", 35, 50, records=kept_records(False)),
+    ]
+    text = section(report(tmp_path, *runs))
+    assert "| 95 % interval (%) | Exact vs own lowest level (%) |" in text
+    # C=4 is the fastest level of both; one reply in four differs there from fp8's C=1
+    assert "| 78.6–95.7 | 75.0 (" in text
+    assert "| 56.2–80.9 | — |" in text
