@@ -24,9 +24,9 @@ from pathlib import Path
 
 from analysis import load, percentiles, probe, report, slices, slo
 from analysis.arguments import Parser, non_negative
-from analysis.errors import InputError
+from analysis.errors import InputError, guarded, split_prog
 from analysis.metrics import Settings, summarize
-from sparkload.records import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
+from sparkload.records import EXIT_CHECK_FAILED
 
 
 def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
@@ -196,27 +196,18 @@ def main(argv: list[str] | None = None, prog: str = "python -m analysis") -> int
     ``--prog`` names the command in messages (``sparkload report`` runs this module);
     ``--check-options`` only validates the options (a matrix's ``report_args``) and reads no run.
     """
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["--prog"] and len(args) > 1:
-        prog, args = args[1], args[2:]
-    check_only = args[:1] == ["--check-options"]
-    try:
-        if check_only:
-            parsed = build_parser(prog).parse_args(["RUN_DIR", *args[1:]])
-            if parsed.slo is not None:
-                slo.parse(parsed.slo)
-            if parsed.check is not None:
-                slo.parse(parsed.check, "--check")
-            return 0
-        return run(build_parser(prog).parse_args(args))
-    except InputError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as exc:
-        print(
-            f"{prog}: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-            file=sys.stderr,
+    prog, args = split_prog(argv, prog)
+    if args[:1] == ["--check-options"]:
+        return guarded(
+            prog, lambda: _check_options(build_parser(prog).parse_args(["RUN_DIR", *args[1:]]))
         )
-        return EXIT_BAD_INPUT
-    except SystemExit as exc:  # --help
-        return int(exc.code or 0)
+    return guarded(prog, lambda: run(build_parser(prog).parse_args(args)))
+
+
+def _check_options(parsed: argparse.Namespace) -> int:
+    """0 when the bounds parse; InputError otherwise (no run is read)."""
+    if parsed.slo is not None:
+        slo.parse(parsed.slo)
+    if parsed.check is not None:
+        slo.parse(parsed.check, "--check")
+    return 0

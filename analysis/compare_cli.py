@@ -16,10 +16,10 @@ from pathlib import Path
 
 from analysis import compare, percentiles, tolerances
 from analysis.arguments import Parser, non_negative
-from analysis.errors import InputError
+from analysis.errors import guarded, split_prog
 from analysis.metrics import Settings
 from analysis.outputs import compare_json, compare_markdown
-from sparkload.records import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
+from sparkload.records import EXIT_CHECK_FAILED
 
 PROG = "python -m analysis.compare_cli"
 
@@ -78,22 +78,8 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     """``[--prog NAME] BASELINE_DIR RUN_DIR [options]``; ``--prog`` names the command in
     messages (``sparkload compare`` runs this module)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["--prog"] and len(args) > 1:
-        prog, args = args[1], args[2:]
-    try:
-        return run(build_parser(prog).parse_args(args))
-    except InputError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as exc:
-        print(
-            f"{prog}: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
-    except SystemExit as exc:  # --help
-        return int(exc.code or 0)
+    prog, args = split_prog(argv, prog)
+    return guarded(prog, lambda: run(build_parser(prog).parse_args(args)))
 
 
 if __name__ == "__main__":

@@ -17,9 +17,8 @@ from pathlib import Path
 
 from analysis import fidelity
 from analysis.arguments import Parser
-from analysis.errors import InputError
+from analysis.errors import guarded, split_prog
 from analysis.outputs import fidelity_json, fidelity_markdown
-from sparkload.records import EXIT_BAD_INPUT
 
 PROG = "python -m analysis.fidelity_cli"
 
@@ -68,22 +67,8 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     """``[--prog NAME] RUN_DIR [options]``; ``--prog`` names the command in messages."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["--prog"] and len(args) > 1:
-        prog, args = args[1], args[2:]
-    try:
-        return run(build_parser(prog).parse_args(args))
-    except InputError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as exc:
-        print(
-            f"{prog}: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
-    except SystemExit as exc:  # --help, or a bad option (argparse exits 2)
-        return int(exc.code or 0)
+    prog, args = split_prog(argv, prog)
+    return guarded(prog, lambda: run(build_parser(prog).parse_args(args)))
 
 
 if __name__ == "__main__":
