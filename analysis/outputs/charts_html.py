@@ -37,30 +37,27 @@ def _clean(values: np.ndarray) -> list[float | None]:
     return [None if not np.isfinite(v) else float(v) for v in values]
 
 
+def _error_bars(values: np.ndarray, low: np.ndarray | None, high: np.ndarray | None) -> dict | None:
+    """Plotly's asymmetric error bars from an interval's bounds (None: no interval)."""
+    if low is None or high is None:
+        return None
+    return dict(
+        type="data",
+        symmetric=False,
+        visible=True,
+        array=_clean(np.clip(high - values, 0, None)),
+        arrayminus=_clean(np.clip(values - low, 0, None)),
+    )
+
+
 def render(chart: Chart, path: Path, report_dir: Path) -> None:
     figure = go.Figure()
     levels: set[float] = set()
     for series in chart.series:
         y = _clean(series.y)
         levels.update(float(x) for x, v in zip(series.x, y, strict=False) if v is not None)
-        error = None
-        if series.low is not None and series.high is not None:
-            error = dict(
-                type="data",
-                symmetric=False,
-                visible=True,
-                array=_clean(np.clip(series.high - series.y, 0, None)),
-                arrayminus=_clean(np.clip(series.y - series.low, 0, None)),
-            )
-        x_error = None
-        if series.x_low is not None and series.x_high is not None:
-            x_error = dict(
-                type="data",
-                symmetric=False,
-                visible=True,
-                array=_clean(np.clip(series.x_high - series.x, 0, None)),
-                arrayminus=_clean(np.clip(series.x - series.x_low, 0, None)),
-            )
+        error = _error_bars(series.y, series.low, series.high)
+        x_error = _error_bars(series.x, series.x_low, series.x_high)
         mode = "markers" if series.style == "none" else "lines+markers"
         figure.add_trace(
             go.Scatter(
