@@ -37,7 +37,7 @@ def installed(tmp_path_factory) -> Path:
 
     The wheel is built from a copy of the checkout: setuptools builds inside the source tree
     (build/, *.egg-info), so two test processes building from the checkout itself at once (CI
-    runs the suite as two groups, and this module's tests may fall into both) collide there."""
+    runs the suite as several groups, and this module's tests may fall into two) collide there."""
     work = tmp_path_factory.mktemp("wheel")
     source = work / "source"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*UNPACKAGED))
