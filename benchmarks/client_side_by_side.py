@@ -13,7 +13,8 @@ concurrency 256, 3 requests a user, on this machine:
 The cost is the client's CPU time (user + system of its process and any processes under it,
 sampled from outside every 50 ms)
 between the server's first request arrival and its last token, per 1,000 tokens the server
-wrote in that window; every client is measured the same way. The rounds alternate the clients
+wrote in that window (and the tokens/s it wrote there: the load the client kept up with);
+every client is measured the same way. The rounds alternate the clients
 (``--rounds``, median reported) so a neighbour's load falls on all of them alike. For the two
 sparkload runs, the TTFT and ITL errors against the server's own stamps (matched by completion
 id) are printed beside.
@@ -49,6 +50,7 @@ class Measured:
 
     cpu_per_1k: float
     tokens: int
+    tokens_per_s: float  # what the server wrote in its window: the load the client kept up with
     ttft_err_p50: float | None = None
     ttft_err_p99: float | None = None
     itl_err_p50: float | None = None
@@ -142,7 +144,7 @@ def run_client(client: str, args: argparse.Namespace, workdir: Path) -> Measured
     end = max(entry["end_ns"] for entry in entries)
     tokens = sum(entry["tokens"] for entry in entries)
     cpu = cpu_at(samples, end) - cpu_at(samples, start)
-    measured = Measured(cpu_per_1k=1000 * cpu / tokens, tokens=tokens)
+    measured = Measured(1000 * cpu / tokens, tokens, tokens / max((end - start) / 1e9, 1e-9))
     if client in ("sparkload", "before"):
         add_errors(measured, workdir, {entry["request_id"]: entry for entry in entries})
     return measured
@@ -211,6 +213,7 @@ def main() -> int:
         ratio_f = median[client] / median["fasthttp"] if "fasthttp" in median else float("nan")
         ratio_floor = median[client] / median["floor"] if "floor" in median else float("nan")
         each = " ".join(f"{m.cpu_per_1k:.4f}" for m in measured)
+        each += "  tok/s " + "/".join(f"{m.tokens_per_s:,.0f}" for m in measured)
         errors = ""
         if measured[0].ttft_err_p50 is not None:
             errors = "  p50 " + "/".join(f"{m.ttft_err_p50:.2f}" for m in measured)
