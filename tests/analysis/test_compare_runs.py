@@ -52,8 +52,20 @@ def sparkload_compare(*args: object) -> subprocess.CompletedProcess:
     )
 
 
+# Between two runs on a machine other tests share, the tokens' pace moves more than either run's
+# own records say (a CI run: C=2 ITL p90 20.1 -> 25.8 ms, ITL mean +11.4 %, aggregate tok/s
+# -7.7 %, while every TTFT cell stayed within 2 %): the tail and pace figures get the room such a
+# machine needs, TTFT and the p50s keep the default tolerances. (Two runs on a quiet machine at
+# the defaults: docs/compare.md's table.)
+SHARED_MACHINE = (
+    "itl_mean_ms:+30%,itl_p90_ms:+100%,latency_p90_s:+50%,output_tok_s:-25%,tps_mean:-25%"
+)
+
+
 def test_two_runs_of_one_simulator_are_within_noise_in_every_cell(runs, tmp_path):
-    done = sparkload_compare(runs["baseline"], runs["same"], "--json", tmp_path / "c.json")
+    done = sparkload_compare(
+        runs["baseline"], runs["same"], "--tolerance", SHARED_MACHINE, "--json", tmp_path / "c.json"
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     cells = [
         c
