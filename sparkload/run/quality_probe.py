@@ -29,7 +29,7 @@ from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
 from sparkload.quality import datasets, probes
 from sparkload.quality.graders import Grade
-from sparkload.quality.items import KIND_ARITHMETIC, KIND_RETRIEVAL, PROBES, ItemSet
+from sparkload.quality.items import ITEM_HEADER, KIND_ARITHMETIC, KIND_RETRIEVAL, PROBES, ItemSet
 from sparkload.quality.tally import Outcome, result
 from sparkload.records import (
     PHASE_MEASURE,
@@ -43,6 +43,7 @@ from sparkload.records import (
 )
 from sparkload.stages import MEASURE, Stage
 from sparkload.transport.stream import Reply
+from sparkload.workloads.contract import PlannedRequest
 from sparkload.workloads.fitting import Counter
 
 FLAG = "--quality-probe"
@@ -104,6 +105,24 @@ def items_for(options: RunOptions, counter: Counter | None) -> ItemSet | None:
     return read(options)
 
 
+@dataclass(frozen=True)
+class ProbeTurn:
+    """One session that sends item ``index`` of ``items`` in the workload's place."""
+
+    items: ItemSet
+    index: int
+
+    def planned(self, max_tokens: int) -> PlannedRequest:
+        return self.items.planned(self.index, max_tokens)
+
+    def headers(self, base: dict[str, str]) -> dict[str, str]:
+        """``base`` and the header naming the item (the simulator's; a server ignores it)."""
+        return {**base, ITEM_HEADER: self.items.items[self.index].id}
+
+    def grade(self, record: RequestRecord, reply: Reply | None) -> None:
+        grade_into(self.items, self.index, record, reply)
+
+
 @dataclass
 class ProbeDealer:
     """Which of a process's sessions in a level are the probe's items (see the module)."""
@@ -128,6 +147,11 @@ class ProbeDealer:
         if nth == begun * k // total:
             return None
         return (stage.index * self.per_level + nth - 1) % len(self.items.items)
+
+    def turn(self, stage: Stage) -> ProbeTurn | None:
+        """``take`` as the session uses it: the item with its set, or None."""
+        index = self.take(stage)
+        return None if index is None else ProbeTurn(self.items, index)
 
 
 def grade_into(items: ItemSet, index: int, record: RequestRecord, reply: Reply | None) -> None:

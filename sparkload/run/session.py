@@ -22,11 +22,9 @@ from typing import Protocol
 from gevent import sleep
 
 from sparkload.inputs.prompts import PromptOrder
-from sparkload.quality.items import ITEM_HEADER
 from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, RequestRecord
-from sparkload.run import quality_probe
 from sparkload.run.context import RunContext
-from sparkload.run.quality_probe import ProbeDealer
+from sparkload.run.quality_probe import ProbeDealer, ProbeTurn
 from sparkload.stages import ARRIVAL, MEASURE, RUN, WARMUP, Arrival, LevelSignal, Stage
 from sparkload.transport.client import Connection, StreamRequest, measure
 from sparkload.transport.stream import Reply
@@ -122,12 +120,12 @@ class UserSession:
         self.sessions_in_level[level_index] = started + 1
         return True
 
-    def _probe_item(self, assignment: Assignment) -> int | None:
+    def _probe_turn(self, assignment: Assignment) -> ProbeTurn | None:
         """The probe's item this session sends instead of the workload's request (None: the
         workload's), dealt when a session of a measured level begins."""
         if self.probes is None or assignment.phase != PHASE_MEASURE or self.open_level is not None:
             return None
-        return self.probes.take(assignment.stage)
+        return self.probes.turn(assignment.stage)
 
     def _note_session(self, level_index: int, planned: PlannedRequest) -> None:
         turns_left = (planned.turns or 1) > (planned.turn or 1)
@@ -146,9 +144,9 @@ class UserSession:
         ctx = self.context
         opts = ctx.options
         stage = assignment.stage
-        item = self._probe_item(assignment)
-        if item is not None and ctx.probe is not None:  # a probe's item in the workload's place
-            planned = ctx.probe.planned(item, ctx.body.max_tokens)
+        probe = self._probe_turn(assignment)
+        if probe is not None:  # a probe's item in the workload's place
+            planned = probe.planned(ctx.body.max_tokens)
         else:
             planned = ctx.workload.next_request(
                 self.state,
@@ -187,13 +185,10 @@ class UserSession:
         else:
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
-        headers = ctx.headers
-        if item is not None and ctx.probe is not None:  # names the item (a server ignores it)
-            headers = {**headers, ITEM_HEADER: ctx.probe.items[item].id}
         request = StreamRequest(
             self.endpoint.path_for(opts.request.api),
             ctx.body.encode(planned),
-            headers,
+            ctx.headers if probe is None else probe.headers(ctx.headers),
             opts.request.request_timeout,
             opts.results.keep_chunk_gaps,
             opts.request.api,
@@ -208,8 +203,8 @@ class UserSession:
         if keep and reply is not None:
             keep_output(record, planned, reply)
         self.shipper.note_identity(self.endpoint.url, self.connection.identity())
-        if item is not None and ctx.probe is not None:
-            quality_probe.grade_into(ctx.probe, item, record, reply)
+        if probe is not None:
+            probe.grade(record, reply)
         else:
             ctx.workload.after(self.state, planned, record, reply)
         ended = (planned.turn or 1) >= (planned.turns or 1)
