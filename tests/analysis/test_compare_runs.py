@@ -54,11 +54,12 @@ def sparkload_compare(*args: object) -> subprocess.CompletedProcess:
 
 # Between two runs on a machine other tests share, the tokens' pace moves more than either run's
 # own records say (a CI run: C=2 ITL p90 20.1 -> 25.8 ms, ITL mean +11.4 %, aggregate tok/s
-# -7.7 %, while every TTFT cell stayed within 2 %): the tail and pace figures get the room such a
-# machine needs, TTFT and the p50s keep the default tolerances. (Two runs on a quiet machine at
-# the defaults: docs/compare.md's table.)
+# -7.7 %; another moved C=4 TTFT p90 by +10.1 %): the tails and the pace get the room such a
+# machine needs, the TTFT mean and every p50 keep the default tolerances. (Two
+# runs on a quiet machine at the defaults: docs/compare.md's table.)
 SHARED_MACHINE = (
-    "itl_mean_ms:+30%,itl_p90_ms:+100%,latency_p90_s:+50%,output_tok_s:-25%,tps_mean:-25%"
+    "ttft_p90_ms:+50%,itl_mean_ms:+30%,itl_p90_ms:+100%,latency_p90_s:+50%,"
+    "output_tok_s:-25%,tps_mean:-25%"
 )
 
 
