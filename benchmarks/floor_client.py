@@ -2,8 +2,9 @@
 
 C greenlets, each sending R streaming chat requests one after another over one keep-alive
 connection (``sparkload.transport.client.Connection``: the same request bytes, the same stamped
-reads), and reading each body to its end with the transport's receive-and-feed loop: every read
-stamped as sparkload stamps it, the HTTP chunked framing decoded, the bytes counted. No SSE
+reads), and reading each body to its end the way the transport reads one (``sse.read_in_hub``,
+or ``sse.receive`` where the socket is not stamped): every read stamped as sparkload stamps it,
+the HTTP chunked framing decoded, the bytes counted. No SSE
 framing, no JSON, no records, no Locust. What sparkload spends above this is what its parsing,
 records and events cost.
 
@@ -29,7 +30,7 @@ import gevent  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sparkload.transport.client import Connection, build_headers  # noqa: E402
-from sparkload.transport.sse import receive  # noqa: E402
+from sparkload.transport.sse import read_in_hub, receive  # noqa: E402
 
 DEADLINE_S = 300  # the whole run's bound
 
@@ -39,17 +40,25 @@ def stream_once(connection: Connection, body: bytes, headers: dict[str, str]) ->
     answer = connection.send("POST", "/v1/chat/completions", body, headers)
     response = answer.response
     buffer = response._body_buffer
-    size, reads = len(buffer), 0
+    counted = [len(buffer), 0]  # bytes, reads
     del buffer[:]
-    while not response.message_complete:
-        data, _stamp = receive(response._sock, answer.stamped)
+
+    def take(data: bytes, _stamp: int) -> bool:
         if not data:
-            break
-        reads += 1
+            return True
+        counted[1] += 1
         response.feed(data)
-        size += len(buffer)
+        counted[0] += len(buffer)
         del buffer[:]
-    return size, reads
+        return response.message_complete
+
+    if not response.message_complete:
+        if answer.stamped:
+            read_in_hub(response._sock._sock, take)
+        else:
+            while not take(*receive(response._sock, False)):
+                pass
+    return counted[0], counted[1]
 
 
 def user(url: str, requests: int, body: bytes, totals: list[int]) -> None:

@@ -11,10 +11,14 @@ request's stamps form one non-decreasing time base.
 
 The framing is what chat streams use: ``data:`` lines joined until a blank line ends the event;
 comments and other fields are skipped.
+
+A body is read from a callback gevent's hub runs whenever the socket is readable
+(``read_in_hub``), not by a greenlet waiting for each read.
 """
 
 from __future__ import annotations
 
+import _socket
 import socket
 import ssl
 import struct
@@ -24,6 +28,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import brotli
+from gevent.hub import Waiter, get_hub
 
 from sparkload.transport import stamps
 from sparkload.transport.stamps import SO_TIMESTAMPNS
@@ -51,9 +56,9 @@ def kernel_stamps_enabled(sock) -> bool:
 def receive(sock, stamped: bool) -> tuple[bytes, int]:
     """What has arrived on ``sock`` (waiting if nothing has), and when it arrived.
 
-    The stamped read is the hot path (once per token at a token a packet): it calls the OS
-    socket under gevent's (``_sock``) itself and waits on gevent's own read watcher only when
-    nothing has arrived, what gevent's ``recvmsg`` does with a frame and a retry loop more.
+    The stamped read calls the OS socket under gevent's (``_sock``) itself and waits on gevent's
+    own read watcher only when nothing has arrived, what gevent's ``recvmsg`` does with a frame
+    and a retry loop more. It reads a response's headers; a body is read by ``read_events``.
     """
     if not stamped:
         data = sock.recv(READ_SIZE)
@@ -62,18 +67,24 @@ def receive(sock, stamped: bool) -> tuple[bytes, int]:
     while True:
         try:
             data, ancillary, _flags, _address = raw.recvmsg(READ_SIZE, ANCILLARY_SIZE)
-            break
+            return data, stamp_of(ancillary)
         except BlockingIOError:
             sock._wait(sock._read_event)
+
+
+def stamp_of(ancillary: list[tuple[int, int, bytes]]) -> int:
+    """The kernel's receive stamp among a read's control messages, on this process's clock;
+    the read time where it gave none."""
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
             seconds, nanoseconds = _TIMESPEC(payload)
-            return data, seconds * 1_000_000_000 + nanoseconds - stamps.active.shift_ns
-    return data, time.time_ns()
+            return seconds * 1_000_000_000 + nanoseconds - stamps.active.shift_ns
+    return time.time_ns()
 
 
 _TIMESPEC = struct.Struct("qq").unpack_from
 CR = ord("\r")
+LF = ord("\n")
 
 
 def pop_events(buffer: bytearray) -> list[bytes]:
@@ -154,30 +165,129 @@ def read_events(
     Time never runs backwards: a read stamped before the one before it takes that earlier read's
     time (a read that fell back to the read time, then packets the kernel had stamped while
     they queued; or the clock stepped back), and the ending says so.
+
+    A stamped gevent socket is read in gevent's hub (``read_in_hub``): ``on_event`` must then
+    not block (it parses; it does not wait on anything).
     """
+    body = _Body(response, on_event, arrival, decode)
+    if body.hand_on():
+        return body.ending
     sock = response._sock
-    raw = response._body_buffer
-    buffer = raw if decode is None else bytearray()
-    adjusted = False
-    while True:
-        if decode is not None and raw:
-            buffer += decode(raw)
-            del raw[:]
+    raw = getattr(sock, "_sock", None)  # a gevent socket's OS socket (gevent patches socket's)
+    if stamped and isinstance(raw, _socket.socket):
+        read_in_hub(raw, body.take)
+        return body.ending
+    while not body.take(*receive(sock, stamped)):
+        pass
+    return body.ending
+
+
+class _Body:
+    """One body being read: what each read's bytes go through (the HTTP framing, the content
+    coding, the SSE framing, ``on_event``) and the time base, however the reads are waited for."""
+
+    __slots__ = ("adjusted", "arrival", "buffer", "decode", "done", "on_event", "raw", "response")
+
+    def __init__(
+        self,
+        response,
+        on_event: Callable[[bytes, int], bool],
+        arrival: int,
+        decode: Callable[[bytes], bytes] | None,
+    ) -> None:
+        self.response = response
+        self.on_event = on_event
+        self.arrival = arrival
+        self.decode = decode
+        self.raw = response._body_buffer
+        self.buffer = self.raw if decode is None else bytearray()
+        self.adjusted = False
+        self.done = False
+
+    @property
+    def ending(self) -> Ending:
+        return Ending(self.done, self.adjusted)
+
+    def take(self, data: bytes, stamp: int) -> bool:
+        """One read (``b""``: the peer closed) and its stamp; True when reading ends."""
+        if not data:
+            return True
+        if stamp >= self.arrival:
+            self.arrival = stamp
+        else:
+            self.adjusted = True
+        self.response.feed(data)
+        buffer = self.buffer
+        # the common read: one whole event of one data line (a chat chunk); anything else
+        # (several events, a part of one, comments, CRLF, a compressed body) takes hand_on
+        end = len(buffer) - 2
+        if (
+            self.decode is None
+            and buffer.find(b"\n", 6) == end
+            and buffer[end + 1] == LF
+            and buffer.startswith(b"data: ")
+            and buffer[end - 1] != CR
+        ):
+            data = bytes(buffer[6:end])
+            buffer.clear()
+            if self.on_event(data, self.arrival):
+                self.done = True
+                return True
+            return self.response.message_complete or self.response._sock is None
+        return self.hand_on()
+
+    def hand_on(self) -> bool:
+        """Hand every complete event buffered on to ``on_event``; True when reading ends (it
+        asked to stop, or the body is complete)."""
+        buffer = self.buffer
+        if self.decode is not None and self.raw:
+            buffer += self.decode(self.raw)
+            del self.raw[:]
         if b"\r" in buffer:  # CRLF line ends: rare; normalize so one search finds every event
             buffer[:] = buffer.replace(b"\r\n", b"\n")
         for data in pop_events(buffer):
-            if on_event(data, arrival):
-                return Ending(True, adjusted)
-        if response.message_complete or response._sock is None:
-            return Ending(False, adjusted)
-        data, stamp = receive(sock, stamped)
-        if not data:
-            return Ending(False, adjusted)
-        if stamp >= arrival:
-            arrival = stamp
-        else:
-            adjusted = True
-        response.feed(data)
+            if self.on_event(data, self.arrival):
+                self.done = True
+                return True
+        return self.response.message_complete or self.response._sock is None
+
+
+def read_in_hub(raw: _socket.socket, take: Callable[[bytes, int], bool]) -> None:
+    """Hand each read of ``raw`` (the OS socket under a gevent socket) and its stamp to
+    ``take`` until it returns True, from a callback gevent's hub runs each time the socket is
+    readable; the calling greenlet sleeps until then. ``take`` must not block.
+
+    A stream is one read per token, hundreds of streams at once: waiting for each read in the
+    stream's own greenlet cost two greenlet switches and a watcher started and stopped per
+    token, more than the read itself (benchmarks/client_side_by_side.py: the floor client's CPU
+    per token fell by 40 % reading this way). A failure in the callback (a reset connection, a
+    stream error raised by ``on_event``) is raised in the calling greenlet; a timeout raised
+    there (the request's deadline) stops the watcher.
+    """
+    hub = get_hub()
+    waiter = Waiter(hub)
+    watcher = hub.loop.io(raw.fileno(), 1)  # 1: readable
+
+    def readable() -> None:
+        try:
+            data, ancillary, _flags, _address = raw.recvmsg(READ_SIZE, ANCILLARY_SIZE)
+            if not take(data, stamp_of(ancillary)):
+                return
+        except BlockingIOError:
+            return
+        except BaseException as exc:  # noqa: BLE001 - raised in the reading greenlet instead
+            watcher.stop()
+            waiter.throw(exc)
+            return
+        watcher.stop()
+        waiter.switch(None)
+
+    watcher.start(readable)
+    try:
+        waiter.get()
+    finally:
+        watcher.stop()
+        watcher.close()
 
 
 def drain(response) -> None:
