@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+import orjson
+
 from sparkload.errors import ConfigError
 from sparkload.records import MANIFEST_FILE, REQUESTS_FILE, SERVER_METRICS_FILE, Manifest
 
@@ -32,12 +34,12 @@ class ResultsWriter:
     def __init__(self, results_dir: Path, manifest: Manifest) -> None:
         self.path = _create_unique_dir(results_dir, run_dir_name(manifest.label))
         self.manifest = manifest
-        self._requests = open(self.path / REQUESTS_FILE, "a", encoding="utf-8")  # noqa: SIM115 - open for the run
+        self._requests = open(self.path / REQUESTS_FILE, "ab")  # noqa: SIM115 - open for the run
         self._server_metrics: TextIO | None = None
         self.write_manifest()
 
     def append_records(self, records: list[dict]) -> None:
-        self._requests.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+        self._requests.write(b"".join(_record_line(r) for r in records))
         self._requests.flush()
 
     def append_server_metrics(self, snapshot: dict) -> None:
@@ -64,6 +66,13 @@ class ResultsWriter:
         self._requests.close()
         if self._server_metrics is not None:
             self._server_metrics.close()
+
+
+def _record_line(record: dict) -> bytes:
+    """One record as one line of JSON: orjson, a tenth of the stdlib's cost per record (on the
+    measuring process in a local run). Keys that are not strings are written as strings, as
+    ``json`` does."""
+    return orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
 
 
 def _create_unique_dir(parent: Path, name: str) -> Path:

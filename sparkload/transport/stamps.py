@@ -29,7 +29,7 @@ import struct
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import gevent
 
@@ -72,14 +72,15 @@ class StampClock:
     split_ns: int = 0  # kernel stamp - process clock; subtracted when ``translated``
     uncertainty_ns: int = 0  # half the narrowest calibration window
     note: str = ""  # why, when calibration could not run
+    # what every kernel stamp is shifted by: a field, not a property, as it is read once a read
+    shift_ns: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shift_ns", self.split_ns if self.method == TRANSLATED else 0)
 
     @property
     def uses_kernel_stamps(self) -> bool:
         return self.method != READ
-
-    @property
-    def shift_ns(self) -> int:
-        return self.split_ns if self.method == TRANSLATED else 0
 
     def describe(self) -> dict:
         """The manifest's entry: method, split (ms) and its uncertainty (us)."""
