@@ -4,6 +4,7 @@ the main job."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -29,16 +30,21 @@ def reference_server(*args: str) -> ServerProcess:
 
 
 def run_main_job(
-    host: str, workdir: Path, *args: str, watch: Callable[[subprocess.Popen], None] | None = None
+    host: str,
+    workdir: Path,
+    *args: str,
+    watch: Callable[[subprocess.Popen], None] | None = None,
+    checkout: Path = ROOT,
 ) -> tuple[dict, list[dict]]:
     """Run ``locust -f locustfiles/chat.py --headless -H host ARGS``; ``watch(process)`` is called
-    every 0.2 s while it runs. Returns the run's manifest and records."""
+    every 0.2 s while it runs. ``checkout``: another checkout's main job (its own sparkload
+    package), to measure before and after in one run. Returns the run's manifest and records."""
     results = workdir / "results"
     process = subprocess.Popen(
         [
             LOCUST,
             "-f",
-            str(ROOT / "locustfiles" / "chat.py"),
+            str(checkout / "locustfiles" / "chat.py"),
             "--headless",
             "-H",
             host,
@@ -46,6 +52,8 @@ def run_main_job(
             str(results),
             *args,
         ],
+        cwd=checkout,
+        env=dict(os.environ, PYTHONPATH=str(checkout.resolve())),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
