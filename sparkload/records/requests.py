@@ -50,19 +50,16 @@ def summarize_gaps(gaps: list[float]) -> GapSummary:
         return GapSummary()
     ordered = sorted(gaps)
     mean = sum(ordered) / len(ordered)
+    within = BURST_GAP_SHARE * mean
     return GapSummary(
         mean,
         linear_percentile(ordered, 0.5),
         linear_percentile(ordered, 0.9),
         linear_percentile(ordered, 0.99),
         ordered[-1],
-        _burst(gaps, ordered[0], BURST_GAP_SHARE * mean),
+        # a steady stream, no gap that small, is a burst of one without walking its gaps
+        1 if ordered[0] > within else longest_burst(gaps, within),
     )
-
-
-def _burst(gaps: list[float], smallest: float, within: float) -> int:
-    """``longest_burst``, without walking the gaps when none is that small (a steady stream)."""
-    return 1 if smallest > within else longest_burst(gaps, within)
 
 
 def longest_burst(gaps: list[float], within: float) -> int:

@@ -186,7 +186,16 @@ class _Body:
     """One body being read: what each read's bytes go through (the HTTP framing, the content
     coding, the SSE framing, ``on_event``) and the time base, however the reads are waited for."""
 
-    __slots__ = ("adjusted", "arrival", "buffer", "decode", "done", "on_event", "raw", "response")
+    __slots__ = (
+        "adjusted",
+        "arrival",
+        "buffer",
+        "decode",
+        "done",
+        "on_event",
+        "response",
+        "undecoded",
+    )
 
     def __init__(
         self,
@@ -199,8 +208,8 @@ class _Body:
         self.on_event = on_event
         self.arrival = arrival
         self.decode = decode
-        self.raw = response._body_buffer
-        self.buffer = self.raw if decode is None else bytearray()
+        self.undecoded = response._body_buffer  # what the HTTP parser took out of the chunks
+        self.buffer = self.undecoded if decode is None else bytearray()
         self.adjusted = False
         self.done = False
 
@@ -218,8 +227,10 @@ class _Body:
             self.adjusted = True
         self.response.feed(data)
         buffer = self.buffer
-        # the common read: one whole event of one data line (a chat chunk); anything else
-        # (several events, a part of one, comments, CRLF, a compressed body) takes hand_on
+        # the common read, one whole event of one data line (a chat chunk), is handed on here:
+        # through hand_on and pop_events it cost 0.4 us more a read (a list, a loop, a call);
+        # anything else (several events, a part of one, comments, CRLF, a compressed body)
+        # takes hand_on
         end = len(buffer) - 2
         if (
             self.decode is None
@@ -240,9 +251,9 @@ class _Body:
         """Hand every complete event buffered on to ``on_event``; True when reading ends (it
         asked to stop, or the body is complete)."""
         buffer = self.buffer
-        if self.decode is not None and self.raw:
-            buffer += self.decode(self.raw)
-            del self.raw[:]
+        if self.decode is not None and self.undecoded:
+            buffer += self.decode(self.undecoded)
+            del self.undecoded[:]
         if b"\r" in buffer:  # CRLF line ends: rare; normalize so one search finds every event
             buffer[:] = buffer.replace(b"\r\n", b"\n")
         for data in pop_events(buffer):

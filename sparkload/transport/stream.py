@@ -197,13 +197,10 @@ class ChatStream:
         elif (delta := choice.delta) is not None:
             if delta.tool_calls:
                 return self._feed_any(data, now)
-            reasoning = delta.reasoning or delta.reasoning_content
-            if reasoning:
-                self._note_token(now, delta.content)
-                self.reasoning_chunks += 1
-                self.t_last_reasoning = now
+            if reasoning := delta.reasoning or delta.reasoning_content:
+                self._note_delta(delta.content, reasoning, None, now)
             elif delta.content:
-                self._note_token(now, delta.content)
+                self._note_token(now, delta.content)  # an answer token: _note_delta's short cut
         if choice.finish_reason:
             self.finish_reason = choice.finish_reason
         return False
@@ -231,15 +228,17 @@ class ChatStream:
             if text := choice.get("text"):
                 self._note_token(now, text)
         elif delta := choice.get("delta"):
-            self._note_delta(delta, delta.get("content"), now)
+            reasoning = delta.get("reasoning") or delta.get("reasoning_content")
+            self._note_delta(delta.get("content"), reasoning, delta.get("tool_calls"), now)
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
         return False
 
-    def _note_delta(self, delta: dict, content: str | None, now: float) -> None:
-        """A chat delta with more than content alone: reasoning, tool calls, or nothing."""
-        reasoning = delta.get("reasoning") or delta.get("reasoning_content")
-        calls = delta.get("tool_calls")
+    def _note_delta(
+        self, content: str | None, reasoning: object, calls: object, now: float
+    ) -> None:
+        """A chat delta's content, reasoning (either name) and tool calls: a token when any of
+        them is there, counted as reasoning and merged into the calls as they say."""
         if not (content or reasoning or calls):
             return  # the role, an empty string, fields sent as nulls: no token
         self._note_token(now, content)
