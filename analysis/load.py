@@ -111,6 +111,9 @@ class Run:
     records: int = 0
     skipped_lines: int = 0
     notes: list[str] = field(default_factory=list)
+    # The wall-clock second (epoch, the master's clock, as the snapshots of server_metrics.jsonl
+    # are timed) that the records' start_time counts from once loaded: their first send
+    time_origin: float = float("nan")
 
     @property
     def label(self) -> str:
@@ -413,21 +416,24 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> None:
-    """In place: ``scale_to_simulated_time`` for whole columns, start times included."""
+def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> float:
+    """In place: ``scale_to_simulated_time`` for whole columns, start times included (counted
+    from the first send); returns that first send's wall-clock second (NaN: none)."""
     starts = columns["start_time"]
+    origin = float("nan")
     if len(starts) and np.isfinite(starts).any():
-        origin = np.nanmin(starts)
+        origin = float(np.nanmin(starts))
         columns["start_time"] = (starts - origin) * time_scale
         columns["scheduled_time"] = (columns["scheduled_time"] - origin) * time_scale
     if time_scale == 1:
-        return
+        return origin
     for name in (*DURATION_FIELDS, *(f"extra_{name}" for name in EXTRA_DURATIONS)):
         if name in columns:
             columns[name] = columns[name] * time_scale
     for name in RATE_FIELDS:
         if name in columns:
             columns[name] = columns[name] / time_scale
+    return origin
 
 
 def _expected_cached(columns: dict[str, np.ndarray]) -> np.ndarray:
@@ -472,7 +478,7 @@ def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
     run.records = len(columns["level"])
     if run.records == 0:
         return None
-    _to_simulated_time(columns, run.time_scale)
+    run.time_origin = _to_simulated_time(columns, run.time_scale)
     columns["expected_cached_tokens"] = _expected_cached(columns)
     frame = pd.DataFrame(columns)
     frame["level"] = frame["level"].astype(np.int64)

@@ -184,7 +184,7 @@ def build(
         dataset,
         settings,
         closed,
-        server_metrics.per_level([run for run in dataset.runs if not run.open_loop]),
+        server_metrics.per_level(dataset),
         bounds,
         think_time_s,
         section_numbers(),

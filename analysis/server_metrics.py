@@ -1,17 +1,26 @@
 """Server-side figures per level from vLLM /metrics snapshots (server_metrics.jsonl).
 
-Each level has a "start" and an "end" snapshot per endpoint (and optional "during" samples of
-the gauges). Counters become deltas end − start, summed over label sets (engines, models) except
-``position`` for per-position acceptance, and over endpoints; gauges are the mean (and max) of
-the mid-level samples, or the value at the end when there are none (a closed-loop level ends
-idle, so end values are ~0). A ladder level also has a "measure" snapshot, taken when its
-warm-up request came back (nothing in flight); deltas then run from it, so they cover exactly
-the measured requests, not the spawn and the warm-up. Derived:
+Each level has a "start" and an "end" snapshot per endpoint (and "during" samples of the
+gauges). Counters become deltas end − start, summed over label sets (engines, models) except
+``position`` for per-position acceptance, and over endpoints. A ladder level also has a
+"measure" snapshot, taken when its warm-up request came back (nothing in flight); deltas then
+run from it, so they cover exactly the measured requests, not the spawn and the warm-up.
+
+A level's window is its measured requests' own, first send to last end (``Window``, from the
+records, on the snapshots' clock). Gauges are the mean (and max) of the mid-level samples taken
+inside it, and only with ``MIN_GAUGE_SAMPLES`` of them an endpoint: a sample of the spawn, the
+warm-up or the idle tail after the last answer (running 0, KV 0 %) is not the level's, and a
+level with fewer samples has no gauge figures (the report says "too few samples"); the values
+at the bounds are never used (a closed-loop level starts and ends idle). Derived:
   acceptance rate        accepted tokens / draft tokens
   tokens per pass        1 + accepted tokens / drafts (mean tokens a forward pass emits)
   acceptance at pos i    accepted at position i / drafts
   prefix-cache hit rate  hits / queries
-  generation tok/s       Δ generation tokens / (end.time − start.time), in simulated time
+  generation tok/s       Δ generation tokens / the window's seconds (simulated time) when the
+                         window lies between the two snapshots (nothing was in flight outside
+                         it, so every token of the Δ is in it); else / the snapshots' interval,
+                         which also holds the load generator's time around the requests (the
+                         scrapes, the shipping of records; x the time scale on a simulator)
   server TTFT / ITL      Δ histogram sum / Δ histogram count (ms)
 Several runs of one label add their deltas before the ratios are taken. Only the target's own
 endpoints count here; ``--scrape`` nodes (snapshots with a ``node`` but no ``endpoint``) are
@@ -21,12 +30,14 @@ read by ``analysis/telemetry.py``.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import orjson
 import pandas as pd
 
-from analysis.load import Run
+from analysis.load import Dataset, Run
 
 _COUNTERS = {
     "gen_tokens": "vllm:generation_tokens_total",
@@ -59,6 +70,47 @@ _GAUGE_NAMES = {  # older vLLM names accepted too (notes s.1)
 }
 _GAUGE_COLUMNS = (*_GAUGES, *(f"{key}_max" for key in _GAUGES), "gauge_samples")
 _PER_POSITION = "vllm:spec_decode_num_accepted_tokens_per_pos_total"
+# Mid-level samples inside a level's window below which its gauges (and a node's sampled
+# figures, ``telemetry.py``) are not given: one or two looks at a level are not its mean
+MIN_GAUGE_SAMPLES = 3
+TOO_FEW_SAMPLES = "too few samples"  # what the report prints in place of such a figure
+
+
+@dataclass(frozen=True)
+class Window:
+    """A level's measured requests, first send to last end, in wall-clock seconds on the clock
+    the snapshots are timed by (the master's, which every record is put on): real time, so a
+    simulator's node counts its seconds x the time scale."""
+
+    start: float
+    end: float
+
+    def holds(self, time: float) -> bool:
+        return self.start <= time <= self.end
+
+    def within(self, start: float, end: float) -> bool:
+        """The window lies between two snapshots (taken with nothing in flight around it)."""
+        return start <= self.start and self.end <= end
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+
+def measured_windows(records: pd.DataFrame, run: Run, run_index: int) -> dict[int, Window]:
+    """Level index → the window of its measured requests, from the loaded records (simulated
+    time since ``run.time_origin``); empty without records."""
+    if records.empty or "level_index" not in records or not np.isfinite(run.time_origin):
+        return {}
+    mine = records[(records["run"] == run_index) & records["measure"]]
+    ends = mine["start_time"] + mine["latency"].fillna(0.0)
+    out = {}
+    for index, level in mine.groupby("level_index"):
+        first, last = float(level["start_time"].min()), float(ends[level.index].max())
+        out[int(index)] = Window(
+            run.time_origin + first / run.time_scale, run.time_origin + last / run.time_scale
+        )
+    return out
 
 
 def _totals(samples: list[dict]) -> dict[str, float]:
@@ -91,12 +143,13 @@ def read_snapshots(run: Run) -> list[dict]:
     return out
 
 
-def _level_deltas(run: Run) -> list[dict]:
+def _level_deltas(run: Run, windows: Mapping[int, Window]) -> list[dict]:
     """One row per level of one run: counter deltas summed over endpoints, gauges per level.
 
-    Gauges: the mean (and max) of the mid-level samples (``when="during"``) when there are
-    any, else the value at the level's end; running/waiting add up over endpoints, KV usage is
-    their mean. Level seconds come from the first endpoint's start and end snapshots.
+    Gauges: the mean (and max) of the mid-level samples (``when="during"``) inside the level's
+    window (``windows``), with at least ``MIN_GAUGE_SAMPLES`` an endpoint, else NaN;
+    running/waiting add up over endpoints, KV usage is their mean. Level seconds: the window's
+    when it lies between the first endpoint's start and end snapshots, else theirs.
     """
     bounds: dict[tuple[int, str], dict[str, dict]] = defaultdict(
         dict
@@ -111,7 +164,9 @@ def _level_deltas(run: Run) -> list[dict]:
             str(snap.get("endpoint", "")),
         )
         if when == "during":
-            during[index][endpoint].append(_totals(snap.get("samples") or []))
+            window = windows.get(index)
+            if window is not None and window.holds(float(snap["time"])):
+                during[index][endpoint].append(_totals(snap.get("samples") or []))
         else:
             bounds[(index, when)][endpoint] = snap
     rows = []
@@ -122,11 +177,14 @@ def _level_deltas(run: Run) -> list[dict]:
         if when != "end" or not pairs:
             continue
         first_start, first_end = pairs[0]
+        span = float(first_start["time"]), float(first_end["time"])
+        window = windows.get(index)
+        seconds = window.seconds if window and window.within(*span) else span[1] - span[0]
         row = {
             "label": run.label,
             "concurrency": int(first_end.get("concurrency", 0)),
             "level_index": index,
-            "seconds": (float(first_end["time"]) - float(first_start["time"])) * run.time_scale,
+            "seconds": seconds * run.time_scale,
             "endpoints": len(pairs),
         }
         totals = [
@@ -138,7 +196,8 @@ def _level_deltas(run: Run) -> list[dict]:
         positions = sorted({n for _, b in totals for n in b if n.startswith("pos")})
         for name in positions:
             row[name] = sum(b.get(name, 0.0) - a.get(name, 0.0) for a, b in totals)
-        row.update(_gauges(during.get(index, {}), [b for _, b in totals]))
+        sampled = during.get(index, {})
+        row.update(_gauges([sampled.get(e, []) for e in ends if e in starts]))
         rows.append(row)
     return rows
 
@@ -150,33 +209,30 @@ def _gauge(totals: dict, key: str) -> float:
     return np.nan
 
 
-def _gauges(during: dict[str, list[dict]], at_end: list[dict]) -> dict:
-    """running/waiting summed over endpoints, KV usage averaged; mean and max over samples."""
-    out = {}
+def _gauges(sampled: list[list[dict]]) -> dict:
+    """running/waiting summed over endpoints, KV usage averaged; mean and max over each
+    endpoint's samples (``sampled``: per endpoint, those inside the level's window), NaN when an
+    endpoint has fewer than ``MIN_GAUGE_SAMPLES``; ``gauge_samples``: the fewest an endpoint has."""
+    fewest = min((len(samples) for samples in sampled), default=0)
+    out: dict[str, float] = {"gauge_samples": fewest}
     for key in _GAUGES:
         combine = np.nanmean if key == "kv_cache_usage_pct" else np.nansum
-        sampled = [[_gauge(t, key) for t in samples] for samples in during.values() if samples]
-        if sampled:
-            means = [
-                np.nanmean(v) if np.isfinite(v).any() else np.nan for v in map(np.array, sampled)
-            ]
-            maxes = [
-                np.nanmax(v) if np.isfinite(v).any() else np.nan for v in map(np.array, sampled)
-            ]
-        else:
-            means = maxes = [_gauge(t, key) for t in at_end]
-            maxes = [np.nan] * len(means)
-        finite = [m for m in means if np.isfinite(m)]
-        out[key] = float(combine(finite)) if finite else np.nan
-        finite_max = [m for m in maxes if np.isfinite(m)]
-        out[f"{key}_max"] = float(combine(finite_max)) if finite_max else np.nan
-    out["gauge_samples"] = sum(len(v) for v in during.values())
+        values = [np.array([_gauge(t, key) for t in samples]) for samples in sampled]
+        enough = fewest >= MIN_GAUGE_SAMPLES and all(np.isfinite(v).any() for v in values)
+        out[key] = float(combine([np.nanmean(v) for v in values])) if enough else np.nan
+        out[f"{key}_max"] = float(combine([np.nanmax(v) for v in values])) if enough else np.nan
     return out
 
 
-def per_level(runs: list[Run]) -> pd.DataFrame:
-    """Server figures per (label, concurrency); empty when no run has server_metrics.jsonl."""
-    rows = [row for run in runs if run.server_metrics_path for row in _level_deltas(run)]
+def per_level(dataset: Dataset) -> pd.DataFrame:
+    """Server figures per (label, concurrency) of the closed-loop runs; empty when no such run
+    has server_metrics.jsonl."""
+    rows = [
+        row
+        for run_index, run in enumerate(dataset.runs)
+        if run.server_metrics_path and not run.open_loop
+        for row in _level_deltas(run, measured_windows(dataset.records, run, run_index))
+    ]
     if not rows:
         return pd.DataFrame()
     raw = pd.DataFrame(rows)
@@ -210,7 +266,7 @@ def prefix_cache_per_level(runs: list[Run]) -> pd.DataFrame:
         if not run.server_metrics_path:
             continue
         rates = run.offered_rates() if run.open_loop else {}
-        for row in _level_deltas(run):
+        for row in _level_deltas(run, {}):  # counters only: no window needed
             key = rates.get(row["level_index"], np.nan) if run.open_loop else row["concurrency"]
             rows.append(
                 {

@@ -2,26 +2,35 @@
 temperature, CPU and memory (the families of ``sparkload.records.TELEMETRY``).
 
 A node is one scraped endpoint (``node`` in a snapshot): the target's own ``/metrics``
-(``api``) or a ``--scrape`` node; its GPUs (label sets of one family) add up. A level's window
-runs from the snapshot taken when its warm-up came back ("measure"; else its "start") to its
-"end", in simulated time (``Run.time_scale``) for the simulator's own nodes (its /metrics and
-/node/<i>/metrics), in real time for a node elsewhere (a real exporter beside a simulated run;
-the cluster's sum then mixes the two).
+(``api``) or a ``--scrape`` node; its GPUs (label sets of one family) add up. Times: a
+snapshot's is the master's wall clock, as the records' are; a node's seconds are simulated
+(x ``Run.time_scale``) for the simulator's own nodes (its /metrics and /node/<i>/metrics), real
+for a node elsewhere (a real exporter beside a simulated run; the cluster's sum then mixes the
+two).
+
+A level's figures cover its measured requests' own window, first send to last end
+(``server_metrics.Window``, from the records). Its bounds are read from the snapshot taken
+when its warm-up came back ("measure"; else its "start") and its "end", which bracket the window
+with nothing in flight; of the mid-level samples only those inside the window count (not the
+spawn, the warm-up or the idle tail after the last answer), and a sampled figure needs
+``MIN_GAUGE_SAMPLES`` of them, else it is NaN (the report says "too few samples").
 
 Energy, per node and level, by the first method the node's series allow:
-  counter    Δ of an energy counter over the window (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION in
-             mJ, sparkload node-exporter's joules, node_exporter's hwmon joules); a counter
-             that went down (a restart) is not used
-  trapezoid  the integral of a power gauge over its samples in the window (the two bounds and
-             the mid-level ones, ``--metrics-interval``): as good as the samples are many
-Nothing is in flight at the window's bounds, so the window's time outside the requests' wall
-time (first send to last end, the summary's ``wall_s``: the scrapes and the record shipping
-around the requests, magnified by the simulator's time scale) is idle: where the node has a
-power gauge, those idle edges at its draw at the bounds come off, and the level's joules and
-seconds are its requests' (``energy_method`` says by how much). Then  mean W = joules /
-seconds;  J per output token = joules / output tokens of the level's measured requests (ok
-ones);  output tokens per J = the inverse. One GPU read through two nodes (the same ``UUID``
-label) counts once, under the ``--scrape`` node.
+  counter    an energy counter (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION in mJ, sparkload
+             node-exporter's joules, node_exporter's hwmon joules) read at the bounds and at
+             every sample inside the window: its curve over the window. The window's time
+             outside the requests (between a bound and the first send or the last end) is idle:
+             where the node has a power gauge it comes off at the draw at the bounds, so the
+             curve starts at the first send and ends at the last end (``energy_method`` says by
+             how much). A counter that went down (a restart) is not used.
+  power      without a counter, a power gauge's samples inside the window: their trapezoid mean
+             over the window's time (at least ``MIN_GAUGE_SAMPLES`` samples)
+Then joules over the window;  mean W = joules / seconds;  peak W (``power_max_w``) from the same
+source over the same window: the highest mean power between two consecutive readings of the
+counter, or the highest power sample, so never below the mean; J per output token = joules /
+output tokens of the level's measured requests (ok ones); output tokens per J = the inverse.
+One GPU read through two nodes (the same ``UUID`` label) counts once, under the ``--scrape``
+node.
 
 Throttling: a level is flagged on a node when its SM clock, in mid-level samples taken while the
 GPU was busy (utilization 50 % or more, when reported), fell below 90 % of the maximum SM clock
@@ -32,8 +41,9 @@ maximum and the hottest temperature of the level.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -41,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.load import Dataset, Run
-from analysis.server_metrics import read_snapshots
+from analysis.server_metrics import MIN_GAUGE_SAMPLES, Window, measured_windows, read_snapshots
 from sparkload.records import (
     CPU_BUSY,
     CPU_SECONDS,
@@ -80,6 +90,7 @@ NODE_COLUMNS = [
     "memory_used_max_gb",
     "seconds",
     "output_tokens",
+    "samples",
     "energy_method",
     "throttle",
 ]
@@ -95,6 +106,7 @@ LEVEL_COLUMNS = [
 ]
 
 Series = dict[tuple, float]  # one family's label sets → value
+Curve = list[tuple[float, float]]  # (a node's seconds, joules since the curve's first point)
 
 
 @dataclass
@@ -142,6 +154,30 @@ def trapezoid_joules(seconds: Iterable[float], watts: Iterable[float]) -> float:
     return float(np.trapezoid(np.asarray(list(watts), float), np.asarray(list(seconds), float)))
 
 
+def peak_watts(curve: Curve) -> float:
+    """The highest mean power between two consecutive points of an energy curve (seconds,
+    joules): the peak at the sampling's resolution, never below the curve's overall mean, which
+    is a time-weighted mean of these; NaN without two points apart."""
+    return max(
+        ((j1 - j0) / (t1 - t0) for (t0, j0), (t1, j1) in pairwise(curve) if t1 > t0),
+        default=np.nan,
+    )
+
+
+def trimmed(curve: Curve, requests: tuple[float, float], idle_w: float) -> tuple[Curve, float]:
+    """An energy curve over a level's window cut to its requests (first send, last end), with
+    the idle edges' seconds: its bounds, read with nothing in flight, move in to the requests at
+    the idle draw ``idle_w``. Unchanged (0 s) when the requests do not lie between the bounds or
+    the edges would take all the energy."""
+    (t0, j0), (t1, j1) = curve[0], curve[-1]
+    start, end = requests
+    head, tail = start - t0, t1 - end
+    first, last = (start, j0 + idle_w * head), (end, j1 - idle_w * tail)
+    if head < 0 or tail < 0 or end <= start or last[1] <= first[1]:
+        return curve, 0.0
+    return [first, *curve[1:-1], last], head + tail
+
+
 def per_token(joules: float, tokens: float) -> tuple[float, float]:
     """(joules per output token, output tokens per joule); NaN where undefined."""
     j_per_token = joules / tokens if tokens > 0 else np.nan
@@ -180,35 +216,90 @@ def _without(series: Series, taken: set[str]) -> Series:
     return {key: value for key, value in series.items() if _uuid(key) not in taken}
 
 
-def energy(window: list[Reading], scale: float, taken: set[str]) -> tuple[float, str, set[str]]:
-    """(joules, method, GPU UUIDs used) of a node over a level's window; NaN joules when its
-    series cannot say. ``taken``: GPUs already counted under another node."""
-    first, last = window[0], window[-1]
-    for family in (f for f in TELEMETRY if f.quantity == ENERGY):
-        start, end = first.families.get(family.name), last.families.get(family.name)
-        if start is None or end is None:
+@dataclass(frozen=True)
+class NodeEnergy:
+    """A node's energy over a level's window and its peak power, from one source."""
+
+    joules: float
+    seconds: float
+    peak_w: float  # NaN: too few samples inside the window
+    method: str  # "": the node has no energy or power series
+    gpus: frozenset[str] = frozenset()
+
+
+NO_ENERGY = NodeEnergy(np.nan, np.nan, np.nan, "")
+
+
+def _gpus_of(series: Series) -> frozenset[str]:
+    return frozenset(u for key in series if (u := _uuid(key)))
+
+
+def counter_curve(readings: list[Reading], name: str, taken: set[str], scale: float) -> Curve:
+    """An energy counter's joules since the first reading at every reading that carries it,
+    times in the node's seconds; empty when a bound lacks it or a series went down (a restart).
+    ``taken``: GPUs already counted under another node."""
+    first, last = readings[0].families.get(name), readings[-1].families.get(name)
+    if first is None or last is None:
+        return []
+    curve = []
+    for r in readings:
+        if (series := r.families.get(name)) is None:
             continue
-        end = _without(end, taken)
-        joules = counter_joules(start, end)
-        if joules is not None:
-            return joules, f"counter {family.name}", {u for k in end if (u := _uuid(k))}
+        joules = counter_joules(first, _without(series, taken))
+        if joules is None:
+            return []
+        curve.append((r.time * scale, joules))
+    return curve
+
+
+def energy(
+    readings: list[Reading],
+    requests: tuple[float, float] | None,
+    scale: float,
+    taken: set[str],
+) -> NodeEnergy:
+    """A node's energy over a level: ``readings`` are its two bounds and the samples inside the
+    requests' window between them, ``requests`` that window (first send, last end; wall-clock
+    seconds; None: no records), ``scale`` the node's time scale. The counter's curve (cut to
+    the requests where the bounds' idle draw is known), else the power samples inside."""
+    inside = readings[1:-1]
+    window = None if requests is None else (requests[0] * scale, requests[1] * scale)
+    idle_w = idle_watts(readings, taken)
+    for family in (f for f in TELEMETRY if f.quantity == ENERGY):
+        curve = counter_curve(readings, family.name, taken, scale)
+        if not curve:
+            continue
+        method, edges = f"counter {family.name}", 0.0
+        if window is not None and idle_w is not None:
+            curve, edges = trimmed(curve, window, idle_w)
+        if edges > 0:
+            method += f", less {edges:.2f} s of idle edges at {idle_w:.1f} W"
+        enough = len(curve) - 2 >= MIN_GAUGE_SAMPLES
+        return NodeEnergy(
+            curve[-1][1] - curve[0][1],
+            curve[-1][0] - curve[0][0],
+            peak_watts(curve) if enough else np.nan,
+            method,
+            _gpus_of(_without(readings[-1].families[family.name], taken)),
+        )
     for family in (f for f in TELEMETRY if f.quantity == POWER):
         points = [
-            (r.time, _without(s, taken)) for r in window if (s := r.families.get(family.name))
+            (r.time * scale, series)
+            for r in inside
+            if (series := _without(r.families.get(family.name) or {}, taken))
         ]
-        keys = {key for _, series in points for key in series}
-        if len(points) < 2 or not keys:
+        if not points:
             continue
-        joules = sum(
-            trapezoid_joules(
-                [t * scale for t, series in points if key in series],
-                [series[key] for _, series in points if key in series],
-            )
-            for key in keys
-        )
-        method = f"trapezoid over {len(points)} samples of {family.name}"
-        return joules, method, {u for k in keys if (u := _uuid(k))}
-    return np.nan, "", set()
+        used = frozenset().union(*(_gpus_of(series) for _, series in points))
+        seconds = [t for t, _ in points]
+        watts = [sum(series.values()) for _, series in points]
+        if window is None or len(points) < MIN_GAUGE_SAMPLES or seconds[-1] <= seconds[0]:
+            return NodeEnergy(np.nan, np.nan, np.nan, f"too few samples of {family.name}", used)
+        mean_w = trapezoid_joules(seconds, watts) / (seconds[-1] - seconds[0])
+        span = window[1] - window[0]
+        method = f"power {family.name}, trapezoid mean of {len(points)} samples"
+        return NodeEnergy(mean_w * span, span, max(watts), method, used)
+    return NO_ENERGY
 
 
 def _values(readings: Iterable[Reading], quantity: str) -> list[float]:
@@ -224,20 +315,23 @@ def _busy(reading_: Reading) -> bool:
     return util is None or max(util[1].values()) >= BUSY_UTIL_PCT
 
 
-def gauges(window: list[Reading], clock_max: float) -> dict:
-    """Power peak, temperature, SM clocks, GPU and CPU use, memory of a node over a window."""
-    during = [r for r in window if r.when == "during"]  # the bounds are idle (closed loop)
+def gauges(readings: list[Reading], clock_max: float) -> dict:
+    """Temperature, SM clocks, GPU and CPU use, memory of a node over a level: ``readings`` are
+    its two bounds and the samples inside the requests' window; the figures read from those
+    samples need ``MIN_GAUGE_SAMPLES`` of them (NaN otherwise)."""
+    inside = readings[1:-1]
+    during = inside if len(inside) >= MIN_GAUGE_SAMPLES else []  # the bounds are idle
     busy = [r for r in during if _busy(r)]
     clocks = _values(busy, SM_CLOCK)
-    temperature = _extreme(_values(window, TEMPERATURE), max)
+    temperature = _extreme(_values(readings, TEMPERATURE), max)
     row = {
-        "power_max_w": _extreme(_values(during, POWER), max),
         "temperature_max_c": temperature,
         "sm_clock_min_mhz": _extreme(clocks, min),
         "sm_clock_max_mhz": clock_max,
         "gpu_util_mean_pct": _extreme(_values(during, GPU_UTIL), np.mean),
-        "cpu_busy_pct": _cpu(window, during),
-        "memory_used_max_gb": _memory_used(window) / 1e9,
+        "cpu_busy_pct": _cpu(readings, during),
+        "memory_used_max_gb": _memory_used(readings) / 1e9,
+        "samples": len(inside),
         "throttle": "",
     }
     if clocks and np.isfinite(clock_max) and min(clocks) < THROTTLE_SHARE * clock_max:
@@ -266,8 +360,11 @@ def _memory_used(window: list[Reading]) -> float:
 
 
 # ----- a run, then the report ------------------------------------------------------------------
-def _windows(run: Run) -> tuple[dict[tuple[int, str], list[Reading]], dict[int, int], set[str]]:
-    """(level, node) → the readings of the level's window; level → its C; the endpoint nodes."""
+def _windows(
+    run: Run, requests: Mapping[int, LevelRequests]
+) -> tuple[dict[tuple[int, str], list[Reading]], dict[int, int], set[str]]:
+    """(level, node) → the level's two bounds with the samples inside its requests' window
+    between them; level → its C; the endpoint nodes."""
     by_key: dict[tuple[int, str], list[tuple[dict, Reading]]] = defaultdict(list)
     endpoint_nodes: set[str] = set()
     for snap in read_snapshots(run):
@@ -281,7 +378,16 @@ def _windows(run: Run) -> tuple[dict[tuple[int, str], list[Reading]], dict[int, 
         start, end = bounds.get("measure") or bounds.get("start"), bounds.get("end")
         if start is None or end is None or end.time <= start.time:
             continue
-        inside = [r for _, r in items if r.when == "during" and start.time < r.time < end.time]
+        level = requests.get(key[0])
+        window = level.window if level is not None else None
+        inside = [
+            r
+            for _, r in items
+            if r.when == "during"
+            and window is not None
+            and window.holds(r.time)
+            and start.time < r.time < end.time
+        ]
         windows[key] = [start, *sorted(inside, key=lambda r: r.time), end]
         concurrency[key[0]] = int(items[0][0].get("concurrency", 0))
     return windows, concurrency, endpoint_nodes
@@ -295,7 +401,7 @@ def _clock_max(readings: list[Reading]) -> float:
 
 def run_rows(run: Run, requests: dict[int, LevelRequests]) -> list[dict]:
     """One row per level and node of one run; ``requests``: what each level's requests did."""
-    windows, concurrency, endpoint_nodes = _windows(run)
+    windows, concurrency, endpoint_nodes = _windows(run, requests)
     by_node: dict[str, list[Reading]] = defaultdict(list)
     for (_, node), window in windows.items():
         by_node[node] += window
@@ -305,34 +411,29 @@ def run_rows(run: Run, requests: dict[int, LevelRequests]) -> list[dict]:
         taken: set[str] = set()
         # --scrape nodes first: a GPU the target's /metrics also shows counts under its node
         nodes = sorted((n for i, n in windows if i == index), key=lambda n: n in endpoint_nodes)
+        level = requests.get(index)
+        span = (level.window.start, level.window.end) if level is not None else None
         for node in nodes:
             window = windows[(index, node)]
             shown = gpus(window)
             if shown and shown <= taken:
                 continue  # the same GPUs as a node before it (the head's, read twice)
-            scale = node_time_scale(run, node)
-            joules, method, used = energy(window, scale, taken)
-            idle_w = idle_watts(window, taken)
-            taken |= used
-            seconds = (window[-1].time - window[0].time) * scale
-            level = requests.get(index)
-            if method and level is not None and idle_w is not None:
-                wall_s = level.wall_s * scale / run.time_scale
-                joules, seconds, method = without_idle_edges(
-                    joules, seconds, wall_s, idle_w, method
-                )
+            found = energy(window, span, node_time_scale(run, node), taken)
+            taken |= found.gpus
+            has_energy = bool(np.isfinite(found.joules))
             row = {
                 "label": run.label,
                 "concurrency": concurrency[index],
                 "level_index": index,
                 "node": node,
-                "joules": joules,
-                "seconds": seconds,
-                "output_tokens": level.output_tokens if method and level else np.nan,
-                "energy_method": method,
+                "joules": found.joules,
+                "seconds": found.seconds,
+                "power_max_w": found.peak_w,
+                "output_tokens": level.output_tokens if has_energy and level else np.nan,
+                "energy_method": found.method,
                 **gauges(window, clock_max[node]),
             }
-            if method or any(_has_value(v) for k, v in row.items() if k in GAUGE_KEYS):
+            if found.method or any(_has_value(v) for k, v in row.items() if k in GAUGE_KEYS):
                 rows.append(row)
     return rows
 
@@ -347,29 +448,16 @@ def node_time_scale(run: Run, node: str) -> float:
     return run.time_scale if urlsplit(url).netloc in servers else 1.0
 
 
-def idle_watts(window: list[Reading], taken: set[str]) -> float | None:
-    """A node's draw with nothing in flight: its power at the window's bounds (the warm-up and
+def idle_watts(readings: list[Reading], taken: set[str]) -> float | None:
+    """A node's draw with nothing in flight: its power at the level's bounds (the warm-up and
     the level's last request are back there), the lower of the two; None without a gauge."""
     for family in (f for f in TELEMETRY if f.quantity == POWER):
         bounds = [
-            _without(r.families.get(family.name) or {}, taken) for r in (window[0], window[-1])
+            _without(r.families.get(family.name) or {}, taken) for r in (readings[0], readings[-1])
         ]
         if all(bounds):
             return min(sum(series.values()) for series in bounds)
     return None
-
-
-def without_idle_edges(
-    joules: float, window_s: float, wall_s: float, idle_w: float, method: str
-) -> tuple[float, float, str]:
-    """(joules, seconds, method) of the requests' wall time (first send to last end): the
-    window's energy less its idle edges, the window's time outside the wall time at the idle
-    draw. Unchanged when the wall time does not fit in the window."""
-    edges = window_s - wall_s
-    if not 0 < wall_s < window_s or joules - idle_w * edges <= 0:
-        return joules, window_s, method
-    method += f", less {edges:.2f} s of idle edges at {idle_w:.1f} W"
-    return joules - idle_w * edges, wall_s, method
 
 
 GAUGE_KEYS = (
@@ -396,7 +484,7 @@ def per_node(dataset: Dataset) -> pd.DataFrame:
     rows = []
     for run_index, run in enumerate(dataset.runs):
         if run.server_metrics_path is not None and not run.open_loop:
-            rows += run_rows(run, level_requests(dataset.records, run_index))
+            rows += run_rows(run, level_requests(dataset.records, run, run_index))
     if not rows:
         return pd.DataFrame(columns=NODE_COLUMNS)
     raw = pd.DataFrame(rows)
@@ -410,6 +498,7 @@ def per_node(dataset: Dataset) -> pd.DataFrame:
     out["gpu_util_mean_pct"] = grouped["gpu_util_mean_pct"].mean()
     out["cpu_busy_pct"] = grouped["cpu_busy_pct"].mean()
     out["memory_used_max_gb"] = grouped["memory_used_max_gb"].max()
+    out["samples"] = grouped["samples"].min()  # the fewest of a run's level
     out["energy_method"] = grouped["energy_method"].agg(_join)
     out["throttle"] = grouped["throttle"].agg(_join)
     out["mean_w"] = out["joules"] / out["seconds"]
@@ -442,21 +531,20 @@ def per_level(nodes: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class LevelRequests:
-    """What one level's measured requests did (simulated time)."""
+    """What one level's measured requests did."""
 
     output_tokens: float  # of the ok ones
-    wall_s: float  # first send to last end, as the summary's wall_s
+    window: Window  # first send to last end, wall clock
 
 
-def level_requests(records: pd.DataFrame, run_index: int) -> dict[int, LevelRequests]:
-    """A run's levels by index: their measured requests' output tokens and wall time."""
-    if "level_index" not in records or records.empty:
+def level_requests(records: pd.DataFrame, run: Run, run_index: int) -> dict[int, LevelRequests]:
+    """A run's levels by index: their measured requests' output tokens and window."""
+    windows = measured_windows(records, run, run_index)
+    if not windows:
         return {}
-    mine = records[(records["run"] == run_index) & records["measure"]]
-    ends = mine["start_time"] + mine["latency"].fillna(0.0)
-    out = {}
-    for index, level in mine.groupby("level_index"):
-        tokens = level.loc[level["ok"], "output_tokens"].sum()
-        wall = ends[level.index].max() - level["start_time"].min()
-        out[int(index)] = LevelRequests(float(tokens), float(wall))
-    return out
+    mine = records[(records["run"] == run_index) & records["measure"] & records["ok"]]
+    tokens = mine.groupby("level_index")["output_tokens"].sum()
+    return {
+        index: LevelRequests(float(tokens.get(index, 0.0)), window)
+        for index, window in windows.items()
+    }

@@ -12,23 +12,28 @@ import pandas as pd
 from analysis import telemetry
 from analysis.document import Block, Section
 from analysis.sections import Context
+from analysis.server_metrics import MIN_GAUGE_SAMPLES, TOO_FEW_SAMPLES
 from analysis.tables import Table
 
 TITLE = "Energy and node telemetry"
 METHOD = (
-    "Per level and node, over the measured requests' window (from the snapshot taken when the "
-    "level's warm-up came back to the level's end; simulated time on the simulator): joules "
-    "from an energy counter's Δ where the node has one (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, "
-    "sparkload node-exporter, node_exporter's hwmon energy), else the trapezoid integral of its "
-    "power gauge over the samples in the window (`energy_method` says which, and how many "
-    "samples: lower `--metrics-interval` for more). Nothing is in flight at the window's "
-    "bounds, so its time outside the requests' wall time (first send to last end) is idle: "
-    "where the node has a power gauge, those idle edges at its draw at the bounds come off and "
-    "joules and seconds are the requests' (`energy_method` says how much). Mean W = joules / "
-    "seconds; J per output token = joules / output tokens of the level's measured ok requests; "
-    "output tokens per J = the inverse. A node is one scraped endpoint (`api`: the target's own "
-    "/metrics; else its `--scrape` name); its GPUs add up, and one GPU read through two nodes "
-    "(same UUID) counts once. The cluster adds its nodes: joules, watts and J per token add up."
+    "Per level and node, over the measured requests' window, first send to last end (in the "
+    "target's time: simulated on the simulator). Its bounds come from the snapshots taken when "
+    "the level's warm-up came back and at its end, with nothing in flight; of the mid-level "
+    "samples (every `--metrics-interval` of the target's time) only those inside the window "
+    f"count (`samples`), and a figure read from them needs {MIN_GAUGE_SAMPLES} at least, else "
+    f"the table says {TOO_FEW_SAMPLES}. Joules from an energy counter where the node has one "
+    "(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, sparkload node-exporter, node_exporter's hwmon "
+    "energy): its Δ over the window, the idle edges between a bound and the requests taken "
+    "off at the node's draw at the bounds (`energy_method` says how much); else the trapezoid "
+    "mean of its power gauge's samples inside the window times the window's seconds. Mean W = "
+    "joules / seconds; peak W (`power_max_w`) from the same source over the same window: the "
+    "highest mean power between two readings of the counter (at the sampling's resolution), "
+    "or the highest power sample, so never below the mean. J per output token = joules / "
+    "output tokens of the level's measured ok requests; output tokens per J = the inverse. A "
+    "node is one scraped endpoint (`api`: the target's own /metrics; else its `--scrape` "
+    "name); its GPUs add up, and one GPU read through two nodes (same UUID) counts once. The "
+    "cluster adds its nodes: joules, watts and J per token add up."
 )
 THROTTLE_NOTE = (
     "Throttling: an SM clock below 90 % of the node's maximum in a mid-level sample taken while "
@@ -48,13 +53,30 @@ FORMATS = {
     "memory_used_max_gb": "{:.1f}",
     "seconds": "{:.2f}",
     "output_tokens": "{:.0f}",
+    "samples": "{:.0f}",
 }
+# Figures read from the mid-level samples: "too few samples" where a level had too few
+SAMPLED = ("power_max_w", "sm_clock_min_mhz", "gpu_util_mean_pct", "cpu_busy_pct")
 
 
 def _shown(frame: pd.DataFrame) -> pd.DataFrame:
-    """The columns that hold something: a node_exporter has no SM clock, the simulator no
-    temperature."""
-    return frame[[c for c in frame.columns if frame[c].replace("", pd.NA).notna().any()]]
+    """The columns that hold something (a node_exporter has no SM clock, the simulator no
+    temperature; peak power wherever there is energy), a level's sampled figures saying "too
+    few samples" where it had fewer than the minimum."""
+    has_energy = frame["joules"].astype(float).notna()
+    held = [
+        c
+        for c in frame.columns
+        if frame[c].replace("", pd.NA).notna().any() or (c == "power_max_w" and has_energy.any())
+    ]
+    out = frame[held].copy()
+    short = frame["samples"] < MIN_GAUGE_SAMPLES
+    for column in (c for c in SAMPLED if c in held):
+        missing = short & frame[column].isna()
+        if column == "power_max_w":
+            missing &= has_energy
+        out[column] = out[column].astype(object).where(~missing, TOO_FEW_SAMPLES)
+    return out
 
 
 def build(context: Context) -> Section | None:

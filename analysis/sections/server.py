@@ -7,6 +7,7 @@ import pandas as pd
 
 from analysis.document import Block, Section
 from analysis.sections import Context, energy
+from analysis.server_metrics import MIN_GAUGE_SAMPLES, TOO_FEW_SAMPLES
 from analysis.tables import Table
 
 TITLE = "Server-side metrics"
@@ -14,18 +15,25 @@ METHOD = (
     "From vLLM /metrics snapshots at level boundaries: counter deltas per level "
     "(acceptance rate = accepted / draft tokens; tokens per pass = 1 + accepted / drafts; "
     "accept_posN = accepted at position N / drafts; server TTFT/ITL = histogram Δsum / "
-    "Δcount; generation tok/s = Δ generation tokens / level seconds). Gauges (running, "
-    "waiting, KV-cache usage) are means (and maxima) of the samples taken during the level "
-    "(`gauge_samples` of them; `--metrics-interval`), else the values at the end of the "
-    "level. Deltas run from the snapshot taken when the level's warm-up came back (ladder "
-    "mode), so they cover the measured requests only; otherwise from the level's start."
+    "Δcount; generation tok/s = Δ generation tokens / level seconds). Deltas run from the "
+    "snapshot taken when the level's warm-up came back (ladder mode), so they cover the "
+    "measured requests only; otherwise from the level's start. Gauges (running, waiting, "
+    "KV-cache usage) are means (and maxima) of the samples taken inside the measured "
+    "requests' window, first send to last end (`gauge_samples` of them; every "
+    "`--metrics-interval` of the target's time, simulated on the simulator); a level with "
+    f"fewer than {MIN_GAUGE_SAMPLES} says {TOO_FEW_SAMPLES}: the values at its bounds are "
+    "those of an idle server."
 )
 CLIENT_VS_SERVER_NOTE = (
     "Server TTFT starts at the API server's arrival (tokenising and queueing included); "
     "server ITL is one observation per engine step, so with speculative decoding it "
     "matches the client's chunk ITL, not its per-token ITL. Client tok/s = Σ output "
     "tokens / level wall time (first send to last completion); the server's generation "
-    "tok/s = Δ generation tokens / time between its two snapshots (a little longer)."
+    "tok/s = Δ generation tokens / the same wall time where the level's two snapshots "
+    "bracket it (nothing in flight outside it: every token of the Δ is in it), so the two "
+    "differ only where the server counted other tokens than the client; elsewhere / the time "
+    "between the two snapshots, longer by the load generator's own time around the requests "
+    "(the scrapes, the shipping of records: x the time scale on a simulator)."
 )
 
 
@@ -76,6 +84,19 @@ def _client_vs_server(summary: pd.DataFrame, frame: pd.DataFrame) -> Table:
     )
 
 
+GAUGES = ("running", "waiting", "kv_cache_usage_pct")
+
+
+def _too_few(frame: pd.DataFrame) -> pd.DataFrame:
+    """The gauges of a level with fewer samples than the minimum say so instead of a dash."""
+    out = frame.copy()
+    short = out["gauge_samples"] < MIN_GAUGE_SAMPLES
+    for column in (c for c in frame.columns if c.removesuffix("_max") in GAUGES):
+        missing = short & out[column].isna()
+        out[column] = out[column].astype(object).where(~missing, TOO_FEW_SAMPLES)
+    return out
+
+
 def build(context: Context) -> Section:
     frame = context.server
     nodes = energy.build(context)
@@ -100,7 +121,7 @@ def build(context: Context) -> Section:
     )
     blocks: list[Block] = [
         METHOD,
-        Table("server_metrics", "Server figures per level", frame, formats),
+        Table("server_metrics", "Server figures per level", _too_few(frame), formats),
     ]
     if (spec := _speculative(frame)) is not None:
         blocks.append(spec)

@@ -11,8 +11,9 @@ ROWS: tuple[Option, ...] = (
     Option(
         "--metrics-interval",
         5.0,
-        "Seconds between mid-level /metrics gauge samples (running, waiting, KV usage); "
-        "counters are read at every level boundary; 0 = boundaries only",
+        "Seconds of the target's time (simulated time on the simulator) between mid-level "
+        "/metrics samples (running, waiting, KV usage, power, energy); counters are read at "
+        "every level boundary; 0 = boundaries only",
         SERVER_METRICS,
         non_negative,
     ),

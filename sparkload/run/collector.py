@@ -53,8 +53,11 @@ class RunCollector:
 
     ``scraper`` (optional) reads the target's /metrics at every level's start and end into
     server_metrics.jsonl, when the level's warm-up record arrives ("measure": the measured
-    requests start), and every ``gauge_interval`` real seconds in between (only the running/
-    waiting/KV-usage gauges, which are ~0 at the boundaries of a closed-loop level; 0 = never).
+    requests start), and every ``gauge_interval`` seconds of the target's time in between (the
+    gauges, which are ~0 at the boundaries of a closed-loop level, and the energy counters;
+    ``scrape.GAUGES``; 0 = never). The target's time: a simulator that runs ``time_scale`` x
+    faster is sampled as many times more often in real time, so a level gets as many samples
+    whatever the time scale (at 5 s and time scale 10, every 0.5 real seconds).
     ``watchers`` see what it sees (``RunWatcher``: the live Prometheus metrics).
     """
 
@@ -282,6 +285,11 @@ class RunCollector:
             if when == "during" and "endpoint" in snapshot:
                 self._note_queue(snapshot)
 
+    @property
+    def gauge_period(self) -> float:
+        """Real seconds between mid-level samples: ``gauge_interval`` is in the target's time."""
+        return self.gauge_interval / self.time_scale
+
     def _note_queue(self, snapshot: dict) -> None:
         """An API endpoint's waiting queue, summed with the other endpoints' of the same
         round of samples (they are taken within milliseconds of each other)."""
@@ -289,14 +297,14 @@ class RunCollector:
             s["value"] for s in snapshot["samples"] if s["name"] == "vllm:num_requests_waiting"
         )
         samples = self.queue_samples
-        if samples and snapshot["time"] - samples[-1].time < self.gauge_interval / 2:
+        if samples and snapshot["time"] - samples[-1].time < self.gauge_period / 2:
             samples[-1] = QueueSample(samples[-1].time, samples[-1].waiting + waiting)
         else:
             samples.append(QueueSample(snapshot["time"], waiting))
 
     def _sample_gauges(self, index: int, concurrency: int) -> None:
         while True:
-            gevent.sleep(self.gauge_interval)
+            gevent.sleep(self.gauge_period)
             self._scrape(index, concurrency, "during", GAUGES)
 
     def _stop_gauges(self) -> None:

@@ -40,7 +40,7 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from sparkload.errors import ConfigError
-from sparkload.records import CPU_SECONDS, ENERGY, TELEMETRY, telemetry_family
+from sparkload.records import CPU_SECONDS, TELEMETRY, telemetry_family
 from sparkload.transport.target import Endpoint
 
 logger = logging.getLogger("sparkload")
@@ -57,14 +57,16 @@ def metrics_url(endpoint_url: str) -> str:
 
 
 # What a scrape in the middle of a level keeps: vLLM's gauges (~0 at the boundaries of a
-# closed-loop level) and the node gauges (power, clocks, temperature, utilization, memory);
-# counters (energy, CPU seconds, vLLM's) are read at the boundaries.
+# closed-loop level), the node gauges (power, clocks, temperature, utilization, memory) and the
+# energy counters, so that a node's peak power is read from the same counter as its mean (the
+# highest mean between two samples; ``analysis/telemetry.py``); the other counters (CPU
+# seconds, vLLM's) are read at the boundaries.
 GAUGES = (
     "vllm:num_requests_running",
     "vllm:num_requests_waiting",
     "vllm:kv_cache_usage_perc",
     "vllm:gpu_cache_usage_perc",
-    *(f.name for f in TELEMETRY if f.quantity not in (ENERGY, CPU_SECONDS)),
+    *(f.name for f in TELEMETRY if f.quantity != CPU_SECONDS),
 )
 
 

@@ -73,14 +73,25 @@ def test_no_tokens_give_no_joules_per_token():
     assert np.isnan(j_per_token) and tokens_per_j == 0.0
 
 
-def test_idle_edges_come_off_at_the_idle_draw():
-    joules, seconds, method = telemetry.without_idle_edges(600.0, 10.0, 8.0, 25.0, "counter X")
-    assert (joules, seconds) == (550.0, 8.0)
-    assert method == "counter X, less 2.00 s of idle edges at 25.0 W"
+def test_the_idle_edges_come_off_a_curve_at_the_idle_draw():
+    # bounds at 0 and 10 s, requests from 1 s to 9 s: 2 s of edges at 25 W
+    curve, edges = telemetry.trimmed([(0.0, 0.0), (5.0, 300.0), (10.0, 600.0)], (1.0, 9.0), 25.0)
+    assert curve == [(1.0, 25.0), (5.0, 300.0), (9.0, 575.0)]
+    assert edges == 2.0
 
 
-def test_a_wall_time_longer_than_the_window_leaves_the_energy_as_measured():
-    assert telemetry.without_idle_edges(600.0, 10.0, 12.0, 25.0, "m") == (600.0, 10.0, "m")
+def test_requests_outside_the_bounds_leave_the_curve_as_measured():
+    curve = [(0.0, 0.0), (10.0, 600.0)]
+    assert telemetry.trimmed(curve, (-1.0, 9.0), 25.0) == (curve, 0.0)
+
+
+def test_the_peak_is_the_highest_mean_power_between_two_readings():
+    assert telemetry.peak_watts([(0.0, 0.0), (2.0, 100.0), (3.0, 190.0), (6.0, 340.0)]) == 90.0
+
+
+def test_the_peak_is_never_below_the_mean_over_the_same_curve():
+    curve = [(0.0, 0.0), (4.0, 238.0), (4.5, 290.0), (9.0, 560.0)]
+    assert telemetry.peak_watts(curve) >= (curve[-1][1] - curve[0][1]) / (curve[-1][0] - 0.0)
 
 
 def test_cpu_busy_is_the_share_of_cpu_seconds_not_idle():
@@ -172,32 +183,101 @@ def test_a_node_on_another_server_than_the_simulator_counts_in_real_time(tmp_pat
     assert (nodes["spark-9"]["seconds"], nodes["spark-9"]["mean_w"]) == pytest.approx((1.0, 600.0))
 
 
-def test_without_a_counter_the_power_samples_are_integrated(tmp_path):
-    run = run_dir(
+# One request per user, both sent at T0 and back at T0 + 6.4: the requests' window, between a
+# "measure" bound at T0 - 1 and an "end" bound at T0 + 8.
+def one_request_each(tmp_path, snapshots: list[dict]):
+    return run_dir(tmp_path, snapshots, per_user=1)
+
+
+def test_without_a_counter_the_power_samples_inside_the_window_give_the_mean(tmp_path):
+    run = one_request_each(
         tmp_path,
         [
-            snap("measure", T0, [sample(POWER, 20.0)]),
-            snap("during", T0 + 5, [sample(POWER, 80.0)]),
-            snap("end", T0 + 10, [sample(POWER, 20.0)]),
+            snap("measure", T0 - 1, [sample(POWER, 25.0)]),
+            snap("during", T0 + 1, [sample(POWER, 60.0)]),
+            snap("during", T0 + 3, [sample(POWER, 80.0)]),
+            snap("during", T0 + 5, [sample(POWER, 60.0)]),
+            snap("end", T0 + 8, [sample(POWER, 25.0)]),
         ],
     )
     row = nodes_of(run)["api"]
-    assert row["joules"] == pytest.approx(500.0)  # two trapezoids of 5 s: (20 + 80) / 2 x 5 x 2
+    assert row["mean_w"] == pytest.approx(70.0)  # two trapezoids of 2 s: (60 + 80) / 2
+    assert (row["seconds"], row["joules"]) == pytest.approx((6.4, 70.0 * 6.4))
     assert row["power_max_w"] == 80.0
-    assert row["energy_method"] == "trapezoid over 3 samples of DCGM_FI_DEV_POWER_USAGE"
+    assert row["energy_method"] == "power DCGM_FI_DEV_POWER_USAGE, trapezoid mean of 3 samples"
 
 
-def test_samples_taken_before_the_measured_requests_are_left_out(tmp_path):
-    run = run_dir(
+def test_samples_outside_the_measured_requests_window_are_left_out(tmp_path):
+    run = one_request_each(
         tmp_path,
         [
-            snap("start", T0 - 10, [sample(POWER, 20.0)]),
+            snap("start", T0 - 10, [sample(POWER, 25.0)]),
             snap("during", T0 - 5, [sample(POWER, 140.0)]),  # the warm-up's prefill
-            snap("measure", T0, [sample(POWER, 50.0)]),
-            snap("end", T0 + 10, [sample(POWER, 50.0)]),
+            snap("measure", T0 - 1, [sample(POWER, 25.0)]),
+            snap("during", T0 - 0.5, [sample(POWER, 25.0)]),  # before the first send
+            *(snap("during", T0 + dt, [sample(POWER, 50.0)]) for dt in (1, 3, 5)),
+            snap("during", T0 + 7, [sample(POWER, 25.0)]),  # after the last answer: idle
+            snap("end", T0 + 8, [sample(POWER, 25.0)]),
         ],
     )
-    assert nodes_of(run)["api"]["joules"] == pytest.approx(500.0)
+    row = nodes_of(run)["api"]
+    assert row["samples"] == 3
+    assert (row["mean_w"], row["power_max_w"]) == pytest.approx((50.0, 50.0))
+
+
+def energy_and_power(joules: float, watts: float) -> list[dict]:
+    return [sample(ENERGY, joules * 1e3), sample(POWER, watts)]
+
+
+def test_the_peak_power_comes_from_the_energy_counter_and_never_falls_below_the_mean(tmp_path):
+    # 50 W from T0 to T0 + 3, then 80 W to the last end, idle 25 W outside: the power gauge's
+    # instants all caught the 50 W part, the counter saw both
+    curve = {T0 + 1: 25 + 50, T0 + 2.5: 25 + 125, T0 + 6: 25 + 150 + 240}
+    run = one_request_each(
+        tmp_path,
+        [
+            snap("measure", T0 - 1, energy_and_power(0.0, 25.0)),
+            *(snap("during", t, energy_and_power(j, 50.0)) for t, j in curve.items()),
+            snap("end", T0 + 8, energy_and_power(25 + 150 + 272 + 40, 25.0)),
+        ],
+    )
+    row = nodes_of(run)["api"]
+    assert (row["seconds"], row["joules"]) == pytest.approx((6.4, 150 + 272))
+    assert row["mean_w"] == pytest.approx(422 / 6.4)  # 65.9
+    assert row["power_max_w"] == pytest.approx(80.0)  # from T0 + 6 to the last end
+    assert row["power_max_w"] >= row["mean_w"]
+
+
+def test_a_level_with_too_few_samples_in_its_window_has_no_peak_power(tmp_path):
+    run = one_request_each(
+        tmp_path,
+        [
+            snap("measure", T0 - 1, energy_and_power(0.0, 25.0)),
+            snap("during", T0 + 3, energy_and_power(25 + 180, 60.0)),
+            snap("during", T0 + 5, energy_and_power(25 + 300, 60.0)),
+            snap("end", T0 + 8, energy_and_power(25 + 384 + 40, 25.0)),
+        ],
+    )
+    row = nodes_of(run)["api"]
+    assert row["mean_w"] == pytest.approx(60.0)  # the counter's, over the requests' window
+    assert np.isnan(row["power_max_w"]) and row["samples"] == 2
+
+
+def test_the_report_says_too_few_samples_in_place_of_a_sampled_figure(tmp_path):
+    run = one_request_each(
+        tmp_path,
+        [
+            snap("measure", T0 - 1, energy_and_power(0.0, 25.0)),
+            snap("during", T0 + 3, energy_and_power(25 + 180, 60.0)),
+            snap("end", T0 + 8, energy_and_power(25 + 384 + 40, 25.0)),
+        ],
+    )
+    out = tmp_path / "report"
+    assert analysis_main([str(run), "--out", str(out), "--no-charts", "--quiet"]) == 0
+    report = (out / "report.md").read_text()
+    table = report[report.index("**Per level and node**") :]
+    row = next(line for line in table.splitlines() if line.startswith("| x | 2 | api |"))
+    assert "| too few samples |" in row
 
 
 def test_one_gpu_seen_through_the_target_and_a_scrape_node_counts_once_under_the_node(tmp_path):
@@ -241,7 +321,10 @@ def test_a_clock_below_90_percent_of_its_maximum_while_busy_is_throttling(tmp_pa
         tmp_path,
         [
             snap("measure", T0, exporter(600.0, 0.0), node="spark-2"),
-            snap("during", T0 + 5, exporter(2405.0, 87.0, temperature=91.0), node="spark-2"),
+            *(
+                snap("during", T0 + dt, exporter(2405.0, 87.0, temperature=91.0), node="spark-2")
+                for dt in (3, 5, 7)
+            ),
             snap("end", T0 + 10, exporter(600.0, 0.0), node="spark-2"),
         ],
     )
@@ -257,6 +340,7 @@ def test_a_low_clock_of_an_idle_gpu_is_not_throttling(tmp_path):
             snap("measure", T0, exporter(600.0, 0.0), node="spark-2"),
             snap("during", T0 + 5, exporter(600.0, 3.0), node="spark-2"),
             snap("during", T0 + 6, exporter(2950.0, 90.0), node="spark-2"),
+            snap("during", T0 + 7, exporter(2950.0, 90.0), node="spark-2"),
             snap("end", T0 + 10, exporter(600.0, 0.0), node="spark-2"),
         ],
     )
@@ -298,7 +382,7 @@ def test_a_scrape_nodes_vllm_counters_stay_out_of_the_servers_figures(tmp_path):
             snap("end", T0 + 10, tokens(1000.0), node="spark-1"),
         ],
     )
-    assert server_metrics.per_level(load([run]).runs).iloc[0]["gen_tok_s"] == pytest.approx(100.0)
+    assert server_metrics.per_level(load([run])).iloc[0]["gen_tok_s"] == pytest.approx(100.0)
 
 
 def test_summary_json_and_the_report_carry_energy_per_level_and_node(tmp_path):

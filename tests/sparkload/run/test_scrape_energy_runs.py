@@ -112,3 +112,15 @@ def test_a_simulated_tp2_cluster_reports_each_node_and_the_head_once(tmp_path):
     assert [n["node"] for n in summary["nodes"]] == ["spark-1", "spark-2"]  # api's GPU is spark-1's
     (level,) = summary["energy"]
     assert level["joules"] == pytest.approx(sum(n["joules"] for n in summary["nodes"]))
+
+
+def test_peak_power_is_never_below_the_mean_and_comes_from_samples_inside_the_window(tmp_path):
+    # --metrics-interval 1: a sample every simulated second, every 0.1 real s at time scale 10
+    run = run_locust(
+        ["--headless", "--ladder", "2", "--requests-per-user", "4", "--metrics-interval", "1"],
+        tmp_path / "results",
+    )
+    assert run.returncode == 0, run.output
+    (node,) = report(run.run_dir, tmp_path)["nodes"]
+    assert node["samples"] >= 3
+    assert node["power_max_w"] >= node["mean_w"] > POWER.idle_w

@@ -68,9 +68,10 @@ def test_node_exporter_cpu_and_hwmon_power_are_kept_and_its_network_dropped():
     }
 
 
-def test_a_mid_level_sample_keeps_power_but_not_the_counters():
+def test_a_mid_level_sample_keeps_power_and_the_energy_counter_but_not_cpu_seconds():
     assert names(parse_samples(DCGM + NODE_EXPORTER, GAUGES)) == {
         "DCGM_FI_DEV_POWER_USAGE",
+        "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION_total",
         "node_hwmon_power_average_watt",
     }
 

@@ -148,5 +148,5 @@ def test_analysis_sums_counters_over_engines_between_two_snapshots(tmp_path):
         snapshot(API, 0, 2, "end", end, now=110.0),
     ]
     (run / "server_metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    row = server_metrics.per_level(load([run]).runs).iloc[0]
+    row = server_metrics.per_level(load([run])).iloc[0]
     assert row["gen_tok_s"] == pytest.approx((200 + 50) / 10)  # both engines' deltas over 10 s
