@@ -45,7 +45,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         "--tolerance",
         metavar="SPEC",
         help="e.g. 'ttft_p90_ms:+10%%,output_tok_s:-5%%': + higher is worse, - lower is worse "
-        "(no sign: the figure's own); a family (ttft, itl, latency, tps) sets all its figures",
+        "(no sign: the figure's own); a family (ttft, itl, latency, tps, ttfo) sets all its "
+        "figures",
     )
     parser.add_argument(
         "--allow-different-settings",

@@ -4,10 +4,10 @@ it tolerates before a significant change counts (the ``--tolerance`` syntax).
 A tolerance is ``NAME:[+|-]PERCENT%``, comma-separated: ``ttft_p90_ms:+10%,output_tok_s:-5%``.
 ``+`` says higher is worse (a latency), ``-`` lower is worse (a throughput); without a sign the
 figure's own direction holds. NAME is a figure (``COMPARED``) or a family (``ttft``, ``itl``,
-``latency``, ``tps``), which sets every figure of it; a figure named on its own wins over its
-family whatever the order. A share's change and tolerance (the failure ratio, the answered share)
-are in percentage points (a relative change from no failures is infinite): ``failure_ratio:+1%``
-is one point.
+``latency``, ``tps``, ``ttfo``), which sets every figure of it; a figure named on its own wins
+over its family whatever the order. A share's change and tolerance (the failure ratio, the
+answered share) are in percentage points (a relative change from no failures is infinite):
+``failure_ratio:+1%`` is one point.
 
 A thinking model's figures, TTFO and the answered share, are compared only where either run has
 reasoning or tool calls (``Compared.thinking``; the report's rule for its TTFO columns): in a
