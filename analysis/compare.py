@@ -276,19 +276,19 @@ def settings_differences(
     (``run_settings``), label pair by label pair; and a note for a side with no manifest to say."""
     found: list[SettingDifference] = []
     notes = [
-        f"{side}: {other.path.name} has no manifest.json: its settings are unknown"
+        f"{side}: {each.path.name} has no manifest.json: its settings are unknown"
         for side, dataset in (("baseline", baseline), ("run", run))
-        for other in dataset.runs
-        if not other.has_manifest
+        for each in dataset.runs
+        if not each.has_manifest
     ]
     pairs, _, _ = pair_labels(list(baseline.labels), list(run.labels))
     for base_label, run_label in pairs:
-        manifests = [
+        base, other = (
             [r.manifest for r in dataset.runs if r.label == label and r.has_manifest]
             for dataset, label in ((baseline, base_label), (run, run_label))
-        ]
-        if all(manifests):
-            found += differences(*manifests, base_label if len(pairs) > 1 else "")
+        )
+        if base and other:
+            found += differences(base, other, base_label if len(pairs) > 1 else "")
     return found, notes
 
 

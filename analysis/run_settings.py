@@ -60,8 +60,13 @@ NOT_SETTINGS = {
 }
 # within the sections: the plan's levels and their sizes (the levels are matched by name), and
 # the simulator's speed-up (its figures are in simulated time)
-UNCOMPARED = ("arrival.rates", "arrival.rate", "arrival.users", "arrival.duration")
-UNCOMPARED += ("simulator.time_scale",)
+UNCOMPARED = (
+    "arrival.rates",
+    "arrival.rate",
+    "arrival.users",
+    "arrival.duration",
+    "simulator.time_scale",
+)
 UNSET = "unset"
 _SHOWN = 60  # characters of a value in a message
 

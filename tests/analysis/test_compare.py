@@ -328,3 +328,23 @@ def test_a_level_of_3_requests_has_no_interval_and_says_so(tmp_path):
         "too few requests for an interval: 3 and 3, 5 needed",
     )
     assert cells["failure_ratio"].ci_low == 0.0 and cells["failure_ratio"].note == ""
+
+
+def test_a_run_without_a_manifest_is_compared_with_a_note_that_its_settings_are_unknown(tmp_path):
+    base = compare_run(tmp_path / "a", seed=1, manifest_fields=max_tokens(32))
+    run = compare_run(tmp_path / "b", seed=2)
+    (run / "manifest.json").unlink()
+    result = compared(base, run)
+    assert result.settings_differ == []
+    assert f"run: {run.name} has no manifest.json: its settings are unknown" in result.notes
+
+
+def test_folders_of_several_labels_name_the_label_of_each_difference(tmp_path):
+    for side, limit in (("a", 32), ("b", 64)):
+        compare_run(tmp_path / side, "fp8", seed=1, stamp="20260101T000000Z")
+        compare_run(
+            tmp_path / side, "nvfp4", seed=2, stamp="20260101T000001Z",
+            manifest_fields={"sampling": {"max_tokens": limit}},
+        )  # fmt: skip
+    with pytest.raises(InputError, match=r"\(nvfp4: sampling.max_tokens 32 vs 64\)"):
+        compared(tmp_path / "a", tmp_path / "b")
