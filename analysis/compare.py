@@ -4,15 +4,24 @@ figure, with both runs' noise taken into account (a regression gate for CI).
 Both directories are read as the report reads them (``load.load``) and summarised by the
 report's own definitions (``metrics.summarize``), so a cell's two values are the report's. Runs
 are paired by label (one label on each side: those two, whatever their names), levels by name
-("C=4", "offered 2 req/s"); what only one side has is listed, not compared. Each compared figure
-(``tolerances.COMPARED``) of each common level is a ``Cell``: both values, the change, its 90 %
-interval (``change_intervals``: bootstrap draws of both runs' requests, fixed seed) and a
-verdict:
+("C=4", "offered 2 req/s"); what only one side has is listed, not compared.
+
+Runs whose request and workload settings differ (``run_settings``: the model, max_tokens,
+thinking on or off, the prompts, ...) are not compared unless the caller allows it: thinking off
+against thinking on, 31 of 35 requests never answering, read "no regression" before. Allowed,
+every difference is listed with the comparison.
+
+Each compared figure (``tolerances.COMPARED``; a thinking model's TTFO and answered share where
+either run has reasoning or tool calls) of each common level is a ``Cell``: both values, the
+change, its 90 % interval (``change_intervals``: bootstrap draws of both runs' requests, fixed
+seed) and a verdict:
 
 - ``worse``: the change goes the worse way beyond its tolerance AND its interval excludes no
   change (the noise of two runs cannot explain it);
 - ``better``: the same the other way (beyond the tolerance's size, interval excluding zero);
-- ``within noise``: anything else: within the tolerance, or an interval that holds no change;
+- ``within noise``: anything else: within the tolerance, or an interval that holds no change,
+  or none at all (fewer than ``change_intervals.MIN_FOR_INTERVAL`` values on a side: the cell
+  says so);
 - ``n/a``: a side has no value (e.g. no request of the level succeeded) or the baseline's is 0.
 
 A p90 of fewer than ``percentiles.FEW_SAMPLES_FOR_P90`` requests on either side rests on its
@@ -35,18 +44,28 @@ import numpy as np
 import pandas as pd
 
 from analysis import load, percentiles
-from analysis.change_intervals import CONFIDENCE, LevelSample, draws, measure_change
+from analysis.change_intervals import (
+    CONFIDENCE,
+    MIN_FOR_INTERVAL,
+    LevelSample,
+    draws,
+    measure_change,
+    own_value,
+    sample_size,
+)
 from analysis.errors import InputError
 from analysis.load import Dataset
 from analysis.metrics import (
     LOOPS,
     Settings,
+    has_thinking,
     level_name,
     loop_levels,
     loop_records,
     measured_ok,
     summarize,
 )
+from analysis.run_settings import SettingDifference, differences
 from analysis.tolerances import COMPARED, HIGHER_IS_WORSE, QUANTILE, Compared, Tolerance
 
 BETTER, WORSE, NOISE, NO_DATA = "better", "worse", "within noise", "n/a"
@@ -100,6 +119,8 @@ class Comparison:
     only_in_baseline: list[str] = field(default_factory=list)  # "C=32", "label fp8"
     only_in_run: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # a run that did not finish, ...
+    # the request and workload settings the runs do not share (compared anyway when allowed)
+    settings_differ: list[SettingDifference] = field(default_factory=list)
 
     def cells_with(self, verdict: str) -> list[tuple[LevelComparison, Cell]]:
         return [
@@ -175,9 +196,9 @@ def _levels(dataset: Dataset, settings: Settings) -> dict[str, dict[str, _Level]
 
 
 def _value(compared: Compared, level: _Level) -> float:
-    if not compared.column:  # the failure ratio, in percent
-        total = level.sample.n + level.sample.failures
-        return level.sample.failures / total * 100.0 if total else math.nan
+    """The report's value where its summary has the column, else the same from the requests."""
+    if compared.column not in level.row.index:
+        return own_value(compared, level.sample)
     value = level.row[compared.column]
     return float(value) if value is not None and not pd.isna(value) else math.nan
 
@@ -217,8 +238,12 @@ def _cell(
     found = measure_change(compared, values[0], values[1], drawn[0], drawn[1])
     judged = verdict(found.change, found.low, found.high, tolerance)
     note = ""
+    sizes = [sample_size(compared, lvl.sample) for lvl in (base, other)]
     few = min(base.sample.n, other.sample.n) < percentiles.FEW_SAMPLES_FOR_P90
-    if compared.kind == QUANTILE and compared.q >= 0.9 and few and judged in (WORSE, BETTER):
+    if compared.relative and min(sizes) < MIN_FOR_INTERVAL and math.isfinite(found.change):
+        note = f"too few requests for an interval: {sizes[0]} and {sizes[1]}, "
+        note += f"{MIN_FOR_INTERVAL} needed"
+    elif compared.kind == QUANTILE and compared.q >= 0.9 and few and judged in (WORSE, BETTER):
         judged, note = NOISE, f"fewer than {percentiles.FEW_SAMPLES_FOR_P90} requests"
     return Cell(
         figure=compared.name,
@@ -244,14 +269,47 @@ def _incomplete(dataset: Dataset, side: str) -> list[str]:
     ]
 
 
+def settings_differences(
+    baseline: Dataset, run: Dataset
+) -> tuple[list[SettingDifference], list[str]]:
+    """Where the request and workload settings of the runs compared with each other differ
+    (``run_settings``), label pair by label pair; and a note for a side with no manifest to say."""
+    found: list[SettingDifference] = []
+    notes = [
+        f"{side}: {each.path.name} has no manifest.json: its settings are unknown"
+        for side, dataset in (("baseline", baseline), ("run", run))
+        for each in dataset.runs
+        if not each.has_manifest
+    ]
+    pairs, _, _ = pair_labels(list(baseline.labels), list(run.labels))
+    for base_label, run_label in pairs:
+        base, other = (
+            [r.manifest for r in dataset.runs if r.label == label and r.has_manifest]
+            for dataset, label in ((baseline, base_label), (run, run_label))
+        )
+        if base and other:
+            found += differences(base, other, base_label if len(pairs) > 1 else "")
+    return found, notes
+
+
 def compare(
     baseline: Dataset,
     run: Dataset,
     tolerances: dict[str, Tolerance],
     settings: Settings,
     paths: tuple[str, str] = ("baseline", "run"),
+    allow_different_settings: bool = False,
 ) -> Comparison:
-    """Every figure of every level both runs have; InputError when they have none in common."""
+    """Every figure of every level both runs have; InputError when they have none in common,
+    or when their settings differ and ``allow_different_settings`` is not given."""
+    differ, unknown = settings_differences(baseline, run)
+    if differ and not allow_different_settings:
+        raise InputError(
+            "the runs' request and workload settings differ ("
+            + "; ".join(map(str, differ))
+            + "): a change would not say what the server did; compare them anyway with "
+            "--allow-different-settings"
+        )
     result = Comparison(
         paths[0],
         paths[1],
@@ -260,7 +318,10 @@ def compare(
         settings.seed,
         settings.percentile_method,
     )
-    result.notes = _incomplete(baseline, "baseline") + _incomplete(run, "run")
+    result.notes = _incomplete(baseline, "baseline") + _incomplete(run, "run") + unknown
+    result.settings_differ = differ
+    thinking = has_thinking(baseline.records) or has_thinking(run.records)
+    figures = [compared for compared in COMPARED if thinking or not compared.thinking]
     base_levels, run_levels = _levels(baseline, settings), _levels(run, settings)
     pairs, only_base, only_run = pair_labels(list(base_levels), list(run_levels))
     result.only_in_baseline += [f"label {label}" for label in only_base]
@@ -293,7 +354,7 @@ def compare(
                     tolerances[compared.name],
                     settings,
                 )
-                for compared in COMPARED
+                for compared in figures
             ]
             result.levels.append(level)
     if not result.levels:

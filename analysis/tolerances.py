@@ -4,9 +4,14 @@ it tolerates before a significant change counts (the ``--tolerance`` syntax).
 A tolerance is ``NAME:[+|-]PERCENT%``, comma-separated: ``ttft_p90_ms:+10%,output_tok_s:-5%``.
 ``+`` says higher is worse (a latency), ``-`` lower is worse (a throughput); without a sign the
 figure's own direction holds. NAME is a figure (``COMPARED``) or a family (``ttft``, ``itl``,
-``latency``, ``tps``), which sets every figure of it; a figure named on its own wins over its
-family whatever the order. The failure ratio's change and tolerance are in percentage points
-(a relative change from no failures is infinite): ``failure_ratio:+1%`` is one point.
+``latency``, ``tps``, ``ttfo``), which sets every figure of it; a figure named on its own wins
+over its family whatever the order. A share's change and tolerance (the failure ratio, the
+answered share) are in percentage points (a relative change from no failures is infinite):
+``failure_ratio:+1%`` is one point.
+
+A thinking model's figures, TTFO and the answered share, are compared only where either run has
+reasoning or tool calls (``Compared.thinking``; the report's rule for its TTFO columns): in a
+plain run TTFO is TTFT and the answered share 100 % less the failure ratio.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import dataclass
 from analysis.errors import InputError
 from analysis.metrics import METRIC_BY_FIELD, QUANTILES
 
-MEAN, QUANTILE, THROUGHPUT, FAILURES = "mean", "quantile", "throughput", "failures"
+MEAN, QUANTILE, THROUGHPUT, SHARE = "mean", "quantile", "throughput", "share"
 HIGHER_IS_WORSE, LOWER_IS_WORSE = "+", "-"
 
 
@@ -30,21 +35,22 @@ class Compared:
     family: str
     title: str
     unit: str
-    column: str  # analysis.metrics' summary column ("" for the failure ratio: from n, failures)
-    kind: str  # MEAN | QUANTILE | THROUGHPUT | FAILURES
-    field: str = ""  # the records' field (MEAN, QUANTILE)
+    column: str  # analysis.metrics' summary column ("" for a share: from the level's counts)
+    kind: str  # MEAN | QUANTILE | THROUGHPUT | SHARE
+    field: str = ""  # the records' field (MEAN, QUANTILE); a share's count (LevelSample.share)
     factor: float = 1.0  # record unit → summary unit
     q: float = 0.0  # QUANTILE
     worse: str = HIGHER_IS_WORSE
-    limit_pct: float = 10.0  # default tolerance (percentage points for FAILURES)
+    limit_pct: float = 10.0  # default tolerance (percentage points for a SHARE)
+    thinking: bool = False  # compared only where either run has reasoning or tool calls
 
     @property
     def relative(self) -> bool:
         """Whether its change is relative (%), else absolute (percentage points)."""
-        return self.kind != FAILURES
+        return self.kind != SHARE
 
 
-def _stats(field: str, stats: tuple[str, ...]) -> tuple[Compared, ...]:
+def _stats(field: str, stats: tuple[str, ...], thinking: bool = False) -> tuple[Compared, ...]:
     """A per-request metric's mean and percentiles, named as --check's bounds name them."""
     metric = METRIC_BY_FIELD[field]
     return tuple(
@@ -58,6 +64,7 @@ def _stats(field: str, stats: tuple[str, ...]) -> tuple[Compared, ...]:
             field,
             metric.factor,
             QUANTILES.get(stat, 0.0),
+            thinking=thinking,
         )
         for stat in stats
     )
@@ -88,7 +95,24 @@ COMPARED: tuple[Compared, ...] = (
         worse=LOWER_IS_WORSE,
     ),
     # failures / (n + failures) of measured requests, as --check's failure_ratio, in percent
-    Compared("failure_ratio", "failure_ratio", "Failure ratio", "%", "", FAILURES, limit_pct=1.0),
+    Compared(
+        "failure_ratio", "failure_ratio", "Failure ratio", "%", "", SHARE, "failures", limit_pct=1.0
+    ),
+    # a thinking model's: the first output token (reasoning excluded) of the requests that gave
+    # one, and the share of measured requests that did (not failed, not reasoning to max_tokens)
+    *_stats("ttfo", ("mean", "p50", "p90"), thinking=True),
+    Compared(
+        "answered_share",
+        "answered_share",
+        "Answered share",
+        "%",
+        "",
+        SHARE,
+        "answered",
+        worse=LOWER_IS_WORSE,
+        limit_pct=1.0,
+        thinking=True,
+    ),
 )
 BY_NAME = {c.name: c for c in COMPARED}
 FAMILIES = tuple(dict.fromkeys(c.family for c in COMPARED))

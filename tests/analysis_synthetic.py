@@ -255,10 +255,15 @@ def compare_run(
     spread: float = 0.05,
     seed: int = 0,
     stamp: str = "20260101T000000Z",
+    reasoning: int = 0,
+    no_answer: int = 0,
+    manifest_fields: dict | None = None,
 ) -> Path:
     """A closed-loop run for ``sparkload compare``: ``per_level`` ok measured requests per level
     whose TTFT and ITL scatter around ``ttft`` and ``itl`` (lognormal, sd ``spread``, seeded),
-    16 output tokens each, plus ``failures`` failed ones."""
+    16 output tokens each (TTFO = TTFT), plus ``failures`` failed ones. With ``reasoning``, each
+    request's first that many tokens are reasoning (its TTFO that many gaps after its TTFT), and
+    the first ``no_answer`` requests of a level reasoned to the end and never answered."""
     rng = np.random.default_rng(seed)
     records, t0 = [], 1_700_000_000.0
     tokens = 16
@@ -267,6 +272,10 @@ def compare_run(
             first = ttft * float(rng.lognormal(0.0, spread))
             gap = itl * float(rng.lognormal(0.0, spread))
             latency = first + gap * (tokens - 1)
+            answered = i >= no_answer  # TTFO is TTFT where nothing reasoned, as the load writes
+            thinking = {"ttfo": first + gap * reasoning if answered else None}
+            if reasoning:
+                thinking["reasoning_tokens"] = reasoning if answered else tokens
             records.append(
                 make_record(
                     level,
@@ -278,6 +287,7 @@ def compare_run(
                     start_time=t0 + i * latency / level,
                     output_tokens=tokens,
                     user=i % level,
+                    **thinking,
                 )
             )
         records += [
@@ -296,4 +306,4 @@ def compare_run(
             for j in range(failures)
         ]
         t0 += per_level * ttft * 2 + 60
-    return write_run(root, label, records, stamp=stamp)
+    return write_run(root, label, records, stamp=stamp, manifest_fields=manifest_fields)

@@ -97,12 +97,20 @@ def render(comparison: Comparison) -> str:
             for level, cell in worse
         ]
         lines.append("Worse: " + ", ".join(named) + ".")
+    if comparison.settings_differ:
+        lines += [
+            "",
+            "Settings that differ (compared anyway, --allow-different-settings): the changes "
+            "below are not the server's alone.",
+            "",
+            *(f"- {difference}" for difference in comparison.settings_differ),
+        ]
     lines += [
         "",
         f"Change: run vs baseline; interval: {comparison.confidence:.0%} of the change, "
-        f"{comparison.resamples} bootstrap draws per run (seed {comparison.seed}). Worse: moved "
-        "the worse way beyond its tolerance (+: higher is worse, -: lower is worse) and the "
-        "interval excludes no change.",
+        f"{comparison.resamples} bootstrap draws per run (seed {comparison.seed}), of the log "
+        "ratio (a share's: of the difference). Worse: moved the worse way beyond its tolerance "
+        "(+: higher is worse, -: lower is worse) and the interval excludes no change.",
         "",
         "| " + " | ".join(COLUMNS) + " |",
         "|---|---|--:|--:|--:|--:|--:|---|",

@@ -9,17 +9,49 @@ import pandas as pd
 import pytest
 
 from analysis import percentiles
-from analysis.change_intervals import Change, LevelSample, draws, measure_change
+from analysis.change_intervals import (
+    MIN_FOR_INTERVAL,
+    Change,
+    LevelSample,
+    draws,
+    measure_change,
+    own_value,
+    sample_size,
+)
 from analysis.tolerances import BY_NAME
 
 TTFT_P90, TTFT_MEAN = BY_NAME["ttft_p90_ms"], BY_NAME["ttft_mean_ms"]
 THROUGHPUT, FAILURES = BY_NAME["output_tok_s"], BY_NAME["failure_ratio"]
+TTFO_MEAN, ANSWERED = BY_NAME["ttfo_mean_ms"], BY_NAME["answered_share"]
+RELATIVE = [TTFT_MEAN, BY_NAME["ttft_p50_ms"], TTFT_P90, THROUGHPUT]
 
 
-def sample(ttft: np.ndarray, failures: int = 0, tokens: float = 16.0) -> LevelSample:
+def sample(ttft: np.ndarray, failures: int = 0, tokens: float = 16.0, **columns) -> LevelSample:
     latency = ttft + 0.3
-    frame = pd.DataFrame({"ttft": ttft, "latency": latency, "output_tokens": tokens})
+    frame = pd.DataFrame({"ttft": ttft, "latency": latency, "output_tokens": tokens, **columns})
     return LevelSample(frame, len(ttft), failures)
+
+
+def skewed(n: int, seed: int) -> np.ndarray:
+    """n TTFTs of which one is a hundred times the others: a cold start among warm requests."""
+    values = 0.05 * np.random.default_rng(seed).lognormal(0.0, 0.1, n)
+    values[seed % n] *= 100
+    return values
+
+
+def interval(compared, base: np.ndarray, run: np.ndarray, resamples: int = 1000) -> Change:
+    """The change of ``compared`` between two levels' TTFTs, drawn as compare draws it."""
+    sides = [sample(base), sample(run)]
+    values = [own_value(compared, side) for side in sides]
+    if compared is THROUGHPUT:
+        values = [
+            float(side.ok["output_tokens"].sum() / side.ok["latency"].sum()) for side in sides
+        ]
+    found = [
+        draws(compared, side, v, rng(i), resamples)
+        for i, (side, v) in enumerate(zip(sides, values, strict=True))
+    ]
+    return measure_change(compared, values[0], values[1], found[0], found[1])
 
 
 def scattered(seed: int, n: int = 200, scale: float = 0.1) -> np.ndarray:
@@ -119,3 +151,70 @@ def test_a_side_without_draws_leaves_the_interval_unknown():
 )
 def test_an_interval_excludes_no_change_when_wholly_on_one_side(low, high, excludes):
     assert Change(0.0, low, high).excludes_none is excludes
+
+
+# small and skewed samples: no bound below -100 %, and no interval of a handful
+
+
+@pytest.mark.parametrize("n", range(1, MIN_FOR_INTERVAL))
+@pytest.mark.parametrize("compared", RELATIVE, ids=lambda c: c.name)
+def test_fewer_values_than_the_minimum_draw_no_interval(compared, n):
+    assert sample_size(compared, sample(skewed(n, 1))) == n
+    assert len(draws(compared, sample(skewed(n, 1)), 100.0, rng(), 100)) == 0
+    assert math.isnan(interval(compared, skewed(n, 1), skewed(n, 2)).low)
+
+
+def test_a_mean_s_draws_stay_positive_at_a_few_skewed_values():
+    found = draws(TTFT_MEAN, sample(skewed(5, 3)), 1.0, rng(), 4000)
+    assert len(found) == 4000 and (found > 0).all()  # normal draws were below 0 in 1 of 6
+
+
+@pytest.mark.parametrize("n", [5, 6, 8, 12, 40])
+@pytest.mark.parametrize("compared", RELATIVE, ids=lambda c: c.name)
+def test_no_interval_of_a_positive_figure_lies_below_minus_100_percent(compared, n):
+    for seed in range(4):
+        found = interval(compared, skewed(n, seed), 0.3 * skewed(n, seed + 10))
+        assert -100.0 < found.low <= found.high, (seed, found)
+
+
+def test_the_interval_is_of_the_log_ratio():
+    base, run = np.full(4, 10.0), np.array([5.0, 10.0, 20.0, 40.0])
+    found = measure_change(TTFT_MEAN, 10.0, 20.0, base, run, confidence=0.5)
+    expected = np.expm1(np.quantile(np.log(run / base), [0.25, 0.75])) * 100
+    assert (found.low, found.high) == pytest.approx(tuple(expected))
+
+
+def test_a_relative_change_with_a_non_positive_draw_has_no_interval():
+    found = measure_change(TTFT_MEAN, 10.0, 12.0, np.array([10.0, -1.0]), np.array([12.0, 12.0]))
+    assert math.isnan(found.low) and math.isnan(found.high) and not found.excludes_none
+
+
+def test_a_share_is_drawn_at_any_size():
+    assert sample_size(FAILURES, sample(skewed(2, 1), failures=1)) == 3
+    assert len(draws(FAILURES, sample(skewed(2, 1), failures=1), 100 / 3, rng(), 10)) == 10
+
+
+# a thinking model's figures
+
+
+def test_the_answered_share_counts_ok_requests_that_gave_a_first_output_token_of_all_measured():
+    ttft = scattered(11, n=8)
+    ttfo = np.where(np.arange(8) < 6, ttft + 0.5, np.nan)  # two reasoned to max_tokens
+    level = sample(ttft, failures=2, ttfo=ttfo, reasoning_tokens=np.full(8, 10.0))
+    assert own_value(ANSWERED, level) == pytest.approx(60.0)  # 6 of 10
+
+
+def test_a_plain_run_answered_every_ok_request():
+    assert own_value(ANSWERED, sample(scattered(12, n=9), failures=1)) == pytest.approx(90.0)
+
+
+def test_ttfo_is_of_the_requests_that_answered():
+    ttft = scattered(13, n=8)
+    ttfo = np.where(np.arange(8) < 6, 0.5, np.nan)
+    level = sample(ttft, ttfo=ttfo, reasoning_tokens=np.full(8, 10.0))
+    assert own_value(TTFO_MEAN, level) == pytest.approx(500.0)
+    assert sample_size(TTFO_MEAN, level) == 6
+
+
+def test_records_without_ttfo_have_no_ttfo():
+    assert math.isnan(own_value(TTFO_MEAN, sample(scattered(14))))

@@ -238,3 +238,113 @@ def test_folders_of_several_labels_are_compared_label_by_label(tmp_path):
     assert found[("fp8", "C=1", "ttft_mean_ms")] == NOISE
     assert found[("nvfp4", "C=1", "ttft_mean_ms")] == WORSE
     assert result.only_in_baseline == ["label awq"]
+
+
+# request and workload settings
+
+
+def max_tokens(value: int) -> dict:
+    return {"workload": {"name": "chat", "max_tokens": value}, "sampling": {"max_tokens": value}}
+
+
+def test_runs_whose_max_tokens_differ_are_bad_input_naming_the_setting(tmp_path):
+    base = compare_run(tmp_path / "a", seed=1, manifest_fields=max_tokens(32))
+    run = compare_run(tmp_path / "b", seed=2, manifest_fields=max_tokens(128))
+    with pytest.raises(InputError, match=r"settings differ \(workload.max_tokens 32 vs 128; "):
+        compared(base, run)
+
+
+def test_runs_whose_settings_differ_are_compared_when_allowed_with_each_difference_listed(
+    tmp_path,
+):
+    base = compare_run(tmp_path / "a", seed=1, manifest_fields=max_tokens(32))
+    run = compare_run(tmp_path / "b", seed=2, manifest_fields=max_tokens(128))
+    result = compare(*load_pair(base, run), defaults(), SETTINGS, allow_different_settings=True)
+    assert [str(d) for d in result.settings_differ] == [
+        "workload.max_tokens 32 vs 128",
+        "sampling.max_tokens 32 vs 128",
+    ]
+    assert set(verdicts(result).values()) == {NOISE}
+
+
+def test_runs_of_the_same_settings_list_no_difference(tmp_path):
+    base = compare_run(tmp_path / "a", seed=1, manifest_fields=max_tokens(32))
+    run = compare_run(tmp_path / "b", seed=2, manifest_fields=max_tokens(32))
+    assert compared(base, run).settings_differ == []
+
+
+# a thinking model's TTFO and answered share
+
+
+def test_plain_runs_have_no_ttfo_or_answered_share_cells(tmp_path):
+    found = verdicts(compared(compare_run(tmp_path / "a", seed=1), compare_run(tmp_path / "b")))
+    assert not any(figure.startswith(("ttfo_", "answered_")) for _, figure in found)
+
+
+def test_requests_that_reasoned_to_max_tokens_make_the_answered_share_worse(tmp_path):
+    base = compare_run(tmp_path / "a", levels=(1,), reasoning=4, seed=1)
+    run = compare_run(tmp_path / "b", levels=(1,), reasoning=4, no_answer=31, seed=2)
+    cells = {c.figure: c for c in compared(base, run).levels[0].cells}
+    share = cells["answered_share"]
+    assert (share.baseline, share.run, share.change_unit) == (100.0, 22.5, "pp")  # 9 of 40
+    assert share.verdict == WORSE
+
+
+def test_a_run_where_no_request_answered_has_no_ttfo_and_a_worse_answered_share(tmp_path):
+    base = compare_run(tmp_path / "a", levels=(1,), seed=1)
+    run = compare_run(tmp_path / "b", levels=(1,), reasoning=4, no_answer=40, seed=2)
+    cells = {c.figure: c for c in compared(base, run).levels[0].cells}
+    assert cells["ttfo_mean_ms"].verdict == NO_DATA and cells["ttfo_mean_ms"].run is None
+    assert cells["answered_share"].verdict == WORSE and cells["answered_share"].run == 0.0
+
+
+def test_a_longer_reasoning_makes_the_ttfo_worse_and_leaves_the_ttft_within_noise(tmp_path):
+    base = compare_run(tmp_path / "a", levels=(1,), reasoning=4, seed=1)
+    run = compare_run(tmp_path / "b", levels=(1,), reasoning=12, seed=2)
+    found = verdicts(compared(base, run))
+    assert {found[("C=1", f"ttfo_{s}_ms")] for s in ("mean", "p50", "p90")} == {WORSE}
+    assert found[("C=1", "ttft_mean_ms")] == NOISE
+    assert found[("C=1", "answered_share")] == NOISE
+
+
+def test_a_plain_baseline_s_ttfo_is_its_ttft(tmp_path):
+    base = compare_run(tmp_path / "a", levels=(1,), seed=1)
+    run = compare_run(tmp_path / "b", levels=(1,), reasoning=4, seed=2)
+    cells = {c.figure: c for c in compared(base, run).levels[0].cells}
+    assert cells["ttfo_mean_ms"].baseline == pytest.approx(cells["ttft_mean_ms"].baseline)
+
+
+# too few requests for an interval
+
+
+def test_a_level_of_3_requests_has_no_interval_and_says_so(tmp_path):
+    base = compare_run(tmp_path / "a", levels=(1,), per_level=3, seed=1)
+    run = compare_run(tmp_path / "b", levels=(1,), per_level=3, ttft=0.3, seed=2)
+    cells = {c.figure: c for c in compared(base, run).levels[0].cells}
+    mean = cells["ttft_mean_ms"]
+    assert mean.change == pytest.approx(200, rel=0.2) and mean.ci_low is None
+    assert (mean.verdict, mean.note) == (
+        NOISE,
+        "too few requests for an interval: 3 and 3, 5 needed",
+    )
+    assert cells["failure_ratio"].ci_low == 0.0 and cells["failure_ratio"].note == ""
+
+
+def test_a_run_without_a_manifest_is_compared_with_a_note_that_its_settings_are_unknown(tmp_path):
+    base = compare_run(tmp_path / "a", seed=1, manifest_fields=max_tokens(32))
+    run = compare_run(tmp_path / "b", seed=2)
+    (run / "manifest.json").unlink()
+    result = compared(base, run)
+    assert result.settings_differ == []
+    assert f"run: {run.name} has no manifest.json: its settings are unknown" in result.notes
+
+
+def test_folders_of_several_labels_name_the_label_of_each_difference(tmp_path):
+    for side, limit in (("a", 32), ("b", 64)):
+        compare_run(tmp_path / side, "fp8", seed=1, stamp="20260101T000000Z")
+        compare_run(
+            tmp_path / side, "nvfp4", seed=2, stamp="20260101T000001Z",
+            manifest_fields={"sampling": {"max_tokens": limit}},
+        )  # fmt: skip
+    with pytest.raises(InputError, match=r"\(nvfp4: sampling.max_tokens 32 vs 64\)"):
+        compared(tmp_path / "a", tmp_path / "b")

@@ -111,3 +111,37 @@ def test_help_exits_0_and_names_every_figure(capsys):
     assert main(["--prog", PROG, "--help"]) == 0
     out = capsys.readouterr().out
     assert "90% interval" in out and "ttft_p90_ms" in out and "failure_ratio" in out
+
+
+def test_runs_whose_max_tokens_differ_are_one_line_naming_it_and_exit_2(tmp_path, capsys):
+    fields = {"workload": {"name": "chat", "max_tokens": 128}, "sampling": {"max_tokens": 128}}
+    base = compare_run(tmp_path / "base", seed=1)
+    other = compare_run(tmp_path / "other", seed=2, manifest_fields=fields)
+    assert compare_main(base, other) == EXIT_BAD_INPUT
+    line = one_error_line(capsys)
+    assert (
+        "settings differ (workload.max_tokens unset vs 128; sampling.max_tokens unset vs 128)"
+        in line
+    )
+    assert line.endswith("compare them anyway with --allow-different-settings")
+
+
+def test_allow_different_settings_gives_a_verdict_and_lists_them(tmp_path, capsys):
+    fields = {"sampling": {"max_tokens": 128}}
+    base = compare_run(tmp_path / "base", seed=1)
+    slow = compare_run(tmp_path / "slow", ttft=0.2, seed=2, manifest_fields=fields)
+    assert compare_main(base, slow, "--allow-different-settings") == EXIT_CHECK_FAILED
+    out = capsys.readouterr().out
+    assert "\n- sampling.max_tokens unset vs 128\n" in out and "REGRESSION" in out
+
+
+def test_a_run_that_never_answered_exits_4_naming_the_answered_share(tmp_path, capsys):
+    base = compare_run(tmp_path / "base", levels=(1,), reasoning=4, seed=1)
+    none = compare_run(tmp_path / "none", levels=(1,), reasoning=4, no_answer=40, seed=2)
+    assert compare_main(base, none) == EXIT_CHECK_FAILED
+    assert "Worse: C=1 Answered share (-100.0 pp)." in capsys.readouterr().out
+
+
+def test_help_names_allow_different_settings(capsys):
+    assert main(["--prog", PROG, "--help"]) == 0
+    assert "--allow-different-settings" in capsys.readouterr().out

@@ -1,6 +1,8 @@
 """``sparkload compare`` on real runs against the built-in simulator: two runs of one server are
 within noise in every cell (exit 0); a run against a simulator with a slower prefill is worse in
-its TTFT cells (exit 4), and the Markdown names them. (That the other figures stay within noise
+its TTFT cells (exit 4), and the Markdown names them; runs of another max_tokens are refused
+(exit 2), and allowed, a run whose requests reasoned to max_tokens is worse in its answered
+share (exit 4). (That the other figures stay within noise
 is tests/analysis/test_compare.py's, on synthetic runs: here a busy machine may slow a few
 requests' tokens of one run.)"""
 
@@ -102,3 +104,34 @@ def test_a_missing_run_directory_is_one_line_and_exit_2(runs, tmp_path):
     assert done.returncode == EXIT_BAD_INPUT and done.stdout == ""
     assert done.stderr.startswith("sparkload compare: error: run: no such directory")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def thinking_runs(tmp_path_factory) -> dict[str, Path]:
+    """Two short runs against a simulator that reasons 32 tokens before it answers: with
+    max_tokens 16 no request answers, with 48 every one does."""
+    found: dict[str, Path] = {}
+    with running_sim(*FIXED, "200", "--reasoning-tokens", "32") as host:
+        for name, limit in (("answered", "48"), ("unanswered", "16")):
+            args = ["--headless", "-H", host, "--ladder", "2", "--requests-per-user", "3"]
+            run = run_locust([*args, "--max-tokens", limit], tmp_path_factory.mktemp(name))
+            assert run.returncode == 0 and run.run_dir is not None, run.output
+            found[name] = run.run_dir
+    return found
+
+
+def test_runs_of_another_max_tokens_are_refused_naming_it(thinking_runs):
+    done = sparkload_compare(thinking_runs["answered"], thinking_runs["unanswered"])
+    assert done.returncode == EXIT_BAD_INPUT and done.stdout == "", done.stderr
+    assert "workload.max_tokens 48 vs 16" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_run_that_never_answered_is_worse_in_its_answered_share_when_allowed(thinking_runs):
+    done = sparkload_compare(
+        thinking_runs["answered"], thinking_runs["unanswered"], "--allow-different-settings"
+    )
+    assert done.returncode == EXIT_CHECK_FAILED, done.stdout + done.stderr
+    worse = next(line for line in done.stdout.splitlines() if line.startswith("Worse: "))
+    assert "C=2 Answered share (-100.0 pp)" in worse, done.stdout
+    assert "- workload.max_tokens 48 vs 16\n" in done.stdout

@@ -21,7 +21,19 @@ def test_the_figures_compared_are_the_issue_s():
     assert list(BY_NAME) == [
         "ttft_mean_ms", "ttft_p50_ms", "ttft_p90_ms", "itl_mean_ms", "itl_p50_ms", "itl_p90_ms",
         "latency_p50_s", "latency_p90_s", "tps_mean", "output_tok_s", "failure_ratio",
+        "ttfo_mean_ms", "ttfo_p50_ms", "ttfo_p90_ms", "answered_share",
     ]  # fmt: skip
+
+
+def test_only_ttfo_and_the_answered_share_wait_for_a_thinking_run():
+    assert [c.name for c in COMPARED if c.thinking] == [
+        "ttfo_mean_ms", "ttfo_p50_ms", "ttfo_p90_ms", "answered_share",
+    ]  # fmt: skip
+
+
+def test_a_fall_of_the_answered_share_beyond_1_point_is_worse_by_default():
+    assert defaults()["answered_share"] == Tolerance(1, "-")
+    assert defaults()["ttfo_p90_ms"] == Tolerance(10, "+")
 
 
 def test_no_spec_gives_the_defaults():
@@ -57,10 +69,11 @@ def test_a_figure_named_alone_wins_over_its_family_in_either_order(spec):
     assert found["ttft_p90_ms"] == Tolerance(5, "+") and found["ttft_p50_ms"] == Tolerance(30, "+")
 
 
-def test_the_failure_ratio_s_tolerance_is_in_points():
+def test_the_shares_tolerances_are_in_points():
     assert parse("failure_ratio:+0.5%")["failure_ratio"] == Tolerance(0.5, "+")
-    assert not BY_NAME["failure_ratio"].relative
-    assert all(c.relative for c in COMPARED if c.name != "failure_ratio")
+    shares = ("failure_ratio", "answered_share")
+    assert not any(BY_NAME[name].relative for name in shares)
+    assert all(c.relative for c in COMPARED if c.name not in shares)
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ import json
 
 from analysis.compare import NOISE, WORSE, Cell, Comparison, LevelComparison
 from analysis.outputs.compare_json import document, write
+from analysis.run_settings import SettingDifference
 
 
 def comparison(verdict: str, run: float | None = 101.0) -> Comparison:
@@ -34,3 +35,12 @@ def test_a_missing_figure_is_null_so_the_file_is_strict_json(tmp_path):
     write(comparison(NOISE, run=None), tmp_path / "c.json")
     text = (tmp_path / "c.json").read_text()
     assert "NaN" not in text and json.loads(text)["levels"][0]["cells"][0]["run"] is None
+
+
+def test_the_settings_compared_anyway_are_in_the_file(tmp_path):
+    found = comparison(NOISE)
+    found.settings_differ = [SettingDifference("sampling.max_tokens", "32", "128")]
+    write(found, tmp_path / "c.json")
+    assert json.loads((tmp_path / "c.json").read_text())["settings_differ"] == [
+        {"setting": "sampling.max_tokens", "baseline": "32", "run": "128", "label": ""}
+    ]

@@ -7,6 +7,7 @@ import pytest
 
 from analysis.compare import NOISE, WORSE, Cell, Comparison, LevelComparison
 from analysis.outputs.compare_markdown import number, render
+from analysis.run_settings import SettingDifference
 
 
 def cell(figure: str = "ttft_p90_ms", verdict: str = NOISE, **fields) -> Cell:
@@ -105,4 +106,29 @@ def test_a_cell_s_note_follows_its_verdict():
     few = cell(note="fewer than 20 requests")
     assert rows(render(comparison(level("C=1", few))))[0].endswith(
         "| within noise (fewer than 20 requests) |"
+    )
+
+
+def test_settings_compared_anyway_are_listed_under_the_verdict_line():
+    differ = [SettingDifference("workload.max_tokens", "16", "32")]
+    lines = render(comparison(level(), settings_differ=differ)).splitlines()
+    start = lines.index("Settings that differ (compared anyway, --allow-different-settings): "
+                        "the changes below are not the server's alone.")  # fmt: skip
+    assert lines[start + 2] == "- workload.max_tokens 16 vs 32"
+    assert start < lines.index(
+        "| level | figure | baseline | run | change | interval | tolerance | verdict |"
+    )
+
+
+def test_runs_of_the_same_settings_list_none():
+    assert "Settings that differ" not in render(comparison(level()))
+
+
+def test_a_cell_without_an_interval_says_why_in_its_row():
+    few = cell(
+        ci_low=None, ci_high=None, note="too few requests for an interval: 3 and 3, 5 needed"
+    )
+    (row,) = rows(render(comparison(level("C=1", few))))
+    assert row.endswith(
+        "| — | +10% | within noise (too few requests for an interval: 3 and 3, 5 needed) |"
     )
