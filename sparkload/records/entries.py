@@ -70,6 +70,8 @@ class SimulatorEntry(Entry):
     tp: int | None = None
     time_scale: float = 1.0
     spec: str | None = None  # none | mtp:K | dspark:K (None: fixed timing, no engine)
+    # the weights' format, drafting aside (fp8-mtp: fp8); written since issue 49
+    quantization: str | None = omitted()
     max_num_batched_tokens: int | None = None  # the batch token budget (None: fixed timing)
     prefix_caching: bool = True
     block_size: int | None = None  # --sim-block-size (None: the profile's)
