@@ -17,20 +17,15 @@ from analysis import tables
 # ----- prefill against decode -------------------------------------------------------------------
 FLAT_GROWTH = 1.10  # below this growth in both TTFT and ITL, neither phase felt the load
 DOMINANCE = 1.5  # one growth this many times the other's: that phase is the bottleneck
-PREFILL, DECODE, BOTH, FLAT, ONE_LEVEL = (
-    "prefill-bound",
-    "decode-bound",
-    "both",
-    "no contention",
-    "one level: no change",
-)
+PREFILL, DECODE, BOTH, FLAT = "prefill-bound", "decode-bound", "both", "no contention"
+ONE_LEVEL, UNKNOWN = "one level: no change", "unknown (no TTFT or ITL)"
 
 
 def bottleneck_class(ttft_growth: float, itl_growth: float) -> str:
     """Growth = mean at the highest C / mean at the lowest C, of TTFT (prefill and queueing)
     and of ITL (decode)."""
     if not (np.isfinite(ttft_growth) and np.isfinite(itl_growth)):
-        return ONE_LEVEL
+        return UNKNOWN  # e.g. a prefill probe's single token has no ITL
     if ttft_growth < FLAT_GROWTH and itl_growth < FLAT_GROWTH:
         return FLAT
     if ttft_growth >= DOMINANCE * itl_growth:
@@ -63,7 +58,7 @@ def bottlenecks(summary: pd.DataFrame) -> pd.DataFrame:
                 "ITL low (ms)": low["itl_ms_mean"],
                 "ITL high (ms)": high["itl_ms_mean"],
                 "ITL growth": itl,
-                "Bottleneck": bottleneck_class(ttft, itl),
+                "Bottleneck": bottleneck_class(ttft, itl) if several else ONE_LEVEL,
             }
         )
     return pd.DataFrame(out)
@@ -87,7 +82,8 @@ def predictability(summary: pd.DataFrame) -> pd.DataFrame:
             if any(np.isfinite(v) for v in means.values())
             else np.nan
         )
-        row["Widest tail"] = max(means, key=lambda t: -np.inf if np.isnan(means[t]) else means[t])
+        known = {title: v for title, v in means.items() if np.isfinite(v)}
+        row["Widest tail"] = max(known, key=lambda t: known[t]) if known else None
         row["Levels with n < 20"] = int(rows["p90_few_samples"].astype(bool).sum())
         out.append(row)
     frame = pd.DataFrame(out)
@@ -192,23 +188,33 @@ def _at(summary: pd.DataFrame, level: int | None, pick: str) -> pd.DataFrame:
     return grouped.head(1) if pick == "lowest" else grouped.tail(1)
 
 
+NO_CHOICE = "—"
+
+
 @dataclass(frozen=True)
 class Pick:
     """The best label under one figure: its value and level, and every label's value."""
 
     label: str
     figure: str
-    level: int
+    level: int | None  # None: no label had the figure
     everyone: str
 
 
 def _choose(rows: pd.DataFrame, values: pd.Series, lowest_wins: bool, fmt: str) -> Pick:
-    """The label with the best value (ties: input order) among ``rows``, one per label."""
+    """The label with the best value (ties: input order) among ``rows``, one per label; a
+    label without the figure (a prefill probe's ITL) shows "—" and is not chosen."""
     values = pd.Series(values.to_numpy(float), index=rows["label"].to_numpy())
-    best = str(values.idxmin() if lowest_wins else values.idxmax())
+    everyone = ", ".join(
+        f"{label} {fmt.format(value) if np.isfinite(value) else '—'}"
+        for label, value in values.items()
+    )
+    known = values.dropna()
+    if known.empty:
+        return Pick(NO_CHOICE, "no label has the figure", None, everyone)
+    best = str(known.idxmin() if lowest_wins else known.idxmax())
     level = int(rows.set_index("label").at[best, "concurrency"])
-    everyone = ", ".join(f"{label} {fmt.format(value)}" for label, value in values.items())
-    return Pick(best, f"{fmt.format(values[best])} at C={level}", level, everyone)
+    return Pick(best, f"{fmt.format(known[best])} at C={level}", level, everyone)
 
 
 def selection(
@@ -229,7 +235,13 @@ def selection(
     level = "the lowest level every label ran" if low is not None else "each label's lowest level"
 
     def for_latency(pick: Pick) -> str:
-        return optimal[pick.label].latency_range
+        return optimal[pick.label].latency_range if pick.label in optimal else NO_CHOICE
+
+    def for_throughput(pick: Pick) -> str:
+        return str(optimal[pick.label].throughput_c) if pick.label in optimal else NO_CHOICE
+
+    def at_level(pick: Pick) -> str:
+        return str(pick.level) if pick.level is not None else NO_CHOICE
 
     suggestion = at_low["ttft_ms_mean"] + SUGGESTION_TOKENS * at_low["itl_ms_mean"]
     picks = (
@@ -251,19 +263,19 @@ def selection(
             "highest mean per-stream TPS at the highest level every label ran up to "
             f"C={LOW_LOAD_MAX_C}",
             _choose(at_modest, at_modest["tps_mean"], False, "{:.2f} tok/s"),
-            lambda pick: str(pick.level),
+            at_level,
         ),
         (
             "API service, high load",
             "highest system-wide RPS (C / mean latency) at the highest level every label ran",
             _choose(at_high, at_high["system_rps"], False, "{:.2f} req/s"),
-            lambda pick: str(optimal[pick.label].throughput_c),
+            for_throughput,
         ),
         (
             "Batch processing",
             "highest total tok/s (mean TPS × C) at any level",
             _choose(_peaks(summary), _peaks(summary)["total_tps"], False, "{:.1f} tok/s"),
-            lambda pick: str(pick.level),
+            at_level,
         ),
     )
     out = [
@@ -286,8 +298,9 @@ def selection(
 
 
 def _peaks(summary: pd.DataFrame) -> pd.DataFrame:
-    """Each label's level of highest total tok/s."""
-    return summary.loc[summary.groupby("label", sort=False)["total_tps"].idxmax()]
+    """Each label's level of highest total tok/s (its first level when it has none)."""
+    ordered = summary.assign(_total=summary["total_tps"].fillna(-np.inf))
+    return summary.loc[ordered.groupby("label", sort=False)["_total"].idxmax()]
 
 
 def _service_level(
@@ -315,12 +328,22 @@ def _service_level(
             f"≤ {met[label]:.1f}",
             everyone,
         )
+
+    def score(value: float) -> str:
+        return f"{value:.3f}" if np.isfinite(value) else NO_CHOICE
+
     top = ranking.iloc[0]
+    everyone = ", ".join(f"{r['Label']} {score(r['Score'])}" for _, r in ranking.iterrows())
+    rule = "most predictable: lowest mean p90/p50 of TTFT, ITL and TPS over its levels"
+    if not np.isfinite(top["Score"]):
+        return Choice(
+            "Service level (no --slo)", rule, NO_CHOICE, "no p90/p50", NO_CHOICE, everyone
+        )
     return Choice(
         "Service level (no --slo)",
-        "most predictable: lowest mean p90/p50 of TTFT, ITL and TPS over its levels",
+        rule,
         str(top["Label"]),
-        f"score {top['Score']:.3f}",
+        f"score {score(top['Score'])}",
         optimal[str(top["Label"])].latency_range,
-        ", ".join(f"{r['Label']} {r['Score']:.3f}" for _, r in ranking.iterrows()),
+        everyone,
     )

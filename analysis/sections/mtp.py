@@ -28,9 +28,9 @@ def deployments_table(found: dict[str, drafting.Deployment]) -> Table:
         {
             "Label": list(found),
             "Quantization": [d.quantization for d in found.values()],
-            "from": [d.quantization_source for d in found.values()],
+            "Quantization from": [d.quantization_source for d in found.values()],
             "Drafting": [d.drafting.describe() for d in found.values()],
-            "from ": [d.drafting.source for d in found.values()],
+            "Drafting from": [d.drafting.source for d in found.values()],
         }
     )
     return Table("deployments", "What each label ran: quantization and drafting", frame)

@@ -148,3 +148,15 @@ def test_the_report_holds_each_verdict_section_naming_every_label(report_tables,
     assert found is not None
     for label in ("FP8", "FP8-MTP", "AWQ-MTP", "NVFP4", "NVFP4-MTP"):
         assert re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", found.group(1)), label
+
+
+def test_a_label_without_a_figure_shows_a_dash_and_is_not_chosen():
+    probe = [level("probe", c, itl_ms_mean=float("nan"), ttft_ms_mean=10.0) for c in (1, 2)]
+    frame = summary(*probe, level("chat", 1, ttft_ms_mean=100.0), level("chat", 2))
+    code = verdicts.selection(frame, verdicts.predictability(frame), verdicts.optima(frame), None)[
+        1
+    ]
+    assert (code.scenario, code.label) == ("Code completion", "chat")
+    assert code.figures.startswith("probe —, chat ")
+    bottleneck = verdicts.bottlenecks(frame).set_index("Label").at["probe", "Bottleneck"]
+    assert bottleneck == verdicts.UNKNOWN
