@@ -299,8 +299,8 @@ def selection(
 
 def _peaks(summary: pd.DataFrame) -> pd.DataFrame:
     """Each label's level of highest total tok/s (its first level when it has none)."""
-    ordered = summary.assign(_total=summary["total_tps"].fillna(-np.inf))
-    return summary.loc[ordered.groupby("label", sort=False)["_total"].idxmax()]
+    totals = summary["total_tps"].astype(float).fillna(-np.inf)
+    return summary.loc[totals.groupby(summary["label"], sort=False).idxmax()]
 
 
 def _service_level(

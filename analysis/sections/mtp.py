@@ -15,10 +15,10 @@ from analysis.tables import Table, slug
 RULE = (
     "Two labels pair when one drafts (speculative decoding: MTP, DSpark, n-gram, ...) and the "
     "other does not, and everything else agrees: quantization, TP size, nodes, workload and "
-    "output length. Drafting comes from `--metadata spec=METHOD:K`, else the simulator's "
-    "setting, else the target's /metrics (spec-decode counters exist only while drafting; "
-    "k = draft tokens / drafts), else the variant name (X-MTP); quantization from "
-    "`--metadata quantization=`, else the simulator's weights, else the served model."
+    "output length. The table below says what each label ran and where that was read: the "
+    "user's own words for the run, the simulator's setting, the target's /metrics "
+    "(spec-decode counters exist only while drafting; k = draft tokens / drafts), the served "
+    "model, or, for runs that record none of these, the variant name (X-MTP)."
 )
 
 
