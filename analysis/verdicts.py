@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis import tables
+from analysis import percentiles, tables
 
 # ----- prefill against decode -------------------------------------------------------------------
 FLAT_GROWTH = 1.10  # below this growth in both TTFT and ITL, neither phase felt the load
@@ -84,7 +84,9 @@ def predictability(summary: pd.DataFrame) -> pd.DataFrame:
         )
         known = {title: v for title, v in means.items() if np.isfinite(v)}
         row["Widest tail"] = max(known, key=lambda t: known[t]) if known else None
-        row["Levels with n < 20"] = int(rows["p90_few_samples"].astype(bool).sum())
+        row[f"Levels with n < {percentiles.FEW_SAMPLES_FOR_P90}"] = int(
+            rows["p90_few_samples"].astype(bool).sum()
+        )
         out.append(row)
     frame = pd.DataFrame(out)
     frame = frame.sort_values("Score", kind="stable", na_position="last").reset_index(drop=True)
