@@ -54,16 +54,20 @@ from analysis.outputs import (
 from analysis.sections import (
     Context,
     agreement,
+    bottleneck,
     comparisons,
     concurrency,
     contrast,
     endpoints,
     mtp,
     open_loop,
+    optimal_concurrency,
     per_label,
+    predictability,
     prefill,
     runs,
     scaling,
+    selection,
     server,
     service_levels,
     single_spark,
@@ -108,7 +112,12 @@ SECTIONS = (
     accuracy_section,
     agents_section,
     structured_section,
-    fidelity_section,  # last: the sections before keep their numbers, and so their file names
+    fidelity_section,  # the sections before keep their numbers, and so their file names
+    # the verdicts (analysis.verdicts), last as in the quantization report
+    bottleneck,
+    predictability,
+    optimal_concurrency,
+    selection,
 )
 # the sections with something to say of open-loop runs
 ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines, traffic, accuracy_section)

@@ -254,6 +254,7 @@ def per_level(dataset: Dataset) -> pd.DataFrame:
     out["itl_ms_mean"] = sums["itl_sum"] / sums["itl_count"] * 1000
     out = out.join(gauges)
     out["drafts"] = sums["drafts"]
+    out["draft_tokens"] = sums["draft_tokens"]  # / drafts: the draft depth k
     return out.replace([np.inf, -np.inf], np.nan).reset_index()
 
 

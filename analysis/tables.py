@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-MTP_SUFFIX = "-mtp"
 PCT = "{:+.1f}%"
 
 
@@ -32,10 +31,6 @@ class Table:
 def slug(text: str) -> str:
     """A file-system-safe name for a label."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "run"
-
-
-def is_mtp(variant: str) -> bool:
-    return str(variant).lower().endswith(MTP_SUFFIX)
 
 
 def _rows(summary: pd.DataFrame, label: str) -> pd.DataFrame:
@@ -61,23 +56,6 @@ def tp_groups(summary: pd.DataFrame) -> list[list[str]]:
     for label, row in info.iterrows():
         groups.setdefault(None if pd.isna(row["tp"]) else int(row["tp"]), []).append(label)
     return list(groups.values())
-
-
-def mtp_twins(summary: pd.DataFrame) -> list[tuple[str, str]]:
-    """(base label, MTP label) for every variant whose "-mtp" twin ran at the same TP size."""
-    info = _label_info(summary)
-    pairs = []
-    for mtp_label, row in info.iterrows():
-        if not is_mtp(row["variant"]):
-            continue
-        base_name = str(row["variant"])[: -len(MTP_SUFFIX)].lower()
-        for base_label, base in info.iterrows():
-            if str(base["variant"]).lower() == base_name and (
-                (pd.isna(base["tp"]) and pd.isna(row["tp"])) or base["tp"] == row["tp"]
-            ):
-                pairs.append((base_label, mtp_label))
-                break
-    return pairs
 
 
 # The report's per-variant columns: (summary column, heading).
@@ -290,20 +268,39 @@ def side_by_side(
     return Table(key, title, frame, formats)
 
 
-def mtp_ratio(summary: pd.DataFrame, twins: list[tuple[str, str]]) -> Table:
-    """Section 4.3: mean TPS of the MTP twin over its base, per concurrency."""
-    series = {}
-    for base, mtp in twins:
-        series[f"{base} MTP ratio"] = (
-            _rows(summary, mtp)["tps_mean"] / _rows(summary, base)["tps_mean"]
-        )
+def mtp_ratio(summary: pd.DataFrame, twins: list[tuple[str, str]], server: pd.DataFrame) -> Table:
+    """Section 4.3: mean TPS of the drafting twin over its base, per concurrency, and beside
+    each ratio the twin's acceptance rate and tokens per verify step from its /metrics (columns
+    only where the server reported drafts)."""
+    bases = [base for base, _ in twins]
+    series, formats = {}, {}
+    spec = server.set_index(["label", "concurrency"]) if not server.empty else None
+    for base, drafted in twins:
+        name = f"{base} MTP ratio" if bases.count(base) == 1 else f"{drafted} / {base}"
+        series[name] = _rows(summary, drafted)["tps_mean"] / _rows(summary, base)["tps_mean"]
+        formats[name] = "{:.2f}x"
+        if spec is None or drafted not in spec.index.get_level_values("label"):
+            continue
+        figures = spec.loc[drafted]
+        if not (figures["drafts"].fillna(0) > 0).any():
+            continue
+        for column, heading, pattern in (
+            ("acceptance_rate", "acceptance", "{:.1%}"),
+            ("tokens_per_pass", "tokens/step", "{:.2f}"),
+        ):
+            series[f"{drafted} {heading}"] = figures[column].rename_axis("concurrency")
+            formats[f"{drafted} {heading}"] = pattern
     frame = pd.DataFrame(series).dropna(how="all")
     frame = frame.rename_axis("Concurrency").reset_index()
     return Table(
         "mtp_ratio",
         "MTP speed-up ratio (TPS with MTP / TPS without) per concurrency",
         frame,
-        {name: "{:.2f}x" for name in series},
+        formats,
+        note="Acceptance = accepted / draft tokens, tokens/step = 1 + accepted / drafts (the "
+        "tokens one verify step emits), from the drafting label's /metrics per level."
+        if len(series) > len(twins)
+        else "No /metrics with spec-decode counters: acceptance and tokens per step unknown.",
     )
 
 

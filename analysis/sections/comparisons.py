@@ -1,12 +1,11 @@
-"""Quantization comparison: pairwise differences without MTP, side by side with MTP."""
+"""Quantization comparison: pairwise differences without drafting, side by side with it (which
+label drafts: ``analysis.drafting``, from the manifests and /metrics, not from names)."""
 
 from __future__ import annotations
 
 import itertools
 
-import pandas as pd
-
-from analysis import tables
+from analysis import drafting, tables
 from analysis.charts import COMPARISON_FOLDER
 from analysis.document import Section
 from analysis.sections import Context, image
@@ -17,10 +16,6 @@ DIFFERENCES = (
     ("itl_ms_mean", "ITL (ms)"),
     ("latency_s_mean", "Latency (s)"),
 )
-
-
-def _variant(summary: pd.DataFrame, label: str) -> str:
-    return str(summary.loc[summary["label"] == label, "variant"].iloc[0])
 
 
 def _same_workload(context: Context, groups: list[list[str]]) -> list[list[str]]:
@@ -39,19 +34,37 @@ def _same_workload(context: Context, groups: list[list[str]]) -> list[list[str]]
     return split
 
 
+def _same_drafting(found: dict[str, drafting.Deployment], group: list[str]) -> list[list[str]]:
+    """The group split by drafting method and depth: a label that drafts and one that does not
+    differ in more than their quantization (their pair is the MTP section's)."""
+    split: dict[object, list[str]] = {}
+    for label in group:
+        known = found.get(label)
+        key = (known.drafting.method, known.drafting.depth) if known else None
+        split.setdefault(key, []).append(label)
+    return list(split.values())
+
+
 def build(context: Context) -> Section:
     summary = context.summary
+    found = drafting.deployments(context.dataset, context.server)
+
+    def drafts(label: str) -> bool:
+        return label in found and found[label].drafting.drafts
+
     plain = Section(
-        "Without MTP: pairwise differences",
+        "Same drafting: pairwise differences",
         [
-            "Difference = (second − first) / first, per concurrency, for every pair of non-MTP "
-            "labels at the same TP size that sent the same workload and output length."
+            "Difference = (second − first) / first, per concurrency, for every pair of labels "
+            "at the same TP size that sent the same workload and output length and draft alike "
+            f"(both without drafting, or with the same method and depth; {context.ref('mtp')} "
+            "says which label drafts and pairs each with its twin without)."
         ],
     )
-    mtp = Section("With MTP: side by side at lowest and highest concurrency")
+    mtp = Section("With drafting: side by side at lowest and highest concurrency")
     for group in _same_workload(context, tables.tp_groups(summary)):
-        base = [label for label in group if not tables.is_mtp(_variant(summary, label))]
-        for first, second in itertools.combinations(base, 2):
+        alike = _same_drafting(found, group)
+        for first, second in (p for part in alike for p in itertools.combinations(part, 2)):
             for column, heading in DIFFERENCES:
                 plain.blocks.append(
                     tables.differences(
@@ -64,7 +77,7 @@ def build(context: Context) -> Section:
                         show_values=True,
                     )
                 )
-        with_mtp = [label for label in group if tables.is_mtp(_variant(summary, label))]
+        with_mtp = [label for label in group if drafts(label)]
         if len(with_mtp) >= 2:
             common = sorted(
                 set.intersection(
@@ -76,9 +89,9 @@ def build(context: Context) -> Section:
                     tables.side_by_side(summary, with_mtp, c, f"mtp_c{c}", f"MTP variants at C={c}")
                 )
     if len(plain.blocks) == 1:
-        plain.blocks = ["Fewer than two non-MTP labels at one TP size: no pairwise table."]
+        plain.blocks = ["Fewer than two labels that draft alike at one TP size: no pairwise table."]
     if not mtp.blocks:
-        mtp.blocks = ["Fewer than two MTP labels at one TP size: no side-by-side table."]
+        mtp.blocks = ["Fewer than two drafting labels at one TP size: no side-by-side table."]
     return Section(
         "Quantization comparison",
         [image(COMPARISON_FOLDER, "ttft_all", "TTFT, all variants")],

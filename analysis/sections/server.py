@@ -117,6 +117,7 @@ def build(context: Context) -> Section:
             "kv_cache_usage_pct_max": "{:.1%}",
             "gauge_samples": "{:.0f}",
             "drafts": "{:.0f}",
+            "draft_tokens": "{:.0f}",
         }
     )
     blocks: list[Block] = [

@@ -21,6 +21,7 @@ from sparkload.records.codec import (
     JSONValue,
 )
 from sparkload.records.entries import (
+    LEGACY_QUANTIZATION,
     LEGACY_SIMULATOR_SETUP,
     TARGET_TIME,
     ArrivalEntry,
@@ -187,6 +188,7 @@ __all__ = [
     "HostInfo",
     "INTERVAL_WILSON",
     "JSONValue",
+    "LEGACY_QUANTIZATION",
     "LEGACY_SIMULATOR_SETUP",
     "LengthComponent",
     "LevelEntry",

@@ -30,6 +30,16 @@ LEGACY_SIMULATOR_SETUP: dict[str, tuple[str, int]] = {
     "qwen3.8-int4": ("dspark:7", 2048),
     "qwen3.8-nvfp4": ("dspark:7", 2048),
 }
+# Likewise the weights' format per profile, drafting aside, for manifests from before
+# ``SimulatorEntry.quantization`` (``sparkload.sim.options.quantization``; tests/sim holds it)
+LEGACY_QUANTIZATION: dict[str, str] = {
+    "fp8": "fp8",
+    "fp8-mtp": "fp8",
+    "awq-mtp": "awq",
+    "nvfp4": "nvfp4",
+    "nvfp4-mtp": "nvfp4",
+    **{build: build for build in ("qwen3.8-fp8", "qwen3.8-int4", "qwen3.8-nvfp4")},
+}
 
 
 # ----- what the run was ----------------------------------------------------------------------
@@ -70,6 +80,8 @@ class SimulatorEntry(Entry):
     tp: int | None = None
     time_scale: float = 1.0
     spec: str | None = None  # none | mtp:K | dspark:K (None: fixed timing, no engine)
+    # the weights' format, drafting aside (fp8-mtp: fp8); written since issue 49
+    quantization: str | None = omitted()
     max_num_batched_tokens: int | None = None  # the batch token budget (None: fixed timing)
     prefix_caching: bool = True
     block_size: int | None = None  # --sim-block-size (None: the profile's)
@@ -86,11 +98,15 @@ class SimulatorEntry(Entry):
     @classmethod
     def upgraded(cls, data: dict[str, Any]) -> dict[str, Any]:
         """A manifest from before the effective setup was recorded: the profile's defaults of
-        that time (``LEGACY_SIMULATOR_SETUP``) where it wrote null."""
-        legacy = LEGACY_SIMULATOR_SETUP.get(str(data.get("profile")))
+        that time (``LEGACY_SIMULATOR_SETUP``) where it wrote null, and the weights' format
+        (``LEGACY_QUANTIZATION``) where it wrote none."""
+        profile = str(data.get("profile"))
+        legacy = LEGACY_SIMULATOR_SETUP.get(profile)
         if legacy is None:
             return data
         upgraded = dict(data)
+        if not upgraded.get("quantization"):
+            upgraded["quantization"] = LEGACY_QUANTIZATION[profile]
         for key, default in zip(("spec", "max_num_batched_tokens"), legacy, strict=True):
             if upgraded.get(key) is None:
                 upgraded[key] = default

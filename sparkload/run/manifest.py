@@ -37,7 +37,7 @@ from sparkload.records import (
     WorkloadEntry,
 )
 from sparkload.run.context import RunContext
-from sparkload.sim.options import effective_setup
+from sparkload.sim.options import effective_setup, quantization
 from sparkload.transport.target import ServerInfo
 from sparkload.workloads.trace import TraceWorkload
 
@@ -158,6 +158,8 @@ def simulator_entry(sim: SimulatorOptions, tp: int) -> SimulatorEntry:
         prefix_caching=not sim.no_prefix_caching,
         block_size=sim.block_size,
     )
+    if weights := quantization(sim.profile):
+        entry.quantization = weights
     for name, value in _agent_answers(sim).items():
         setattr(entry, name, value)
     if sim.output_drift:  # the simulator changes a share of greedy replies (sim/drift.py)

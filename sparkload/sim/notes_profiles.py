@@ -220,6 +220,7 @@ def compose(
         weight_bytes=build.checkpoint_bytes - EMBEDDING_BYTES,
         weight_efficiency=WEIGHT_EFFICIENCY,
         spec=speculation(build, choice),
+        quantization=build.name,
         max_num_batched_tokens=max_num_batched_tokens,
         max_num_seqs=MAX_NUM_SEQS,
         gpu_memory_utilization=0.85,  # notes, header

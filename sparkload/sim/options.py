@@ -167,6 +167,14 @@ class EngineSetup:
     max_num_batched_tokens: int
 
 
+def quantization(profile: str) -> str | None:
+    """The weights' format of ``profile``, drafting aside (None for fixed timing, no engine):
+    a qwen3.8-* build is its own, a report variant with MTP shares its base's (fp8-mtp: fp8)."""
+    if profile == FIXED:
+        return None
+    return profile if profile in BUILDS else PROFILES[profile].quantization
+
+
 def effective_setup(
     profile: str, spec: str | None = None, max_num_batched_tokens: int | None = None
 ) -> EngineSetup | None:

@@ -190,6 +190,9 @@ class Profile:
     weight_bytes: float
     weight_efficiency: float  # fraction of peak bandwidth reached while streaming weights
     spec: SpecDecode | None = None
+    # the weights' format, drafting aside: a variant with MTP shares its base's (the analysis
+    # pairs the two by it, whatever they are called)
+    quantization: str = ""
     frontend_extra_s: float = 0.0  # fixed per-request frontend time beyond the shared mean
     async_scheduling: bool = False  # the next step is planned while the current one runs
     max_num_batched_tokens: int = 8192
@@ -237,12 +240,15 @@ class Profile:
         return int(free / self.shape.kv_bytes_per_token)
 
 
-def _variant(name: str, weight_bytes: float, efficiency: float, **extra) -> Profile:
+def _variant(
+    name: str, quantization: str, weight_bytes: float, efficiency: float, **extra
+) -> Profile:
     return Profile(
         name=name,
         model_name=f"qwen3.6-27b-{name}",
         weight_bytes=weight_bytes,
         weight_efficiency=efficiency,
+        quantization=quantization,
         **extra,
     )
 
@@ -250,21 +256,30 @@ def _variant(name: str, weight_bytes: float, efficiency: float, **extra) -> Prof
 PROFILES: dict[str, Profile] = {
     profile.name: profile
     for profile in (
-        _variant("fp8", 28.0 * GB, 0.871),
+        _variant("fp8", "fp8", 28.0 * GB, 0.871),
         _variant(
-            "fp8-mtp", 28.0 * GB, 0.871, spec=SpecDecode((0.86, 0.82, 0.78)), async_scheduling=True
+            "fp8-mtp",
+            "fp8",
+            28.0 * GB,
+            0.871,
+            spec=SpecDecode((0.86, 0.82, 0.78)),
+            async_scheduling=True,
         ),
         _variant(
             "awq-mtp",
+            "awq",
             17.0 * GB,
             0.745,
             spec=SpecDecode((0.90, 0.86, 0.82)),
             async_scheduling=True,
             prefill_flops=120e12,
         ),
-        _variant("nvfp4", 17.0 * GB, 0.639, max_num_batched_tokens=2048, prefill_flops=250e12),
+        _variant(
+            "nvfp4", "nvfp4", 17.0 * GB, 0.639, max_num_batched_tokens=2048, prefill_flops=250e12
+        ),
         _variant(
             "nvfp4-mtp",
+            "nvfp4",
             17.0 * GB,
             0.639,
             spec=SpecDecode((0.84, 0.80, 0.74)),

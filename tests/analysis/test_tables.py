@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis import tables
+from analysis import drafting, tables
 from analysis.cli import main
+from analysis.load import load
 from tests.analysis_synthetic import closed_loop_level, markdown_table, write_run
 
 
@@ -25,15 +26,15 @@ def _report(tmp_path, runs):
     return pd.read_csv(out / "summary.csv"), (out / "report.md").read_text()
 
 
-def test_mtp_twins_match_case_insensitively_at_the_same_tp(tmp_path):
+def test_without_a_record_of_drafting_mtp_twins_match_by_name_at_the_same_tp(tmp_path):
     root = tmp_path / "results"
     runs = [
         _run(root, "a", [(1, 10.0)], variant="nvfp4", stamp="1"),
         _run(root, "b", [(1, 21.0)], variant="NVFP4-mtp", stamp="2"),
         _run(root, "c", [(1, 30.0)], variant="NVFP4-MTP", tp=2, stamp="3"),
     ]
-    summary, report = _report(tmp_path, runs)
-    assert tables.mtp_twins(summary) == [("a", "b")]
+    _, report = _report(tmp_path, runs)
+    assert drafting.pairs(drafting.deployments(load(runs), pd.DataFrame())) == [("a", "b")]
     rows = markdown_table(report, "MTP speed-up ratio (TPS with MTP / TPS without) per concurrency")
     assert rows == [["Concurrency", "a MTP ratio"], ["1", "2.10x"]]
 
@@ -58,8 +59,8 @@ def test_tp_scaling_reports_per_node_totals_and_efficiency(tmp_path):
 
 def test_single_label_report_says_why_comparisons_are_missing(tmp_path):
     _, report = _report(tmp_path, [_run(tmp_path / "results", "solo", [(1, 10.0), (2, 9.0)])])
-    assert "Fewer than two non-MTP labels at one TP size" in report
-    assert 'No variant ran together with its "-MTP" twin' in report
+    assert "Fewer than two labels that draft alike at one TP size" in report
+    assert "No two labels differ in drafting only" in report
     assert "No variant ran at more than one TP size" in report
 
 

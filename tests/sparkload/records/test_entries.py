@@ -236,6 +236,11 @@ def test_a_simulator_entry_from_before_the_effective_setup_reads_the_defaults_of
     assert (entry.spec, entry.max_num_batched_tokens) == ("dspark:7", 16384)
 
 
+def test_a_simulator_entry_from_before_the_weights_were_recorded_reads_its_profiles():
+    entry = SimulatorEntry.from_dict({"profile": "fp8-mtp", "spec": "mtp:3"})
+    assert entry.quantization == "fp8"
+
+
 def test_fixed_timing_has_no_speculation_or_budget_to_read():
     entry = SimulatorEntry.from_dict({"profile": "fixed", "spec": None})
     assert (entry.spec, entry.max_num_batched_tokens) == (None, None)

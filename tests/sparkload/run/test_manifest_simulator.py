@@ -27,3 +27,12 @@ def test_the_agent_answers_a_run_changed_are_written_and_only_those():
 def test_a_thinking_simulator_does_not_share_a_variant_name_with_a_plain_one():
     assert simulated_variant(simulator()) == "awq-mtp"
     assert simulated_variant(simulator("--sim-reasoning-tokens", "64")) == "awq-mtp-think64"
+
+
+def test_the_simulator_entry_records_the_weights_format_drafting_aside():
+    with_mtp = simulator_entry(simulator("--sim-profile", "fp8-mtp"), tp=1)
+    without = simulator_entry(simulator("--sim-profile", "fp8"), tp=1)
+    assert (with_mtp.quantization, with_mtp.spec) == ("fp8", "mtp:3")
+    assert (without.quantization, without.spec) == ("fp8", "none")
+    build = simulator_entry(simulator("--sim-profile", "qwen3.8-fp8", "--sim-spec", "none"), tp=1)
+    assert build.quantization == "qwen3.8-fp8"

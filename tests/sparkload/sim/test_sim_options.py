@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from sparkload.errors import ConfigError
-from sparkload.records import LEGACY_SIMULATOR_SETUP
+from sparkload.records import LEGACY_QUANTIZATION, LEGACY_SIMULATOR_SETUP
 from sparkload.sim.__main__ import build_parser, build_server
-from sparkload.sim.options import FIXED, EngineSetup, effective_setup
+from sparkload.sim.options import FIXED, EngineSetup, effective_setup, quantization
 from tests.options import parsed_options
 
 
@@ -42,6 +42,7 @@ def test_the_records_legacy_table_is_the_simulators_default_setup(profile):
     profile (new manifests record what ran, so they never need the table)."""
     spec, budget = LEGACY_SIMULATOR_SETUP[profile]
     assert effective_setup(profile) == EngineSetup(spec, budget)
+    assert quantization(profile) == LEGACY_QUANTIZATION[profile]
 
 
 def test_the_locustfiles_sim_options_reach_the_simulator_as_its_own():
