@@ -7,6 +7,7 @@ with other test folders' conftest modules.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -53,6 +54,13 @@ def run_sparkload(*args: str, timeout: float = 120) -> Finished:
         env=dict(os.environ),
     )
     return Finished(proc.returncode, proc.stdout, proc.stderr)
+
+
+def default_sigint() -> None:
+    """Ctrl-C's default action in a child, whatever this suite inherited: a background job
+    (``nohup bash .ci/run &``) starts with SIGINT ignored, and an ignored signal stays ignored
+    across exec, so a matrix would never see the signal a test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_dirs(results: Path) -> list[Path]:

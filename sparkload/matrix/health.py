@@ -1,9 +1,12 @@
-"""Before a target runs: its deploy command, then a wait until it answers.
+"""Around a target's run: its deploy command and a wait until it answers before, its teardown
+command after.
 
 Why the matrix waits and Locust does not: a freshly deployed vLLM spends minutes loading weights
 and capturing CUDA graphs before it answers, while a Locust run checks ``/v1/models`` once and
 stops with exit code 2. So the matrix polls until the target is healthy or ``health_timeout``
 passes, and a target that never gets there is skipped with a reason; the others still run.
+The teardown runs whatever happened (a failed deploy may have half started a server), so the
+next target gets the Sparks to itself and the last server does not outlive the matrix.
 """
 
 from __future__ import annotations
@@ -33,6 +36,16 @@ def deploy(target: Target, on_line: Callable[[str], None]) -> None:
         raise NotReady(f"deploy command still running after {target.deploy_timeout:g} s (stopped)")
     if not finished.ok:
         raise NotReady(f"deploy command failed (exit {finished.returncode}){_last(finished.tail)}")
+
+
+def teardown(target: Target, on_line: Callable[[str], None]) -> str:
+    """Run the target's teardown command once; what went wrong, or "" when it succeeded."""
+    finished = process.run(target.teardown, on_line, timeout=target.teardown_timeout)
+    if finished.returncode is None:
+        return f"teardown command still running after {target.teardown_timeout:g} s (stopped)"
+    if not finished.ok:
+        return f"teardown command failed (exit {finished.returncode}){_last(finished.tail)}"
+    return ""
 
 
 def wait_healthy(target: Target, on_line: Callable[[str], None], poll_s: float = POLL_S) -> None:

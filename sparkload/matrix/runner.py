@@ -4,12 +4,13 @@ Each target runs as the command a user would type (printed first, API key redact
 target that misbehaves can be rerun by hand with the same line. Its whole output goes to
 ``logs/<label>.log``; the console gets sparkload's own lines (progress, the per-level table,
 errors). A target that cannot be deployed, never gets healthy or writes no complete run is
-reported in the summary and skipped; the others still run. The results directory::
+reported in the summary and skipped; the others still run. A target's teardown command runs
+after it whatever happened, Ctrl-C included. The results directory::
 
     <results_dir>/
       matrix.yaml            the matrix as run
       matrix-summary.txt     one line per target: status, run directory, reason
-      logs/<label>.log       each target's deploy, health and Locust output
+      logs/<label>.log       each target's deploy, health, Locust and teardown output
       <UTC timestamp>-<label>/   one run directory per target (manifest.json, requests.jsonl)
       report/                the combined report over all of them (report.md, summary.csv, ...)
 """
@@ -65,6 +66,12 @@ class Outcome:
     run_dirs: tuple[Path, ...] = ()  # every run the target wrote (--repeat: one per repetition)
     reason: str = ""
     seconds: float = 0.0
+    teardown_problem: str = ""  # the teardown command failed: the next target may find it up
+
+    @property
+    def clean(self) -> bool:
+        """Complete, and torn down if it had a teardown."""
+        return self.status == COMPLETE and not self.teardown_problem
 
     @property
     def run_dir(self) -> Path | None:
@@ -80,12 +87,12 @@ class MatrixResult:
 
     @property
     def exit_code(self) -> int:
-        """0 only when every target ran to completion without failed requests and the report
-        was written; 130 after Ctrl-C; else 1."""
+        """0 only when every target ran to completion without failed requests, was torn down
+        and the report was written; 130 after Ctrl-C; else 1."""
         if self.interrupted:
             return EXIT_INTERRUPTED
-        all_complete = all(o.status == COMPLETE for o in self.outcomes)
-        return 0 if all_complete and self.report is not None else 1
+        all_clean = all(o.clean for o in self.outcomes)
+        return 0 if all_clean and self.report is not None else 1
 
 
 def default_results_dir(prefix: str = "matrix") -> Path:
@@ -219,8 +226,8 @@ def run_matrix(
 def run_target(
     matrix: Matrix, target: Target, head: str, results_dir: Path, say: Callable[[str], None]
 ) -> Outcome:
-    """Deploy, wait for health, run the ladder; a failure of any becomes the outcome, so the
-    matrix goes on."""
+    """Deploy, wait for health, run the ladder, tear down; a failure of any becomes the
+    outcome, so the matrix goes on."""
     started = time.monotonic()
     before = _run_dirs(results_dir)
     with (results_dir / LOGS_FOLDER / f"{target.label}.log").open("w", encoding="utf-8") as log:
@@ -229,10 +236,25 @@ def run_target(
         except KeyboardInterrupt:
             say(f"{head}: stopped (Ctrl-C)")
             outcome = Outcome(target, STOPPED, _new_run_dirs(results_dir, target, before), "Ctrl-C")
+        if target.teardown:
+            _tear_down(outcome, head, log, say)
     outcome.seconds = time.monotonic() - started
     if outcome.status not in (COMPLETE, STOPPED):
         say(f"{head}: {outcome.status}: {outcome.reason}")
+    if outcome.teardown_problem:
+        say(f"{head}: {outcome.teardown_problem}")
     return outcome
+
+
+def _tear_down(outcome: Outcome, head: str, log: TextIO, say: Callable[[str], None]) -> None:
+    """The target's teardown command into ``outcome``; a Ctrl-C during it stops the matrix."""
+    say(f"{head}: tearing down: {outcome.target.teardown}")
+    try:
+        outcome.teardown_problem = health.teardown(outcome.target, _CommandOutput(log, say))
+    except KeyboardInterrupt:
+        say(f"{head}: teardown stopped (Ctrl-C)")
+        outcome.teardown_problem = "teardown command stopped (Ctrl-C)"
+        outcome.status = STOPPED
 
 
 def _prepare_and_run(
@@ -329,7 +351,7 @@ def summary_table(outcomes: list[Outcome]) -> str:
                 o.status,
                 f"{minutes}:{seconds:02d}" if o.seconds else "-",
                 o.run_dir.name if o.run_dir else "-",
-                o.reason,
+                "; ".join(part for part in (o.reason, o.teardown_problem) if part),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]

@@ -20,6 +20,8 @@ hour into a matrix on real Sparks. Shape (every key but ``targets`` optional)::
         deploy_timeout: 1800
         health: curl -sf http://spark-1:8000/health   # default: GET /health of each endpoint
         health_timeout: 600
+        teardown: ./stop.sh nvfp4-mtp     # shell command run after the target, whatever happened
+        teardown_timeout: 600
         workload: edit                    # any run option (ladder, max_tokens, ...) for this
         locust_args: ["--model", "qwen"]  # target only; extra options for this target only
 
@@ -44,6 +46,7 @@ from sparkload.transport.target import Endpoint
 TP_SIZES = (1, 2, 4)
 DEFAULT_DEPLOY_TIMEOUT = 1800.0
 DEFAULT_HEALTH_TIMEOUT = 600.0
+DEFAULT_TEARDOWN_TIMEOUT = 600.0
 _LABEL = re.compile(r"^[A-Za-z0-9._-]+$")
 
 # sparkload options a matrix file sets for every run (by their names: ``requests_per_user``);
@@ -114,6 +117,8 @@ class Target:
     deploy_timeout: float = DEFAULT_DEPLOY_TIMEOUT
     health: str = ""
     health_timeout: float = DEFAULT_HEALTH_TIMEOUT
+    teardown: str = ""  # run after the target's runs, also after a failure or Ctrl-C
+    teardown_timeout: float = DEFAULT_TEARDOWN_TIMEOUT
     run_options: dict[str, Any] = field(
         default_factory=dict
     )  # this target's own, over the matrix's
@@ -183,6 +188,8 @@ TARGET_KEYS = (
     "deploy_timeout",
     "health",
     "health_timeout",
+    "teardown",
+    "teardown_timeout",
     "locust_args",
 )
 
@@ -384,12 +391,12 @@ def _target(data: object, source: str, index: int, run_options: dict[str, Any]) 
         except ConfigError as exc:
             raise fields.error("endpoints", str(exc)) from None
     if simulator is not None:
-        for key in ("deploy", "health"):
+        for key in ("deploy", "health", "teardown"):
             if fields.has(key):
                 raise fields.error(
                     key,
-                    "a simulator target is started by the run itself; "
-                    "deploy and health apply to endpoints",
+                    "a simulator target is started and stopped by the run itself; "
+                    "deploy, health and teardown apply to endpoints",
                 )
     tp = fields.whole("tp", 1)
     if tp not in TP_SIZES:
@@ -415,6 +422,8 @@ def _target(data: object, source: str, index: int, run_options: dict[str, Any]) 
         deploy_timeout=fields.positive("deploy_timeout", DEFAULT_DEPLOY_TIMEOUT),
         health=fields.text("health"),
         health_timeout=fields.positive("health_timeout", DEFAULT_HEALTH_TIMEOUT),
+        teardown=fields.text("teardown"),
+        teardown_timeout=fields.positive("teardown_timeout", DEFAULT_TEARDOWN_TIMEOUT),
         run_options=own_options,
         locust_args=_locust_args(fields, {**run_options, **own_options}),
     )

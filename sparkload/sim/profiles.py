@@ -34,6 +34,8 @@ Shared by all variants (spec / notes):
   reasoning parser swallows (notes s.2: think-tag tokens produce no chunk). It counts in usage
   but is never streamed, so the first visible token comes one decode step after prefill. This
   is why the report's C=1 TTFT is about two step times (FP8: 270.57 ms vs 121.87 ms ITL).
+  A request with thinking off has no tag to swallow (the template writes the empty think
+  block), so ``server.py`` hides nothing for it.
 * Frontend time, per request, not blocking the engine (fit): the API server's parse, chat
   template and tokenisation plus the client's own request set-up, exponential with mean 12 ms.
   Its spread gives TTFT a p90/p50 of ~1.05-1.15 at C=1 (report s.7.1: 1.02-1.35).

@@ -125,6 +125,9 @@ class ChatRequest:
     include_usage: bool
     continuous_usage: bool
     reasoning_tokens: int
+    # The model itself generates the <think> tag (the parser swallows it): a chat request with
+    # thinking left on. Off: the template already wrote an empty think block, or there is none.
+    think_tag: bool
     tools: ToolRequest | None = None  # chat: the request's tools and tool choice
     response_format: Any = None  # as sent (a Responses body's text.format in chat's form)
 
@@ -199,6 +202,7 @@ def _request(
     text: str,
     max_tokens: int,
     reasoning_tokens: int,
+    think_tag: bool,
     tools: ToolRequest | None = None,
 ) -> ChatRequest:
     options = body.get("stream_options") or {}
@@ -210,6 +214,7 @@ def _request(
         include_usage=include_usage,
         continuous_usage=include_usage and bool(options.get("continuous_usage_stats")),
         reasoning_tokens=reasoning_tokens,
+        think_tag=think_tag,
         tools=tools,
         response_format=body.get("response_format"),
     )
@@ -230,7 +235,8 @@ def parse_chat_request(body: Any, model_name: str, reasoning_tokens: int) -> Cha
     elif thinking and not reasoning_tokens:
         reasoning_tokens = DEFAULT_THINKING_TOKENS
     tools = _tools(body)
-    return _request(body, prompt_text(messages, tools), max_tokens, reasoning_tokens, tools)
+    text = prompt_text(messages, tools)
+    return _request(body, text, max_tokens, reasoning_tokens, thinking is not False, tools)
 
 
 def parse_responses_request(body: Any, model_name: str, reasoning_tokens: int) -> ChatRequest:
@@ -255,7 +261,7 @@ def parse_completion_request(body: Any, model_name: str, reasoning_tokens: int) 
         raise RequestError(
             400, "prompt: one non-empty string is required", "BadRequestError", "prompt"
         )
-    return _request(body, prompt, _max_tokens(body, DEFAULT_COMPLETION_MAX_TOKENS), 0)
+    return _request(body, prompt, _max_tokens(body, DEFAULT_COMPLETION_MAX_TOKENS), 0, False)
 
 
 def error_response(
@@ -383,18 +389,16 @@ class SimServer:
         )
 
     async def chat_completions(self, request: web.Request) -> web.StreamResponse:
-        hidden = self.backend.hidden_first_tokens
-        return await self._serve(request, parse_chat_request, ChunkWriter, "chatcmpl", hidden)
+        return await self._serve(request, parse_chat_request, ChunkWriter, "chatcmpl")
 
     async def completions(self, request: web.Request) -> web.StreamResponse:
         """Raw completion: no chat template, so no think tag is generated or hidden."""
-        return await self._serve(request, parse_completion_request, CompletionWriter, "cmpl", 0)
+        return await self._serve(request, parse_completion_request, CompletionWriter, "cmpl")
 
     async def responses(self, request: web.Request) -> web.StreamResponse:
         """OpenAI's Responses API: the chat request it means, framed as its events."""
-        hidden = self.backend.hidden_first_tokens
         return await self._serve(
-            request, parse_responses_request, ResponsesWriter, "resp", hidden, self.stored_responses
+            request, parse_responses_request, ResponsesWriter, "resp", self.stored_responses
         )
 
     async def _serve(
@@ -403,7 +407,6 @@ class SimServer:
         parse: Callable[[Any, str, int], ChatRequest],
         writer_type: type[ChunkWriter],
         id_prefix: str,
-        hidden: int,
         store: ResponseStore | None = None,
     ) -> web.StreamResponse:
         received, received_unix = time.perf_counter(), time.time()
@@ -427,6 +430,7 @@ class SimServer:
         if fault == "http_429":
             return error_response(429, "Too many requests (injected)", "RateLimitError")
         request_id = f"{id_prefix}-{uuid.uuid4().hex}"
+        hidden = self.backend.hidden_first_tokens if chat.think_tag else 0
         parsed = chat.tools is not None and chat.tools.calls_possible  # a tool parser reads it
         writer = writer_type(
             request_id,

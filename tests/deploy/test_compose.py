@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from collections import Counter
@@ -166,7 +167,7 @@ def test_every_service_builds_the_image_from_the_checkout_with_requirements_txt(
     assert "RUN pip install -r requirements.txt" in (ROOT / "Dockerfile").read_text()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def compose_sim():
     """The sim service's command, on a free port instead of 8000."""
     argv = command(services()["sim"], {"SPARKLOAD_SIM_PROFILE": "fp8"})
@@ -177,9 +178,10 @@ def compose_sim():
     sim.stop()
 
 
-def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
-    compose_sim, tmp_path
-):
+@pytest.fixture(scope="module")
+def compose_run(compose_sim, tmp_path_factory) -> LocustRun:
+    """``docker compose up --scale worker=2`` against the sim service, as its processes."""
+    results = tmp_path_factory.mktemp("compose-results")
     shell = {  # what a user exports before `docker compose up --scale worker=2`
         "SPARKLOAD_HOST": compose_sim,
         "SPARKLOAD_WORKERS": "2",
@@ -196,7 +198,7 @@ def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
     }
     found = services()
     master_env = process_env(
-        {**container_env(found["master"], shell), "SPARKLOAD_RESULTS_DIR": str(tmp_path)}
+        {**container_env(found["master"], shell), "SPARKLOAD_RESULTS_DIR": str(results)}
     )
     worker_env = process_env(container_env(found["worker"], shell))
     workers = [
@@ -226,8 +228,14 @@ def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
                 worker.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 worker.kill()
-    (run_dir,) = [p.parent for p in tmp_path.glob("*/manifest.json")]
-    run = LocustRun(master.returncode, master.stdout + master.stderr, run_dir)
+    (run_dir,) = [p.parent for p in results.glob("*/manifest.json")]
+    return LocustRun(master.returncode, master.stdout + master.stderr, run_dir)
+
+
+def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
+    compose_run, compose_sim
+):
+    run = compose_run
     assert run.returncode == 0, run.output
     assert Counter((r["level"], r["phase"]) for r in run.records) == EXPECTED
     assert {r["worker"] for r in run.records if r["level"] == 2} == {"0", "1"}
@@ -240,3 +248,27 @@ def test_the_compose_master_and_two_workers_give_the_same_counts_as_a_local_run(
         "complete",
     )
     assert manifest["seed"] == 7
+
+
+def compose_docs_report_line() -> str:
+    """The ``sparkload report`` command line docs/distributed.md's Containers section shows."""
+    section = (ROOT / "docs" / "distributed.md").read_text().split("## Containers", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    (line,) = [line for line in section.splitlines() if "sparkload report " in line]
+    return line.split("#", 1)[0]
+
+
+def test_the_report_command_the_compose_docs_give_reports_the_stacks_run(compose_run):
+    line = compose_docs_report_line().replace("results/<run directory>", str(compose_run.run_dir))
+    program, *args = shlex.split(line)
+    assert Path(program).name == "sparkload"
+    finished = subprocess.run(
+        [str(Path(sys.executable).with_name("sparkload")), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert (compose_run.run_dir / "report" / "report.md").is_file()

@@ -16,6 +16,7 @@ from tests.conftest import ROOT, free_port
 from tests.matrix_helpers import (
     FAST,
     SPARKLOAD,
+    default_sigint,
     run_dirs,
     run_sparkload,
     sim_target,
@@ -146,10 +147,6 @@ def test_the_other_targets_still_run_and_make_the_report(failing_matrix):
 
 def test_a_matrix_with_a_skipped_or_failed_target_exits_1(failing_matrix):
     assert failing_matrix[0].returncode == 1
-
-
-def default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_ctrl_c_stops_the_current_run_cleanly_and_still_writes_the_summary(tmp_path):

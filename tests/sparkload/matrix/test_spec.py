@@ -49,6 +49,13 @@ def test_a_single_endpoint_may_be_written_as_a_string():
     assert target.endpoints == ("http://spark-1:8000",)
 
 
+def test_a_targets_teardown_command_and_its_timeout_are_read():
+    target = spec.parse(
+        {"targets": [{"variant": "fp8", "endpoints": "http://a:1", "teardown": "./stop.sh"}]}, "m"
+    ).targets[0]
+    assert (target.teardown, target.teardown_timeout) == ("./stop.sh", 600.0)
+
+
 def test_the_example_files_are_valid_matrices():
     for name in ("matrix-sim-tp.yaml", "matrix-spark-cluster.yaml"):
         assert spec.load(ROOT / "examples" / name).targets
@@ -146,7 +153,23 @@ BAD_FILES = [
     (
         "health-on-simulator",
         "targets: [{simulator: {profile: fp8}, health: 'true'}]\n",
-        "health: a simulator target is started by the run itself",
+        "health: a simulator target is started and stopped by the run itself",
+    ),
+    (
+        "teardown-on-simulator",
+        "targets: [{simulator: {profile: fp8}, teardown: 'true'}]\n",
+        "teardown: a simulator target is started and stopped by the run itself",
+    ),
+    (
+        "teardown-not-a-command",
+        "targets: [{variant: fp8, endpoints: ['http://a:1'], teardown: [stop]}]\n",
+        "targets[1]: teardown: must be a non-empty string, not list",
+    ),
+    (
+        "bad-teardown-timeout",
+        "targets: [{variant: fp8, endpoints: ['http://a:1'], teardown: 'true',\n"
+        "  teardown_timeout: 0}]\n",
+        "teardown_timeout: must be a number of seconds > 0, not 0",
     ),
     (
         "bad-timeout",
