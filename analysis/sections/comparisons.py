@@ -23,6 +23,12 @@ def _variant(summary: pd.DataFrame, label: str) -> str:
     return str(summary.loc[summary["label"] == label, "variant"].iloc[0])
 
 
+def _tp(summary: pd.DataFrame, label: str) -> str:
+    """The label's TP size as the tables name it ("TP2"; "" when the run did not say)."""
+    tp = summary.loc[summary["label"] == label, "tp"].iloc[0]
+    return "" if pd.isna(tp) else f"TP{int(tp)}"
+
+
 def _same_workload(context: Context, groups: list[list[str]]) -> list[list[str]]:
     """Each group split by workload and output length: a prefill probe and a generation run
     make no pair."""
@@ -71,9 +77,16 @@ def build(context: Context) -> Section:
                     *(set(summary.loc[summary["label"] == m, "concurrency"]) for m in with_mtp)
                 )
             )
+            tp = _tp(summary, with_mtp[0])
             for c in dict.fromkeys((common[0], common[-1])) if common else ():
                 mtp.blocks.append(
-                    tables.side_by_side(summary, with_mtp, c, f"mtp_c{c}", f"MTP variants at C={c}")
+                    tables.side_by_side(
+                        summary,
+                        with_mtp,
+                        c,
+                        f"mtp_{tp.lower()}_c{c}" if tp else f"mtp_c{c}",
+                        f"MTP variants at {tp}, C={c}" if tp else f"MTP variants at C={c}",
+                    )
                 )
     if len(plain.blocks) == 1:
         plain.blocks = ["Fewer than two non-MTP labels at one TP size: no pairwise table."]

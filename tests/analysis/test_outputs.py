@@ -10,6 +10,7 @@ import pytest
 from analysis.charts import comparison_charts, label_charts
 from analysis.cli import main
 from tests.analysis_synthetic import REPORT_ORDER, closed_loop_level, write_run
+from tests.report_files import table_path
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 LABEL_CHARTS = ["ttft", "itl", "tps", "latency", "throughput"]
@@ -42,7 +43,7 @@ def test_index_page_links_every_chart_and_table(report_out):
     for label in REPORT_ORDER:
         for chart in LABEL_CHARTS:
             assert f'href="{label}/{chart}.html"' in page and f'src="{label}/{chart}.png"' in page
-    assert 'href="tables/06_1_total_tps.csv"' in page
+    assert f'href="tables/{table_path(report_out, "total_tps").name}"' in page
 
 
 def test_report_md_embeds_the_charts_it_describes(report_out):
