@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -115,3 +116,12 @@ def test_summary_json_names_the_slo_when_one_is_given(tmp_path):
     method = json.loads((out / "summary.json").read_text())["method"]
     assert (method["slo"], method["think_time_s"]) == (["ttft_p90_ms<=1000"], 10.0)
     assert (method["runs"][0]["time_scale"], method["warmup_excluded"]) == (10.0, 1)
+
+
+def test_index_page_links_the_summaries_and_shows_every_chart_written(report_out):
+    page = (report_out / "index.html").read_text()
+    for name in ("report.md", "summary.csv", "summary.json"):
+        assert f'href="{name}"' in page and (report_out / name).is_file()
+    shown = set(re.findall(r'<img src="([^"]+)"', page))
+    written = {str(p.relative_to(report_out)) for p in report_out.rglob("*.png")}
+    assert shown == written and len(written) > 20
