@@ -43,7 +43,7 @@ FORMATS = {
 def step_records(records: pd.DataFrame) -> pd.DataFrame:
     """Measured closed-loop records of agent steps (empty when there are none: not an agent
     run, or records from before steps were recorded)."""
-    turns = conversations.turn_records(records)
+    turns = conversations.turned_records(records)
     if turns.empty or "step" not in turns:
         return turns.iloc[0:0]
     return turns[turns["step"].astype(str).to_numpy() != ""]

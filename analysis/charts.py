@@ -12,7 +12,7 @@ and the capacity point marked (``analysis.operating_points``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,39 @@ THROUGHPUT_LATENCY_CHARTS = (  # (key, x column, x label)
     ("throughput_vs_tps", "per_stream_tps", "Per-stream tokens/s (mean TPS)"),
     ("throughput_vs_ttft", "ttft_ms_p90", "TTFT p90 (ms)"),
 )
+# A colour per label, the same in the PNG and the interactive chart: Tableau's ten, then ten of
+# other hues or darkness, so a matrix of up to 20 labels shows no colour twice (matplotlib and
+# plotly each cycle through ten, and not the same ten). Beyond 20 the colours come round again
+# with a dashed, then a dotted line.
+PALETTE = (
+    "#1f77b4",  # blue
+    "#ff7f0e",  # orange
+    "#2ca02c",  # green
+    "#d62728",  # red
+    "#9467bd",  # purple
+    "#8c564b",  # brown
+    "#e377c2",  # pink
+    "#7f7f7f",  # grey
+    "#bcbd22",  # olive
+    "#17becf",  # cyan
+    "#000075",  # navy
+    "#f4c800",  # yellow
+    "#006d2c",  # dark green
+    "#7f180d",  # maroon
+    "#53377a",  # dark violet
+    "#ff7a5c",  # coral
+    "#a6bdd7",  # light blue
+    "#000000",  # black
+    "#cea262",  # tan
+    "#008080",  # teal
+)
+ROUND_STYLES = ("solid", "dash", "dot")
+
+
+def label_look(index: int) -> tuple[str, str]:
+    """(colour, line style) of the ``index``-th label: distinct for every index below 60."""
+    rounds = index // len(PALETTE)
+    return PALETTE[index % len(PALETTE)], ROUND_STYLES[rounds % len(ROUND_STYLES)]
 
 
 @dataclass
@@ -48,6 +81,12 @@ class Series:
     texts: list[str] | None = None  # a label beside each point
     x_low: np.ndarray | None = None  # an interval on x (accuracy's), absolute values
     x_high: np.ndarray | None = None
+    colour: str | None = None  # None: the palette's by the series' place in its chart
+
+
+def colours(chart: Chart) -> list[str]:
+    """Each series' colour, as both renderers draw it."""
+    return [s.colour or PALETTE[i % len(PALETTE)] for i, s in enumerate(chart.series)]
 
 
 @dataclass
@@ -133,10 +172,11 @@ def comparison_charts(summary: pd.DataFrame, note: str = "") -> list[Chart]:
     charts = []
     for key, title, y_label, column in specs:
         series = []
-        for label in labels_of(summary):
+        for index, label in enumerate(labels_of(summary)):
             rows = summary[summary["label"] == label].sort_values("concurrency")
             if rows[column].notna().any():
-                series.append(_series(rows, column, label, "solid"))
+                colour, style = label_look(index)
+                series.append(replace(_series(rows, column, label, style), colour=colour))
         charts.append(Chart(COMPARISON_FOLDER, key, title, y_label, series, subtitle))
     return charts
 
@@ -206,14 +246,17 @@ def throughput_latency_charts(points: pd.DataFrame, note: str = "") -> list[Char
     charts = []
     for key, x_column, x_label in THROUGHPUT_LATENCY_CHARTS:
         series = []
-        for label in labels_of(points):
+        for index, label in enumerate(labels_of(points)):
             rows = points[points["label"] == label]
+            colour, style = label_look(index)
             series.append(
                 Series(
                     label,
                     rows[x_column].to_numpy(float),
                     rows["aggregate_tps"].to_numpy(float),
+                    style=style,
                     texts=list(rows[POINT_LEVEL]),
+                    colour=colour,
                 )
             )
         verdicts = points[MEETS_SLO]

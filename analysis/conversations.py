@@ -26,14 +26,24 @@ TTFT_FORMATS = {"TTFT ms mean": "{:.1f}", "TTFT ms p50": "{:.1f}", "TTFT ms p90"
 CHART = "ttft_vs_context"
 
 
-def turn_records(records: pd.DataFrame) -> pd.DataFrame:
-    """Measured closed-loop records of conversation turns (empty when there are none)."""
+def turned_records(records: pd.DataFrame) -> pd.DataFrame:
+    """Measured closed-loop records with a ``turn``: a conversation's turns and an agent's steps
+    (empty when there are none)."""
     if records.empty or "turn" not in records:
         return records.iloc[0:0]
     keep = records["measure"].to_numpy() & np.isfinite(records["turn"].to_numpy())
     if "offered_rps" in records:
         keep &= ~np.isfinite(records["offered_rps"].to_numpy())
     return records[keep]
+
+
+def turn_records(records: pd.DataFrame) -> pd.DataFrame:
+    """Measured closed-loop records of conversation turns (empty when there are none). An
+    agent's steps carry a turn too, and are the agents section's (``analysis.agents``)."""
+    turned = turned_records(records)
+    if "step" not in turned:
+        return turned
+    return turned[turned["step"].astype(str).to_numpy() == ""]
 
 
 def labels(turns: pd.DataFrame) -> list[str]:

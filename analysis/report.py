@@ -1,11 +1,12 @@
 """Assemble the report: the ordered list of sections, their numbering, and the writers.
 
-``SECTIONS`` is the one list that orders the report; a section's number is its position in it
-(1 = runs and method), and a subsection's is its position within its section. Table keys, and
-so the CSV file names, get the same number zero-padded (``05_1_tps.csv``) so that the files sort
-in report order. A section with nothing to say for the input is left out together with its
-number, so a table's file name never depends on what else the input holds. ``build`` is pure
-(data in, a ``Report`` out); ``write`` hands it to the writers in ``analysis.outputs``.
+``SECTIONS`` is the one list that orders the report. A section with nothing to say for the
+input is left out, and the sections present are numbered 1, 2, 3, ... in that order (a
+subsection by its position within its section), so the report's numbers never skip and a
+cross-reference ("§5") always names a section the report holds. Table keys, and so the CSV file
+names, get the same number zero-padded (``05_1_tps.csv``) so that the files sort in report
+order, and a key used twice gets a suffix, so every table has a file of its own. ``build`` is
+pure (data in, a ``Report`` out); ``write`` hands it to the writers in ``analysis.outputs``.
 
 Every section but those in ``ANY_LOOP`` is about closed-loop levels (by concurrency) and reads
 only them; open-loop labels have their own section, so a report of open-loop runs alone leaves
@@ -15,8 +16,10 @@ computed here once, for their sections, their charts and summary.json alike.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from analysis import (
@@ -57,6 +60,7 @@ from analysis.sections import (
     bottleneck,
     comparisons,
     concurrency,
+    conditions,
     contrast,
     endpoints,
     mtp,
@@ -78,6 +82,7 @@ from analysis.sections import (
     timelines,
     tp,
     traffic,
+    variants,
 )
 from analysis.sections import accuracy as accuracy_section
 from analysis.sections import agents as agents_section
@@ -87,6 +92,8 @@ from analysis.sections import structured as structured_section
 from analysis.tables import Table
 
 SECTIONS = (
+    conditions,
+    variants,
     runs,
     per_label,
     comparisons,
@@ -112,7 +119,7 @@ SECTIONS = (
     accuracy_section,
     agents_section,
     structured_section,
-    fidelity_section,  # the sections before keep their numbers, and so their file names
+    fidelity_section,
     # the verdicts (analysis.verdicts), last as in the quantization report
     bottleneck,
     predictability,
@@ -120,12 +127,22 @@ SECTIONS = (
     selection,
 )
 # the sections with something to say of open-loop runs
-ANY_LOOP = (runs, open_loop, throughput_latency, time_slices, timelines, traffic, accuracy_section)
+ANY_LOOP = (
+    conditions,
+    variants,
+    runs,
+    open_loop,
+    throughput_latency,
+    time_slices,
+    timelines,
+    traffic,
+    accuracy_section,
+)
 
 
-def section_numbers() -> dict[str, int]:
-    """Section module name → its number in the report."""
-    return {module.__name__.rsplit(".", 1)[1]: i for i, module in enumerate(SECTIONS, start=1)}
+def section_numbers(modules: Sequence[ModuleType] = SECTIONS) -> dict[str, int]:
+    """Section module name → its number in a report of these sections (by default all)."""
+    return {module.__name__.rsplit(".", 1)[1]: i for i, module in enumerate(modules, start=1)}
 
 
 def numbered(section: Section, number: list[int]) -> Section:
@@ -141,6 +158,45 @@ def numbered(section: Section, number: list[int]) -> Section:
         ],
         [numbered(sub, [*number, j]) for j, sub in enumerate(section.subsections, start=1)],
     )
+
+
+def distinct_keys(sections: list[Section]) -> list[Section]:
+    """The sections with every table key made unique (a repeat gets ``_2``, ``_3``, ...), so no
+    table's CSV file overwrites another's and every link names its own table."""
+    seen: dict[str, int] = {}
+
+    def unique(section: Section) -> Section:
+        blocks = []
+        for block in section.blocks:
+            if isinstance(block, Table):
+                seen[block.key] = seen.get(block.key, 0) + 1
+                if seen[block.key] > 1:
+                    block = replace(block, key=f"{block.key}_{seen[block.key]}")
+            blocks.append(block)
+        return Section(section.title, blocks, [unique(sub) for sub in section.subsections])
+
+    return [unique(section) for section in sections]
+
+
+def built_sections(context: Context, closed_loop: bool) -> list[Section]:
+    """The sections with something to say, numbered in order. Which sections are present is
+    known only once they are built, so a section whose text refers to another by number is
+    built again with the numbers of the sections present."""
+    candidates = [module for module in SECTIONS if module in ANY_LOOP or closed_loop]
+    numbers = section_numbers(candidates)
+    first = {}
+    for module in candidates:
+        own = replace(context, numbers=numbers, asked=set())
+        first[module] = (module.build(own), own.asked)
+    present = [module for module in candidates if first[module][0] is not None]
+    final = replace(context, numbers=section_numbers(present))
+    sections = []
+    for number, module in enumerate(present, start=1):
+        section, asked = first[module]
+        section = module.build(final) if asked else section
+        assert section is not None  # a section's presence does not depend on the numbers
+        sections.append(numbered(section, [number]))
+    return distinct_keys(sections)
 
 
 def method(
@@ -196,7 +252,7 @@ def build(
         server_metrics.per_level(dataset),
         bounds,
         think_time_s,
-        section_numbers(),
+        {},  # numbered by built_sections
         open_levels,
         telemetry=nodes,
         slices=sliced,
@@ -239,12 +295,7 @@ def build(
         agents.context_chart(agents.by_context(steps, label, settings), label, simulated)
         for label in conversations.labels(steps)
     ]
-    sections = [
-        numbered(section, [number])
-        for number, module in enumerate(SECTIONS, start=1)
-        if (module in ANY_LOOP or not closed.empty)
-        and (section := module.build(context)) is not None
-    ]
+    sections = built_sections(context, not closed.empty)
     title = "sparkload report: " + ", ".join(tables.labels_of(summary))
     figures = {
         **operating_points.summary_entries(points, capacities),
@@ -299,6 +350,6 @@ def write(
             (out_dir / page.folder).mkdir(exist_ok=True)
             timeline_html.render(page, out_dir / page.folder / f"{page.key}.html", out_dir)
         progress(f"wrote {len(report.timelines)} request timelines (HTML)")
-    markdown.write(report, out_dir / "report.md", charts)
+    markdown.write(report, out_dir / markdown.REPORT_FILE, charts)
     index_html.write(report, out_dir, charts)
     progress(f"wrote report.md and index.html to {out_dir}")

@@ -307,3 +307,43 @@ def compare_run(
         ]
         t0 += per_level * ttft * 2 + 60
     return write_run(root, label, records, stamp=stamp, manifest_fields=manifest_fields)
+
+
+def write_tp_matrix_runs(
+    root: Path, tps: tuple[int, ...] = (1, 2, 4), levels: tuple[int, ...] = (1, 16)
+) -> list[Path]:
+    """The report's five variants at each TP size, as a matrix names them (``fp8-mtp-tp2``):
+    two requests per user at the lowest and highest of the report's levels, the report's means
+    with TPS scaled by the TP size."""
+    runs = []
+    for tp in tps:
+        for variant in REPORT_ORDER:
+            rows = report_means()[variant]
+            records, t0 = [], 1_700_000_000.0
+            for index, level in enumerate(levels):
+                row = rows[level]
+                records += closed_loop_level(
+                    level,
+                    index,
+                    t0,
+                    ttft=row["ttft_ms"] / 1000,
+                    itl=row["itl_ms"] / 1000 / tp,
+                    tps=row["tps_tok_s"] * tp,
+                    latency=row["latency_s"] / tp,
+                    per_user=2,
+                )
+                t0 += 2 * row["latency_s"] + 5
+            label = f"{variant.lower()}-tp{tp}"
+            runs.append(
+                write_run(
+                    root,
+                    label,
+                    records,
+                    variant=variant.lower(),
+                    tp=tp,
+                    nodes=tp,
+                    stamp=f"20260101T00{tp}00{len(runs) % 10}Z",
+                    manifest_fields={"requests_per_user": 2},
+                )
+            )
+    return runs

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from analysis.charts import LEVELS_AXIS, Chart
+from analysis.charts import LEVELS_AXIS, Chart, colours
 
 PLOTLY_JS = "plotly.min.js"
 _DASH = {"solid": "solid", "dash": "dash", "dot": "dot", "none": "solid"}
@@ -53,7 +53,7 @@ def _error_bars(values: np.ndarray, low: np.ndarray | None, high: np.ndarray | N
 def render(chart: Chart, path: Path, report_dir: Path) -> None:
     figure = go.Figure()
     levels: set[float] = set()
-    for series in chart.series:
+    for series, colour in zip(chart.series, colours(chart), strict=True):
         y = _clean(series.y)
         levels.update(float(x) for x, v in zip(series.x, y, strict=False) if v is not None)
         error = _error_bars(series.y, series.low, series.high)
@@ -67,8 +67,8 @@ def render(chart: Chart, path: Path, report_dir: Path) -> None:
                 mode=mode + ("+text" if series.texts else ""),
                 text=series.texts,
                 textposition="top right",
-                line=dict(dash=_DASH[series.style]),
-                marker=_MARKER[series.marker],
+                line=dict(dash=_DASH[series.style], color=colour),
+                marker={**_MARKER[series.marker], "color": colour},
                 error_y=error,
                 error_x=x_error,
             )

@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from analysis.charts import LEVELS_AXIS, Chart
+from analysis.charts import LEVELS_AXIS, Chart, colours
 
 _LINESTYLE = {"solid": "-", "dash": "--", "dot": ":", "none": ""}
 _MARKER: dict[str, dict[str, Any]] = {  # Series.marker -> matplotlib marker settings
@@ -26,7 +26,7 @@ def render(chart: Chart, path: Path) -> None:
     figure = Figure(figsize=(8, 4.8), dpi=100, layout="constrained")
     axes = figure.add_subplot()
     levels: set[float] = set()
-    for series in chart.series:
+    for series, colour in zip(chart.series, colours(chart), strict=True):
         keep = np.isfinite(series.y)
         if not keep.any():
             continue
@@ -48,6 +48,7 @@ def render(chart: Chart, path: Path) -> None:
             xerr=xerr,
             label=series.name,
             linestyle=_LINESTYLE[series.style],
+            color=colour,
             capsize=3,
             linewidth=1.6,
             **_MARKER[series.marker],

@@ -7,10 +7,13 @@ from pathlib import Path
 
 from analysis.charts import COMPARISON_FOLDER
 from analysis.document import Report
-from analysis.outputs.csv import TABLES_FOLDER
+from analysis.outputs.csv import SUMMARY_FILE, TABLES_FOLDER
+from analysis.outputs.markdown import REPORT_FILE
+from analysis.outputs.summary_json import FILE as SUMMARY_JSON
 from analysis.tables import labels_of, slug
 from analysis.timeline import FOLDER as TIMELINES_FOLDER
 
+SUMMARY_FILES = (SUMMARY_FILE, SUMMARY_JSON)
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}
 .grid{display:flex;flex-wrap:wrap;gap:12px}.grid figure{margin:0;width:320px}
 .grid img{width:320px;border:1px solid #ddd}figcaption{font-size:.85em}"""
@@ -32,7 +35,9 @@ def _chart_grid(charts, folder: str) -> str:
 def write(report: Report, out_dir: Path, with_charts: bool) -> None:
     body = [
         f"<h1>{html.escape(report.title)}</h1>",
-        '<p><a href="report.md">report.md</a> · <a href="summary.csv">summary.csv</a></p>',
+        "<p>"
+        + " · ".join(f'<a href="{name}">{name}</a>' for name in (REPORT_FILE, *SUMMARY_FILES))
+        + "</p>",
     ]
     if with_charts:
         body += ["<h2>Comparison</h2>", _chart_grid(report.charts, COMPARISON_FOLDER)]

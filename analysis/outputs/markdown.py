@@ -11,6 +11,7 @@ from analysis.outputs.csv import TABLES_FOLDER
 from analysis.tables import Table
 
 MISSING = "—"
+REPORT_FILE = "report.md"
 
 
 def cell(value, pattern: str | None) -> str:

@@ -41,10 +41,18 @@ class Context:
     points: pd.DataFrame = field(default_factory=pd.DataFrame)  # analysis.operating_points
     capacities: list[CapacityFinding] = field(default_factory=list)  # the runs' capacity searches
     timelines: list[Timeline] = field(default_factory=list)
+    # the sections a build referred to (``ref``, ``holds``): its text depends on their numbers
+    asked: set[str] = field(default_factory=set)
 
     def ref(self, name: str) -> str:
         """A cross-reference to another section of this report, e.g. "§5"."""
+        self.asked.add(name)
         return f"§{self.numbers[name]}"
+
+    def holds(self, name: str) -> bool:
+        """Whether the report has that section (one with nothing to say is left out)."""
+        self.asked.add(name)
+        return name in self.numbers
 
 
 def image(folder: str, key: str, alt: str) -> Image:

@@ -11,8 +11,12 @@ def build(context: Context) -> Section:
     prefill = set(throughput_views.prefill_labels(context.dataset))
     blocks: list[Block] = [
         "Labels run more than once (several run directories with one label): each run's value "
-        "per level and metric and their spread. Prefill probes: agreement per prompt size "
-        f"in {context.ref('prefill')}."
+        "per level and metric and their spread."
+        + (
+            f" Prefill probes: agreement per prompt size in {context.ref('prefill')}."
+            if context.holds("prefill")
+            else ""
+        )
     ]
     found = [
         t

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 
+import pandas as pd
+
 from analysis import drafting, tables
 from analysis.charts import COMPARISON_FOLDER
 from analysis.document import Section
@@ -16,6 +18,12 @@ DIFFERENCES = (
     ("itl_ms_mean", "ITL (ms)"),
     ("latency_s_mean", "Latency (s)"),
 )
+
+
+def _tp(summary: pd.DataFrame, label: str) -> str:
+    """The label's TP size as the tables name it ("TP2"; "" when the run did not say)."""
+    tp = summary.loc[summary["label"] == label, "tp"].iloc[0]
+    return "" if pd.isna(tp) else f"TP{int(tp)}"
 
 
 def _same_workload(context: Context, groups: list[list[str]]) -> list[list[str]]:
@@ -84,9 +92,16 @@ def build(context: Context) -> Section:
                     *(set(summary.loc[summary["label"] == m, "concurrency"]) for m in with_mtp)
                 )
             )
+            tp = _tp(summary, with_mtp[0])
             for c in dict.fromkeys((common[0], common[-1])) if common else ():
                 mtp.blocks.append(
-                    tables.side_by_side(summary, with_mtp, c, f"mtp_c{c}", f"MTP variants at C={c}")
+                    tables.side_by_side(
+                        summary,
+                        with_mtp,
+                        c,
+                        f"mtp_{tp.lower()}_c{c}" if tp else f"mtp_c{c}",
+                        f"MTP variants at {tp}, C={c}" if tp else f"MTP variants at C={c}",
+                    )
                 )
     if len(plain.blocks) == 1:
         plain.blocks = ["Fewer than two labels that draft alike at one TP size: no pairwise table."]

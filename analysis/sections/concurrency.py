@@ -43,9 +43,9 @@ def build(context: Context) -> Section:
             [
                 'Per-stream RPS (the reference tool\'s "Throughput") = n / Σ latency = 1 / '
                 "mean latency: the completion rate of one stream, flat in C by construction. "
-                "System-wide RPS = C / mean latency (report §5.5). Measured RPS = "
-                "completed requests / level wall time, where wall time runs from the first send "
-                "to the last completion of the level (tail included).",
+                "System-wide RPS = C / mean latency (the quantization report's 5.5). Measured "
+                "RPS = completed requests / level wall time, where wall time runs from the first "
+                "send to the last completion of the level (tail included).",
                 tables.across_levels(
                     summary, "throughput_rps", "per_stream_rps", "Per-stream RPS", "{:.2f}"
                 ),

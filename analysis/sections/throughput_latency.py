@@ -68,7 +68,8 @@ def build(context: Context) -> Section | None:
         blocks.append(
             "Ringed points meet the SLO ("
             + ", ".join(f"`{b.text}`" for b in context.bounds or [])
-            + f", {context.ref('service_levels')}), crossed ones miss it."
+            + (f", {context.ref('service_levels')}" if context.holds("service_levels") else "")
+            + "), crossed ones miss it."
         )
     blocks.append(points_table(points, with_slo, with_capacity))
     blocks += [finding.describe() for finding in context.capacities]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from analysis.cli import main
-from tests.analysis_synthetic import write_report_runs
+from tests.analysis_synthetic import write_report_runs, write_tp_matrix_runs
 
 
 @pytest.fixture(scope="session")
@@ -31,4 +31,19 @@ def report_tables(report_runs, tmp_path_factory) -> Path:
     surviving mutant of the analysis those tests reach (tools/mutation/targets.py)."""
     out = tmp_path_factory.mktemp("report-tables")
     assert main([str(p) for p in report_runs] + ["--out", str(out), "--no-charts", "--quiet"]) == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def tp_matrix_runs(tmp_path_factory) -> list[Path]:
+    """The five variants at TP1, TP2 and TP4, as a matrix names them."""
+    return write_tp_matrix_runs(tmp_path_factory.mktemp("tp-matrix-runs"))
+
+
+@pytest.fixture(scope="session")
+def tp_matrix_tables(tp_matrix_runs, tmp_path_factory) -> Path:
+    """Their report, without charts."""
+    runs = tp_matrix_runs
+    out = tmp_path_factory.mktemp("tp-matrix-report")
+    assert main([str(p) for p in runs] + ["--out", str(out), "--no-charts", "--quiet"]) == 0
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from analysis.charts import comparison_charts, label_charts
 from analysis.cli import main
 from tests.analysis_synthetic import REPORT_ORDER, closed_loop_level, write_run
+from tests.report_files import table_path
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 LABEL_CHARTS = ["ttft", "itl", "tps", "latency", "throughput"]
@@ -42,7 +44,7 @@ def test_index_page_links_every_chart_and_table(report_out):
     for label in REPORT_ORDER:
         for chart in LABEL_CHARTS:
             assert f'href="{label}/{chart}.html"' in page and f'src="{label}/{chart}.png"' in page
-    assert 'href="tables/06_1_total_tps.csv"' in page
+    assert f'href="tables/{table_path(report_out, "total_tps").name}"' in page
 
 
 def test_report_md_embeds_the_charts_it_describes(report_out):
@@ -114,3 +116,12 @@ def test_summary_json_names_the_slo_when_one_is_given(tmp_path):
     method = json.loads((out / "summary.json").read_text())["method"]
     assert (method["slo"], method["think_time_s"]) == (["ttft_p90_ms<=1000"], 10.0)
     assert (method["runs"][0]["time_scale"], method["warmup_excluded"]) == (10.0, 1)
+
+
+def test_index_page_links_the_summaries_and_shows_every_chart_written(report_out):
+    page = (report_out / "index.html").read_text()
+    for name in ("report.md", "summary.csv", "summary.json"):
+        assert f'href="{name}"' in page and (report_out / name).is_file()
+    shown = set(re.findall(r'<img src="([^"]+)"', page))
+    written = {str(p.relative_to(report_out)) for p in report_out.rglob("*.png")}
+    assert shown == written and len(written) > 20

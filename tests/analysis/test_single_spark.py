@@ -201,10 +201,9 @@ def test_the_section_is_absent_for_runs_without_the_notes_setup(report_runs):
     assert not any(SECTION in s.title for s in built.sections)
 
 
-def test_the_section_came_after_the_others_and_left_their_numbers_alone():
+def test_the_section_follows_the_open_loop_one():
     numbers = report.section_numbers()
-    assert numbers["single_spark"] == 17  # appended after open_loop (16); later sections follow it
-    assert numbers["open_loop"] == 16
+    assert numbers["single_spark"] == numbers["open_loop"] + 1
 
 
 # ----- which run is which ------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from analysis import server_metrics, telemetry
 from analysis.cli import main as analysis_main
 from analysis.load import load
 from tests.analysis_synthetic import closed_loop_level, write_run
+from tests.report_files import table_path
 
 T0 = 1000.0
 ENERGY = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION_total"
@@ -400,4 +401,4 @@ def test_summary_json_and_the_report_carry_energy_per_level_and_node(tmp_path):
     assert summary["nodes"][0]["node"] == "api"
     report = (out / "report.md").read_text()
     assert "Energy and node telemetry" in report and "**Energy per level**" in report
-    assert (out / "tables" / "10_1_energy_per_level.csv").is_file()
+    assert table_path(out, "energy_per_level").is_file()

@@ -9,6 +9,7 @@ from tests.analysis.sections.test_sections_fidelity import records as kept_recor
 from tests.analysis.test_accuracy import quality_run
 from tests.analysis.test_fidelity import GREEDY
 from tests.analysis_synthetic import closed_loop_level, write_run
+from tests.report_files import section_number
 
 
 def report(tmp_path, *runs) -> str:
@@ -18,7 +19,7 @@ def report(tmp_path, *runs) -> str:
 
 
 def section(text: str) -> str:
-    return text[text.index("## 23. Accuracy") :]
+    return text[text.index(f"## {section_number(text, 'Accuracy')}. Accuracy") :]
 
 
 def test_one_run_s_table_interval_and_wrong_items(tmp_path):

@@ -23,6 +23,7 @@ from tests.matrix_helpers import (
     summary,
     write_matrix,
 )
+from tests.report_files import table_path
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
@@ -71,7 +72,7 @@ def test_the_combined_report_has_the_tp_comparison_table(tp_matrix):
 
 def test_tp2_and_tp4_stream_faster_than_tp1_at_concurrency_1(tp_matrix):
     _, results = tp_matrix
-    rows = list(csv.DictReader((results / "report" / "tables" / "08_tp_fp8.csv").open()))
+    rows = list(csv.DictReader(table_path(results / "report", "tp_fp8").open()))
     tps = {int(r["TP"]): float(r["Per-stream TPS"]) for r in rows if r["Concurrency"] == "1"}
     assert tps[2] > tps[1] and tps[4] > tps[1]
 

@@ -12,6 +12,7 @@ from analysis.cli import main as analysis_main
 from sparkload.records import SERVER_METRICS_FILE, telemetry_family
 from sparkload.sim.profiles import get_profile
 from tests.conftest import run_locust
+from tests.report_files import table_path
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
@@ -74,7 +75,7 @@ def deltas_by_level(run_dir):
 
 
 def report_rows(out):
-    with open(out / "tables" / "10_speculative_decoding.csv", newline="") as handle:
+    with open(table_path(out, "speculative_decoding"), newline="") as handle:
         return {int(row["concurrency"]): row for row in csv.DictReader(handle)}
 
 

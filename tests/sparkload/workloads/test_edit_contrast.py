@@ -8,6 +8,7 @@ import pytest
 
 from analysis.cli import main as analysis_main
 from tests.conftest import run_locust
+from tests.report_files import table_path
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
@@ -49,7 +50,7 @@ def report(tmp_path_factory):
 
 
 def table(out, key):
-    with open(out / "tables" / f"{key}.csv", newline="") as handle:
+    with open(table_path(out, key), newline="") as handle:
         return list(csv.DictReader(handle))
 
 
@@ -85,7 +86,7 @@ def test_report_md_shows_distinct_and_identical_figures_side_by_side(report):
 
 def test_the_contrast_table_has_both_figures_for_every_level(report):
     _, out = report
-    rows = table(out, "14_edit-distinct_vs_edit-identical")
+    rows = table(out, "edit-distinct_vs_edit-identical")
     assert [row["Concurrency"] for row in rows] == ["1", "2"]
     for row in rows:
         assert float(row["Aggregate, distinct"]) > 0 and float(row["Aggregate, identical"]) > 0
@@ -94,7 +95,7 @@ def test_the_contrast_table_has_both_figures_for_every_level(report):
 
 def test_aggregate_and_per_stream_throughput_are_side_by_side_for_every_level(report):
     _, out = report
-    rows = table(out, "11_edit-identical_aggregate_per_stream")
+    rows = table(out, "edit-identical_aggregate_per_stream")
     assert [row["Concurrency"] for row in rows] == ["1", "2"]
     assert all(
         float(row["Aggregate tok/s"]) > 0 and float(row["Per-stream tok/s"]) > 0 for row in rows
@@ -103,7 +104,7 @@ def test_aggregate_and_per_stream_throughput_are_side_by_side_for_every_level(re
 
 def test_two_runs_of_one_label_get_an_agreement_table_in_percent(report):
     _, out = report
-    rows = table(out, "12_edit-distinct_agreement")
+    rows = table(out, "edit-distinct_agreement")
     assert {row["Metric"] for row in rows} == {
         "Aggregate tok/s",
         "Per-stream tok/s",

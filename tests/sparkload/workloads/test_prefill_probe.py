@@ -8,6 +8,7 @@ import pytest
 
 from analysis.cli import main as analysis_main
 from tests.conftest import run_locust
+from tests.report_files import table_path
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
 
@@ -78,7 +79,7 @@ def test_the_identical_prompt_control_is_served_from_the_cache(runs):
 
 def test_the_report_has_prefill_tokens_per_second_for_each_size(runs):
     _, _, out = runs
-    with open(out / "tables" / "13_probe_prefill.csv", newline="") as handle:
+    with open(table_path(out, "probe_prefill"), newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [row["Prompt (target tokens)"] for row in rows] == ["~2,000", "~4,000"]
     for row in rows:
