@@ -1,10 +1,11 @@
 """Tested variants (the quantization report's 1.2): each label's quantization format, drafting
 method and depth, TP size and nodes, and its size where the run recorded one.
 
-Read from the manifest: the user's ``--metadata`` first (``quantization``, ``build``, ``spec``,
-``size``), then the simulator's setup (its profile and ``spec``), then the names the run gave
-(variant, model, label), in which a known format's name (``nvfp4``, ``fp8``, ``awq``, ...) and an
-``-mtp`` suffix are read. What none of them says is shown as unknown, never guessed further.
+Drafting is ``analysis.drafting``'s reading (metadata, the simulator's setting, the target's
+spec-decode counters, else the variant name), the one the MTP section pairs by. The format is
+read from the user's ``--metadata`` first (``quantization``, ``build``), then the names the run
+gave (variant, simulator profile, model, label), in which a known format's name (``nvfp4``,
+``fp8``, ``awq``, ...) is read. What none of them says is shown as unknown, never guessed.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import re
 
 import pandas as pd
 
+from analysis import drafting
 from analysis.document import Section
 from analysis.load import Run
 from analysis.sections import Context
-from analysis.tables import MTP_SUFFIX, Table
+from analysis.tables import Table
 from sparkload.records import Manifest
 
 UNKNOWN = "—"
@@ -34,7 +36,6 @@ FORMATS = (
 )
 METHODS = {"mtp": "MTP", "dspark": "DSpark", "eagle": "EAGLE", "ngram": "n-gram", "none": "none"}
 QUANTIZATION_KEYS = ("quantization", "quant", "format", "build")
-SPEC_KEYS = ("spec", "speculation", "drafting")
 SIZE_KEYS = ("size", "weights", "model_size")
 
 
@@ -60,27 +61,18 @@ def quantization(run: Run) -> str:
     return said or UNKNOWN
 
 
-def drafting(run: Run) -> tuple[str, str]:
-    """(method, depth): from a ``method:depth`` spec (metadata or simulator), else an "-mtp"
-    variant name (depth unknown)."""
-    sim = run.manifest.simulator
-    spec = _said(run.manifest, SPEC_KEYS) or (sim.spec if sim else None)
-    if spec:
-        method, _, depth = spec.partition(":")
-        return METHODS.get(method.lower(), method), depth or UNKNOWN
-    if run.variant.lower().endswith(MTP_SUFFIX):
-        return "MTP", UNKNOWN
-    return UNKNOWN, UNKNOWN
-
-
-def row(run: Run) -> dict[str, object]:
-    method, depth = drafting(run)
+def row(run: Run, deployment: drafting.Deployment) -> dict[str, object]:
+    """One label's row; drafting is ``analysis.drafting``'s reading, the one the MTP section
+    pairs by."""
+    drafted = deployment.drafting
+    method = METHODS.get(drafted.method, drafted.method) if drafted.drafts else "none"
     return {
         "Label": run.label,
         "Variant": run.variant,
         "Quantization": quantization(run),
         "Drafting": method,
-        "Draft depth": depth,
+        "Draft depth": drafted.depth or UNKNOWN,
+        "Drafting from": drafted.source,
         "TP": run.tp if run.tp is not None else UNKNOWN,
         "Nodes": run.nodes if run.nodes is not None else UNKNOWN,
         "Size": _said(run.manifest, SIZE_KEYS) or UNKNOWN,
@@ -96,8 +88,16 @@ def build(context: Context) -> Section | None:
     return Section(
         "Tested variants",
         [
-            Table("variants", "Variants", pd.DataFrame([row(run) for run in first.values()])),
-            "Quantization and drafting as the run recorded them, else as its variant, model or "
-            "label names them; — where none says.",
+            Table(
+                "variants",
+                "Variants",
+                pd.DataFrame(
+                    [row(run, drafting.deployment(run, context.server)) for run in first.values()]
+                ),
+            ),
+            "Quantization as given with the run (quantization= or build=), else as its variant, "
+            "model or label names it; drafting as the MTP section reads it (Drafting from: the "
+            "run's spec=, the simulator, the target's /metrics, else the variant name); — where "
+            "none says.",
         ],
     )

@@ -47,10 +47,10 @@ def test_the_users_metadata_wins_over_the_names(tmp_path):
     )
 
 
-def test_an_mtp_variant_name_says_mtp_of_unknown_depth_and_a_plain_one_says_nothing(tmp_path):
+def test_without_a_record_the_variant_name_says_mtp_of_unknown_depth_or_none(tmp_path):
     rows = variants(tmp_path, ("nvfp4-mtp", {}), ("nvfp4", {}), ("mystery", {}))
     assert [(r["Quantization"], r["Drafting"], r["Draft depth"]) for r in rows.values()] == [
         ("NVFP4 (NVIDIA 4-bit floating point)", "MTP", "—"),
-        ("NVFP4 (NVIDIA 4-bit floating point)", "—", "—"),
-        ("—", "—", "—"),
+        ("NVFP4 (NVIDIA 4-bit floating point)", "none", "—"),
+        ("—", "none", "—"),
     ]
