@@ -16,7 +16,7 @@ EXIT_REQUESTS_FAILED = 1  # Locust's own rule: some request failed
 EXIT_BAD_INPUT = 2  # one line on stderr, nothing sent
 EXIT_ABORTED = 3  # the run had to stop early (e.g. a worker was lost); its records are kept
 EXIT_CHECK_FAILED = 4  # --check: a level breached a service level
-EXIT_INTERRUPTED = 130  # Ctrl-C (the shell's convention)
+EXIT_INTERRUPTED = 130  # stopped before its plan finished: Ctrl-C (the shell's code), SIGTERM, STOP
 
 # Workload names (``Manifest.workload.name``): what each run sent, as the analysis groups it.
 WORKLOAD_CHAT, WORKLOAD_FRESH, WORKLOAD_EDIT = "chat", "fresh", "edit"
