@@ -99,13 +99,26 @@ class Bound:
     def holds(self, value):
         return _OPS[self.op](value, self.threshold)
 
-    def breach_text(self, value: float) -> str:
+    def breach_text(self, value: float, never_answered: int = 0, measured: int = 0) -> str:
         """How a statistic that does not hold shows: ``ttft_p90_ms = 913.4 > 800``; one without
-        a value says why (``ttfo_p90_ms = nan (no ok request records ttfo) > 800``)."""
+        a value says why (``ttfo_p90_ms = nan (no ok request records ttfo) > 800``), and an
+        infinite TTFO says how many of the level's ``measured`` ok requests never answered
+        (``ttfo_p90_ms: no request answered (0 of 12); the bound is <= 800``)."""
+        if self.field == TTFO.field and np.isinf(value) and never_answered:
+            said = (
+                f"no request answered (0 of {measured})"
+                if never_answered >= measured
+                else f"{never_answered} of {measured} requests never answered (infinite)"
+            )
+            return f"{self.name}: {said}; the bound is {self.op} {self.threshold:g}"
         why = (
             f" (no ok request records {self.field})" if self.per_request and np.isnan(value) else ""
         )
         return f"{self.name} = {value:.6g}{why} {_BREACHED[self.op]} {self.threshold:g}"
+
+    def breach_in(self, row: pd.Series) -> str:
+        """``breach_text`` for a row of ``evaluate`` (a level's statistic and its counts)."""
+        return self.breach_text(float(row[self.text]), int(row["no_answer"]), int(row["n"]))
 
 
 def parse(text: str, option: str = "--slo") -> list[Bound]:
@@ -207,7 +220,7 @@ def _verdict(
     level: pd.Series, values: dict[str, np.ndarray], bounds: list[Bound], settings: Settings
 ) -> dict:
     """One level's statistic per bound, SLO verdict and goodput, from its ok requests' values."""
-    row = {"n": level["n"]}
+    row = {"n": level["n"], "no_answer": int(level.get("no_answer", 0) or 0)}
     good = np.ones(level["n"], bool)
     meets = level["n"] > 0
     for bound in bounds:
@@ -236,17 +249,17 @@ class Breach:
     label: str
     level: str  # as messages name it: "C=4", "offered 150 req/s"
     bound: Bound
-    value: float
+    text: str  # the bound's breach, as ``Bound.breach_in`` says it
 
     def __str__(self) -> str:
-        return f"{self.label} {self.level}: {self.bound.breach_text(self.value)}"
+        return f"{self.label} {self.level}: {self.text}"
 
 
 def breaches(levels: pd.DataFrame, bounds: list[Bound]) -> list[Breach]:
     """Every (level, bound) of ``evaluate``'s rows that does not hold (an undefined statistic,
     e.g. a percentile of a level without a successful request, does not hold)."""
     return [
-        Breach(str(row["label"]), level_name(row), bound, float(row[bound.text]))
+        Breach(str(row["label"]), level_name(row), bound, bound.breach_in(row))
         for _, row in levels.iterrows()
         for bound in bounds
         if not bound.holds(row[bound.text])
