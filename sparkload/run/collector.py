@@ -342,8 +342,13 @@ class RunCollector:
             f"sparkload per-level results{note}; "
             "mean/p50/p90 exact from records, linear percentiles\n"
             + format_table(self.rows())
+            + "".join(f"\n{line}" for line in self._quality_lines())
             + "".join(f"\nresults: {writer.path}" for writer in self.writers)
         )
+
+    def _quality_lines(self) -> list[str]:
+        """--quality-probe: each level's accuracy and the pooled one (none without a probe)."""
+        return self.probes.lines(sorted(self.tallies)) if self.probes is not None else []
 
     def _write_quality(self, writer: ResultsWriter, complete: bool) -> None:
         """quality.json of ``writer``'s run directory, from its levels' probe items so far."""
