@@ -9,7 +9,9 @@ or ``failure_ratio``, the
 level's failures / (n + failures) of measured requests; or ``stream_flags``, how many kinds of
 flag the level's stream check raised (``stream_flags<=0``: no flag at all); or
 ``schema_valid_ratio`` (``--response-format``: valid replies / the replies that finished,
-``analysis/structured.py``; a level without verdicts never meets it). A level meets the SLO
+``analysis/structured.py``; a level without verdicts never meets it); or ``empty_ratio``, the
+level's empty replies / (n + failures): ok requests with no token at all (the model ended at
+once; no TTFT), which count as answered otherwise. A level meets the SLO
 when every bound holds for its statistic. Goodput counts single requests: a request is good when
 each of its own values meets every threshold (an undefined ITL, i.e. one output token, does not
 break an ITL bound) and it did not fail; failed requests count in the denominator.
@@ -57,8 +59,9 @@ _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt
 _BREACHED = {"<=": ">", "<": ">=", ">=": "<", ">": "<="}  # what a breach of each operator shows
 FAILURE_RATIO = "failure_ratio"
 STREAM_FLAGS = "stream_flags"
+EMPTY_RATIO = "empty_ratio"
 # bounds on a level as a whole, not on requests
-LEVEL_FIGURES = (FAILURE_RATIO, STREAM_FLAGS, SCHEMA_VALID_RATIO)
+LEVEL_FIGURES = (FAILURE_RATIO, STREAM_FLAGS, SCHEMA_VALID_RATIO, EMPTY_RATIO)
 # THE bound names: the per-request metrics a bound may name (--slo, --check, --find-capacity),
 # each with its unit (a duration's default unit, "" for a rate)
 BOUND_METRICS: dict[str, Metric] = {m.field: m for m in (*METRICS, TTFO)}
@@ -171,6 +174,11 @@ def _failure_ratio(level: pd.Series) -> float:
     return level["failures"] / measured if measured else np.nan
 
 
+def _empty_ratio(level: pd.Series) -> float:
+    measured = level["n"] + level["failures"]
+    return level["empty"] / measured if measured else np.nan
+
+
 def _stream_flag_count(level: pd.Series) -> float:
     """Kinds of stream flag the level raised (its flags, for manifests that name no kinds)."""
     kinds = str(level.get("stream_flag_kinds") or "").split()
@@ -190,6 +198,7 @@ _LEVEL_FIGURE = {
     FAILURE_RATIO: _failure_ratio,
     STREAM_FLAGS: _stream_flag_count,
     SCHEMA_VALID_RATIO: _schema_valid_ratio,
+    EMPTY_RATIO: _empty_ratio,
 }
 
 
@@ -207,9 +216,11 @@ def evaluate(
         ok = measured_ok(loop_records(records, loop), settings)
         groups = ok.groupby(["label", loop.record_key], observed=True).indices
         values = {b.field: request_values(ok, b.field) for b in bounds if b.per_request}
+        empty = np.isnan(ok["ttft"].to_numpy())  # an ok reply without a token: it ended at once
         for _, level in levels.iterrows():
             key = level[loop.summary_key]
             index = groups.get((level["label"], key), np.empty(0, int))
+            level["empty"] = int(empty[index].sum())
             row = {"label": level["label"], "loop": loop.name, loop.summary_key: key}
             row.update(_verdict(level, {f: v[index] for f, v in values.items()}, bounds, settings))
             rows.append(row)
