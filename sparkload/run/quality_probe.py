@@ -233,7 +233,7 @@ class ProbeTally:
         entry = self.entry(levels, complete=False)
         said = [
             f"quality probe C={level.concurrency}: {summary_line(level.results[0])}"
-            for level in entry.levels
+            for level in entry.levels or []
         ]
         return [*said, f"quality probe, pooled: {summary_line(entry.results[0])}"]
 
