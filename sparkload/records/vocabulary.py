@@ -52,7 +52,7 @@ ERROR_TIMEOUT = "timeout"
 ERROR_DISCONNECT = "disconnect"  # stream ended without data: [DONE] (or response.completed)
 ERROR_MALFORMED_SSE = "malformed_sse"
 ERROR_SERVER_EVENT = "server_error_event"  # {"error": ...} inside a 200 stream
-ERROR_EMPTY_OUTPUT = "empty_output"
+ERROR_EMPTY_OUTPUT = "empty_output"  # neither a token nor a finish reason (an empty reply is ok)
 ERROR_CLIENT = "client_error"  # a fault of the load generator itself (always a bug to report)
 
 # What a level's stream check can say (``LevelEntry.stream_flag_kinds``; ``sparkload.streamcheck``
