@@ -39,11 +39,7 @@ def level_verdict(
     row = next((row for row in rows if level_name(row) == name), None)
     if row is None:
         raise InputError(f"--check-level: level {index} ({name}) has no measured request")
-    breaches = [
-        bound.breach_text(float(row[bound.text]))
-        for bound in bounds
-        if not bound.holds(row[bound.text])
-    ]
+    breaches = [bound.breach_in(row) for bound in bounds if not bound.holds(row[bound.text])]
     breaches += [
         f"stream check: {failure.flag}"
         for failure in slo.stream_failures(dataset)

@@ -9,7 +9,9 @@ or ``failure_ratio``, the
 level's failures / (n + failures) of measured requests; or ``stream_flags``, how many kinds of
 flag the level's stream check raised (``stream_flags<=0``: no flag at all); or
 ``schema_valid_ratio`` (``--response-format``: valid replies / the replies that finished,
-``analysis/structured.py``; a level without verdicts never meets it). A level meets the SLO
+``analysis/structured.py``; a level without verdicts never meets it); or ``empty_ratio``, the
+level's empty replies / (n + failures): ok requests with no token at all (the model ended at
+once; no TTFT), which count as answered otherwise. A level meets the SLO
 when every bound holds for its statistic. Goodput counts single requests: a request is good when
 each of its own values meets every threshold (an undefined ITL, i.e. one output token, does not
 break an ITL bound) and it did not fail; failed requests count in the denominator.
@@ -57,8 +59,9 @@ _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt
 _BREACHED = {"<=": ">", "<": ">=", ">=": "<", ">": "<="}  # what a breach of each operator shows
 FAILURE_RATIO = "failure_ratio"
 STREAM_FLAGS = "stream_flags"
+EMPTY_RATIO = "empty_ratio"
 # bounds on a level as a whole, not on requests
-LEVEL_FIGURES = (FAILURE_RATIO, STREAM_FLAGS, SCHEMA_VALID_RATIO)
+LEVEL_FIGURES = (FAILURE_RATIO, STREAM_FLAGS, SCHEMA_VALID_RATIO, EMPTY_RATIO)
 # THE bound names: the per-request metrics a bound may name (--slo, --check, --find-capacity),
 # each with its unit (a duration's default unit, "" for a rate)
 BOUND_METRICS: dict[str, Metric] = {m.field: m for m in (*METRICS, TTFO)}
@@ -99,13 +102,26 @@ class Bound:
     def holds(self, value):
         return _OPS[self.op](value, self.threshold)
 
-    def breach_text(self, value: float) -> str:
+    def breach_text(self, value: float, never_answered: int = 0, measured: int = 0) -> str:
         """How a statistic that does not hold shows: ``ttft_p90_ms = 913.4 > 800``; one without
-        a value says why (``ttfo_p90_ms = nan (no ok request records ttfo) > 800``)."""
+        a value says why (``ttfo_p90_ms = nan (no ok request records ttfo) > 800``), and an
+        infinite TTFO says how many of the level's ``measured`` ok requests never answered
+        (``ttfo_p90_ms: no request answered (0 of 12); the bound is <= 800``)."""
+        if self.field == TTFO.field and np.isinf(value) and never_answered:
+            said = (
+                f"no request answered (0 of {measured})"
+                if never_answered >= measured
+                else f"{never_answered} of {measured} requests never answered (infinite)"
+            )
+            return f"{self.name}: {said}; the bound is {self.op} {self.threshold:g}"
         why = (
             f" (no ok request records {self.field})" if self.per_request and np.isnan(value) else ""
         )
         return f"{self.name} = {value:.6g}{why} {_BREACHED[self.op]} {self.threshold:g}"
+
+    def breach_in(self, row: pd.Series) -> str:
+        """``breach_text`` for a row of ``evaluate`` (a level's statistic and its counts)."""
+        return self.breach_text(float(row[self.text]), int(row["no_answer"]), int(row["n"]))
 
 
 def parse(text: str, option: str = "--slo") -> list[Bound]:
@@ -158,6 +174,11 @@ def _failure_ratio(level: pd.Series) -> float:
     return level["failures"] / measured if measured else np.nan
 
 
+def _empty_ratio(level: pd.Series) -> float:
+    measured = level["n"] + level["failures"]
+    return level["empty"] / measured if measured else np.nan
+
+
 def _stream_flag_count(level: pd.Series) -> float:
     """Kinds of stream flag the level raised (its flags, for manifests that name no kinds)."""
     kinds = str(level.get("stream_flag_kinds") or "").split()
@@ -177,6 +198,7 @@ _LEVEL_FIGURE = {
     FAILURE_RATIO: _failure_ratio,
     STREAM_FLAGS: _stream_flag_count,
     SCHEMA_VALID_RATIO: _schema_valid_ratio,
+    EMPTY_RATIO: _empty_ratio,
 }
 
 
@@ -194,9 +216,11 @@ def evaluate(
         ok = measured_ok(loop_records(records, loop), settings)
         groups = ok.groupby(["label", loop.record_key], observed=True).indices
         values = {b.field: request_values(ok, b.field) for b in bounds if b.per_request}
+        empty = np.isnan(ok["ttft"].to_numpy())  # an ok reply without a token: it ended at once
         for _, level in levels.iterrows():
             key = level[loop.summary_key]
             index = groups.get((level["label"], key), np.empty(0, int))
+            level["empty"] = int(empty[index].sum())
             row = {"label": level["label"], "loop": loop.name, loop.summary_key: key}
             row.update(_verdict(level, {f: v[index] for f, v in values.items()}, bounds, settings))
             rows.append(row)
@@ -207,7 +231,7 @@ def _verdict(
     level: pd.Series, values: dict[str, np.ndarray], bounds: list[Bound], settings: Settings
 ) -> dict:
     """One level's statistic per bound, SLO verdict and goodput, from its ok requests' values."""
-    row = {"n": level["n"]}
+    row = {"n": level["n"], "no_answer": int(level.get("no_answer", 0) or 0)}
     good = np.ones(level["n"], bool)
     meets = level["n"] > 0
     for bound in bounds:
@@ -236,17 +260,17 @@ class Breach:
     label: str
     level: str  # as messages name it: "C=4", "offered 150 req/s"
     bound: Bound
-    value: float
+    text: str  # the bound's breach, as ``Bound.breach_in`` says it
 
     def __str__(self) -> str:
-        return f"{self.label} {self.level}: {self.bound.breach_text(self.value)}"
+        return f"{self.label} {self.level}: {self.text}"
 
 
 def breaches(levels: pd.DataFrame, bounds: list[Bound]) -> list[Breach]:
     """Every (level, bound) of ``evaluate``'s rows that does not hold (an undefined statistic,
     e.g. a percentile of a level without a successful request, does not hold)."""
     return [
-        Breach(str(row["label"]), level_name(row), bound, float(row[bound.text]))
+        Breach(str(row["label"]), level_name(row), bound, bound.breach_in(row))
         for _, row in levels.iterrows()
         for bound in bounds
         if not bound.holds(row[bound.text])

@@ -7,6 +7,7 @@ Bad input anywhere: one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from collections.abc import Callable
@@ -38,18 +39,24 @@ sparkload --version · sparkload COMMAND --help
 """
 
 
+def _as_sparkload_run(parser: argparse.ArgumentParser) -> None:
+    """Locust's parser names itself after ``sys.argv[0]`` ("locust: error: ..."); under
+    ``sparkload run`` its help and its errors name the command the user typed."""
+    parser.prog = "sparkload run"
+
+
 def _run(argv: list[str]) -> int:
     from locust import events  # gevent's patches first, as in every Locust process
 
     from sparkload.paths import LOCUSTFILE
     from sparkload.plugin.options import register
 
+    events.init_command_line_parser.add_listener(_as_sparkload_run)
     if {"-h", "--help"} & set(argv):
         from locust.argument_parser import get_parser
 
         events.init_command_line_parser.add_listener(register)
         parser = get_parser()
-        parser.prog = "sparkload run"
         parser.usage = "sparkload run [options]   (= locust -f <sparkload's locustfile> [options])"
         parser.print_help()
         return 0

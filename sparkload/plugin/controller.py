@@ -32,6 +32,7 @@ from sparkload.records import (
     EXIT_ABORTED,
     EXIT_BAD_INPUT,
     EXIT_CHECK_FAILED,
+    EXIT_INTERRUPTED,
     STATUS_ABORTED,
     STATUS_COMPLETE,
     STATUS_STOPPED,
@@ -261,6 +262,8 @@ class RunController:
         check = self.context.options.results.check if self.context is not None else ""
         if check and status != STATUS_ABORTED:
             self._check_levels(check, str(self.collector.writer.path))
+        if status == STATUS_STOPPED:  # after --check: part of a plan is no pass, whatever it says
+            self.environment.process_exit_code = EXIT_INTERRUPTED
         if not self.parsed.headless:
             print(self.final_summary, flush=True)
 
@@ -282,7 +285,12 @@ class RunController:
         self._workers_with_users.clear()
 
     def shut_down(self) -> None:
-        """At the process's end (or a failed start): stop the simulator, free the metrics' port."""
+        """At the process's end (or a failed start): close a run still under way, then stop the
+        simulator and free the metrics' port. Locust stops the users only after this (and after
+        choosing the exit code), so a web UI's run cut by Ctrl-C or SIGTERM is closed here, while
+        its target still answers and before the code is chosen."""
+        if self.collector is not None:
+            self.runner.stop()  # test_stop closes the run "stopped"
         self.prometheus.stop()
         if self.simulator is not None:
             self.simulator.stop()

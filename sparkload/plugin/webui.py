@@ -7,6 +7,9 @@ The table's columns are the live table's (``livetable.columns_for``): TTFO's too
 records reasoned or called tools. The UI reads the columns with the page, so they are set for
 every page served from the rows at hand: a page opened before a thinking run's first records
 shows the TTFO columns once reloaded (the rows, polled, and the CSV carry them at once).
+
+A script may drive the UI over HTTP (``POST /swarm``, ``POST /stop``, docs/web-ui.md); a wrong
+method gets a JSON answer naming the right one, not Werkzeug's HTML page.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ import csv
 import io
 import json
 
-from flask import Response, request
+from flask import Response, jsonify, request
+from werkzeug.exceptions import MethodNotAllowed
 
 from sparkload.run.livetable import columns_for
 
@@ -56,6 +60,18 @@ def _display(value: object) -> object:
     return round(value, 2) if isinstance(value, float) else value
 
 
+def method_not_allowed(error: MethodNotAllowed) -> Response:
+    """A wrong method (``GET /stop``) answered as Locust's routes answer: JSON, saying which
+    method to use, with the ``Allow`` header."""
+    methods = list(error.valid_methods or ())
+    usable = [method for method in methods if method not in ("HEAD", "OPTIONS")] or methods
+    message = f"{request.method} {request.path} is not allowed: use {' or '.join(usable)}"
+    response = jsonify(success=False, message=message)
+    response.status_code = error.code or 405
+    response.headers["Allow"] = ", ".join(methods)
+    return response
+
+
 def extend(web_ui, controller) -> None:
     def current_rows() -> list[dict]:
         return (
@@ -74,6 +90,8 @@ def extend(web_ui, controller) -> None:
     web_ui.template_args["extended_csv_files"] = [
         {"href": CSV_ROUTE, "title": "Download the sparkload per-level table (CSV)"}
     ]
+
+    web_ui.app.register_error_handler(MethodNotAllowed, method_not_allowed)
 
     @web_ui.app.before_request
     def columns_of_the_run() -> None:

@@ -10,6 +10,7 @@ from sparkload.quality.items import Item, ItemSet
 from sparkload.records import STATUS_OK, QualityItem, QualityResult, RequestRecord, wilson_interval
 
 FINISH_LENGTH = "length"  # the server's finish_reason for an answer cut off at max_tokens
+WRONG_IDS_SHOWN = 20  # the most wrong ids a summary line lists (quality.json has them all)
 
 
 @dataclass(frozen=True)
@@ -84,3 +85,23 @@ def result(items: ItemSet, outcomes: list[Outcome], keep_outputs: bool = False) 
     if keep_outputs:
         entry.items = [outcome.entry() for outcome in done]
     return entry
+
+
+def summary_line(r: QualityResult) -> str:
+    """One dataset's or probe's tally as the console shows it: its accuracy, its interval, the
+    wrong items' ids (``sparkload quality``, and each level of ``run --quality-probe``)."""
+    if r.n == 0 or r.accuracy is None or r.low is None or r.high is None:
+        return f"{r.name}: no item graded ({r.failed} failed of {r.planned})"
+    shown = ", ".join(r.wrong_ids[:WRONG_IDS_SHOWN])
+    more = len(r.wrong_ids) - WRONG_IDS_SHOWN
+    more_ids = f" and {more} more" if more > 0 else ""
+    extra = [f"{r.failed} failed"] if r.failed else []
+    extra += [f"{r.truncated} cut off at --max-tokens"] if r.truncated else []
+    if r.n < r.planned - r.failed:
+        extra.append(f"{r.planned - r.failed - r.n} not sent")
+    return (
+        f"{r.name}: {r.correct}/{r.n} correct, {100 * r.accuracy:.1f} % "
+        f"(95 % Wilson interval {100 * r.low:.1f}-{100 * r.high:.1f} %)"
+        + (f"; {', '.join(extra)}" if extra else "")
+        + (f"; wrong: {shown}{more_ids}" if r.wrong_ids else "")
+    )

@@ -16,7 +16,7 @@ EXIT_REQUESTS_FAILED = 1  # Locust's own rule: some request failed
 EXIT_BAD_INPUT = 2  # one line on stderr, nothing sent
 EXIT_ABORTED = 3  # the run had to stop early (e.g. a worker was lost); its records are kept
 EXIT_CHECK_FAILED = 4  # --check: a level breached a service level
-EXIT_INTERRUPTED = 130  # Ctrl-C (the shell's convention)
+EXIT_INTERRUPTED = 130  # stopped before its plan finished: Ctrl-C (the shell's code), SIGTERM, STOP
 
 # Workload names (``Manifest.workload.name``): what each run sent, as the analysis groups it.
 WORKLOAD_CHAT, WORKLOAD_FRESH, WORKLOAD_EDIT = "chat", "fresh", "edit"
@@ -52,7 +52,7 @@ ERROR_TIMEOUT = "timeout"
 ERROR_DISCONNECT = "disconnect"  # stream ended without data: [DONE] (or response.completed)
 ERROR_MALFORMED_SSE = "malformed_sse"
 ERROR_SERVER_EVENT = "server_error_event"  # {"error": ...} inside a 200 stream
-ERROR_EMPTY_OUTPUT = "empty_output"
+ERROR_EMPTY_OUTPUT = "empty_output"  # neither a token nor a finish reason (an empty reply is ok)
 ERROR_CLIENT = "client_error"  # a fault of the load generator itself (always a bug to report)
 
 # What a level's stream check can say (``LevelEntry.stream_flag_kinds``; ``sparkload.streamcheck``

@@ -13,6 +13,7 @@ from sparkload.clientcheck import level_verdict
 from sparkload.records import (
     PHASE_WARMUP,
     STATUS_COMPLETE,
+    STATUS_OK,
     ClientCheck,
     LevelEntry,
     Manifest,
@@ -90,6 +91,8 @@ class RunCollector:
         self.client_load: dict[str, dict[str, dict]] = {}
         # measured records, wire time, as the stream check keeps them (bounded per level)
         self.stream_samples: dict[int, LevelSample] = {}
+        # level index -> measured ok replies with no token: the model ended at once (ok, apart)
+        self.empty_replies: dict[int, int] = {}
         self.received = 0
         self.started = time.monotonic()
         self.watchers = tuple(watchers)
@@ -152,6 +155,8 @@ class RunCollector:
                     warmed.add(record["level_index"])
                 else:
                     index = record["level_index"]
+                    if not record.get("chunks") and record.get("status") == STATUS_OK:
+                        self.empty_replies[index] = self.empty_replies.get(index, 0) + 1
                     sample = self.stream_samples.get(index)
                     if sample is None:
                         sample = self.stream_samples[index] = LevelSample(seed=index)
@@ -350,8 +355,25 @@ class RunCollector:
             f"sparkload per-level results{note}; "
             "mean/p50/p90 exact from records, linear percentiles\n"
             + format_table(self.rows())
+            + "".join(f"\n{line}" for line in [*self._empty_lines(), *self._quality_lines()])
             + "".join(f"\nresults: {writer.path}" for writer in self.writers)
         )
+
+    def _empty_lines(self) -> list[str]:
+        """How many of each level's ok replies were empty (the model ended at once), if any:
+        they count as answered, with no TTFT or ITL."""
+        if not self.empty_replies:
+            return []
+        said = []
+        for index, empty in sorted(self.empty_replies.items()):
+            tally = self.tallies[index]
+            level = tally.name if tally.arrival_rate is not None else f"C={tally.name}"
+            said.append(f"{level} {empty} of {tally.measured - tally.failures}")
+        return ["empty replies (the model ended at once: ok, no TTFT or ITL): " + ", ".join(said)]
+
+    def _quality_lines(self) -> list[str]:
+        """--quality-probe: each level's accuracy and the pooled one (none without a probe)."""
+        return self.probes.lines(sorted(self.tallies)) if self.probes is not None else []
 
     def _write_quality(self, writer: ResultsWriter, complete: bool) -> None:
         """quality.json of ``writer``'s run directory, from its levels' probe items so far."""

@@ -38,7 +38,7 @@ from sparkload.body import BodyTemplate
 from sparkload.errors import ConfigError
 from sparkload.quality import probes
 from sparkload.quality.items import ITEM_HEADER, ItemSet
-from sparkload.quality.tally import Outcome, result
+from sparkload.quality.tally import Outcome, result, summary_line
 from sparkload.records import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -76,7 +76,6 @@ from sparkload.workloads.contract import PlannedRequest
 
 PROGRESS_EVERY = 5.0  # seconds between progress lines (and quality.json's rewrites)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # each ends the run as Ctrl-C does
-WRONG_IDS_SHOWN = 20  # the most wrong ids a summary line lists (quality.json has them all)
 
 
 @dataclass
@@ -227,8 +226,8 @@ def run(plan: Plan, target: Target, argv: list[str]) -> int:
     keep(status)
     writer.close(status)
     summary = quality(plan.sets, progress.outcomes, plan, status == STATUS_COMPLETE)
-    for line in summary_lines(summary):
-        print(line)
+    for r in summary.results:
+        print(summary_line(r))
     print(f"results in {writer.path}")
     if status == STATUS_STOPPED:
         return EXIT_INTERRUPTED
@@ -373,29 +372,6 @@ def manifest(plan: Plan, target: Target, template: BodyTemplate, argv: list[str]
         started_at=started,
         levels=[LevelEntry(0, plan.args.concurrency, total, started)],
     )
-
-
-def summary_lines(entry: QualityEntry) -> list[str]:
-    """One line per dataset or probe: its tally, its interval, the wrong items' ids."""
-    lines = []
-    for r in entry.results:
-        if r.n == 0 or r.accuracy is None or r.low is None or r.high is None:
-            lines.append(f"{r.name}: no item graded ({r.failed} failed of {r.planned})")
-            continue
-        shown = ", ".join(r.wrong_ids[:WRONG_IDS_SHOWN])
-        more = len(r.wrong_ids) - WRONG_IDS_SHOWN
-        more_ids = f" and {more} more" if more > 0 else ""
-        extra = [f"{r.failed} failed"] if r.failed else []
-        extra += [f"{r.truncated} cut off at --max-tokens"] if r.truncated else []
-        if r.n < r.planned - r.failed:
-            extra.append(f"{r.planned - r.failed - r.n} not sent")
-        lines.append(
-            f"{r.name}: {r.correct}/{r.n} correct, {100 * r.accuracy:.1f} % "
-            f"(95 % Wilson interval {100 * r.low:.1f}-{100 * r.high:.1f} %)"
-            + (f"; {', '.join(extra)}" if extra else "")
-            + (f"; wrong: {shown}{more_ids}" if r.wrong_ids else "")
-        )
-    return lines
 
 
 def _say(message: str) -> None:

@@ -30,7 +30,7 @@ from sparkload.errors import ConfigError
 from sparkload.quality import datasets, probes
 from sparkload.quality.graders import Grade
 from sparkload.quality.items import ITEM_HEADER, KIND_ARITHMETIC, KIND_RETRIEVAL, PROBES, ItemSet
-from sparkload.quality.tally import Outcome, result
+from sparkload.quality.tally import Outcome, result, summary_line
 from sparkload.records import (
     PHASE_MEASURE,
     PROBE_GRADE,
@@ -226,6 +226,16 @@ class ProbeTally:
                 for index in sorted(levels)
             ],
         )
+
+    def lines(self, levels: list[int]) -> list[str]:
+        """The run's accuracy for the console, as quality.json holds it: each level's, then
+        the pooled tally."""
+        entry = self.entry(levels, complete=False)
+        said = [
+            f"quality probe C={level.concurrency}: {summary_line(level.results[0])}"
+            for level in entry.levels or []
+        ]
+        return [*said, f"quality probe, pooled: {summary_line(entry.results[0])}"]
 
     def _result(self, outcomes: list[Outcome]) -> QualityResult:
         """The tally over the items sent (``planned``: those sent, not the whole set)."""

@@ -367,8 +367,11 @@ def _fill(record: RequestRecord, stream: ChatStream, keep_gaps: bool) -> Request
     record.burst_chunks = gaps.burst
     if keep_gaps:
         record.chunk_gaps = stream.gaps
-    if record.error_kind is None and stream.chunks == 0:
-        _fail(record, ERROR_EMPTY_OUTPUT, "stream completed without a single token")
+    if record.error_kind is None and stream.chunks == 0 and stream.finish_reason is None:
+        # No token and no reason: the server said nothing. A model that ended at once (its
+        # end-of-sequence first: finish_reason "stop") gave a valid, empty reply: ok, and told
+        # apart by its 0 chunks (the run's summary counts them, --check bounds them).
+        _fail(record, ERROR_EMPTY_OUTPUT, "stream completed without a single token or a finish")
     return record.derive()
 
 

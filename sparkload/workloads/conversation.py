@@ -29,7 +29,8 @@ a prefix cache can serve all of it but the new part.
   prefix cache serves and what the turn costs the client are the server's business then; the
   records' prompt tokens still say how long the context grew. A server that keeps no responses
   answers the second turn with an error (vLLM: start it with
-  ``VLLM_ENABLE_RESPONSES_API_STORE=1``), recorded as that turn's failure.
+  ``VLLM_ENABLE_RESPONSES_API_STORE=1``), recorded as that turn's failure; a 404 there names
+  that variable in the record's error (``NO_STORE_HINT``), as the server's own words do not.
 - **Think time** (``--think-time``): before every turn but the first the user waits a seeded
   exponential time of that mean, in the target's time (``PlannedRequest.delay``: the session
   waits, outside the measured span, and divides by the time scale); ``extra.think_s`` keeps it.
@@ -63,7 +64,7 @@ from sparkload.config import HISTORY_DATASET, HISTORY_MODEL, HISTORY_SERVER
 from sparkload.errors import ConfigError
 from sparkload.inputs.datasets import DatasetConversation, Messages
 from sparkload.inputs.prompts import load_conversations, load_prompts
-from sparkload.records import STATUS_OK, WORKLOAD_CONVERSATION, RequestRecord
+from sparkload.records import STATUS_OK, WORKLOAD_CONVERSATION, RequestRecord, http_error_kind
 from sparkload.transport.stream import API_COMPLETIONS, API_RESPONSES, Reply
 from sparkload.workloads.contract import (
     PlannedRequest,
@@ -83,6 +84,12 @@ if TYPE_CHECKING:
 
 DEFAULT_TURNS = 4
 ID_LINE = "[conversation {}]\n"  # the first characters of a conversation's first user message
+# What a 404 on a continued turn means (--history server): vLLM says only "Response with id ...
+# not found."
+NO_STORE_HINT = (
+    "(--history server: the server kept no earlier response to continue; vLLM keeps them only "
+    "when started with VLLM_ENABLE_RESPONSES_API_STORE=1)"
+)
 
 
 @dataclass
@@ -256,6 +263,8 @@ class ConversationWorkload(Workload[ConversationUser]):
             if record.status == STATUS_OK and record.response_id is not None:
                 conversation.last_response_id = record.response_id
                 conversation.answered += 1
+            elif planned.previous_response_id and record.error_kind == http_error_kind(404):
+                record.error = f"{record.error} {NO_STORE_HINT}"
             return
         if self.history == HISTORY_DATASET:
             said = self.dataset[conversation.source].turns[(planned.turn or 1) - 1].reply

@@ -100,14 +100,15 @@ class PrefillWorkload(PromptSetWorkload):
 
         A max_tokens=1 probe of a reasoning model may stream no visible token (the only token is
         the think tag the reasoning parser swallows): when usage still counts it, the request
-        did what a probe needs and is ok (with one output token, finish, usage and [DONE] follow
-        at once, so the end of the stream is the prefill time).
+        did what a probe needs and is ok, even without a finish reason (with one output token,
+        finish, usage and [DONE] follow at once, so the end of the stream is the prefill time).
         """
         if record.error_kind == ERROR_EMPTY_OUTPUT and (record.output_tokens or 0) >= 1:
             record.status, record.error_kind, record.error = STATUS_OK, None, None
-            record.extra["visible_output"] = False
             record.derive()
         if record.status == STATUS_OK:
+            if not record.chunks:
+                record.extra["visible_output"] = False
             record.extra["prefill_s"] = record.ttft if record.ttft is not None else record.latency
 
 

@@ -159,3 +159,20 @@ def test_stream_flags_bound_holds_on_a_level_without_flags(tmp_path, capsys):
     run = flagged_run(tmp_path / "r", {0: [], 1: []})
     code, lines, _ = _check(capsys, run, "--check", "stream_flags<=0")
     assert (code, lines) == (0, ["check passed: 1 bound holds at every level (2 levels)"])
+
+
+def test_empty_replies_pass_as_answered_unless_empty_ratio_bounds_them(tmp_path, capsys):
+    records = [
+        make_record(1, 0, ttft=0.2, itl=0.04, tps=20, latency=6.0, start_time=1000.0 + i)
+        for i in range(3)
+    ]
+    records.append(  # the model ended at once: ok, no token
+        make_record(
+            1, 0, ttft=None, itl=None, tps=1.0, latency=0.1, start_time=1004.0, output_tokens=1
+        )
+    )
+    run = write_run(tmp_path / "results", "eos", records)
+    assert _check(capsys, run, "--check", "failure_ratio<=0,ttft_p90_ms<=1000")[0] == 0
+    code, lines, _ = _check(capsys, run, "--check", "empty_ratio<=0.1")
+    assert code == EXIT_CHECK_FAILED
+    assert lines == ["check failed: eos C=1: empty_ratio = 0.25 > 0.1"]

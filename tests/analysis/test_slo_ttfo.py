@@ -123,7 +123,19 @@ def test_check_fails_on_ttfo_where_ttft_alone_passes(thinking_run, capsys):
     assert code == EXIT_CHECK_FAILED
     assert lines == [
         "check failed: qwen-think C=1: ttfo_p90_ms = 905 > 800",
-        "check failed: qwen-think C=2: ttfo_p90_ms = inf > 800",
+        "check failed: qwen-think C=2: ttfo_p90_ms: 2 of 10 requests never answered (infinite); "
+        "the bound is <= 800",
+    ]
+
+
+def test_check_says_no_request_answered_where_none_did(tmp_path, capsys):
+    records = thinking_level(1, 0, 1000.0, [None] * 4)
+    levels = [{"index": 0, "concurrency": 1, "expected": 4, "started_at": "2026-01-01T00:00:00Z"}]
+    run = write_run(tmp_path, "mute", records, manifest_fields={"levels": levels})
+    code, lines = check(capsys, run, "--check", "ttfo_p90_ms<=3000")
+    assert code == EXIT_CHECK_FAILED
+    assert lines == [
+        "check failed: mute C=1: ttfo_p90_ms: no request answered (0 of 4); the bound is <= 3000"
     ]
 
 
@@ -142,7 +154,9 @@ def test_a_capacity_probe_is_judged_on_ttfo_as_check_judges_it(thinking_run):
     first, second = (probe.level_verdict(dataset, levels, bounds, i) for i in (0, 1))
     assert first.meets and first.figures == {"ttfo_p90_ms<=1000": pytest.approx(905.0)}
     assert not second.meets and second.figures == {"ttfo_p90_ms<=1000": None}
-    assert second.breaches == ["ttfo_p90_ms = inf > 1000"]
+    assert second.breaches == [
+        "ttfo_p90_ms: 2 of 10 requests never answered (infinite); the bound is <= 1000"
+    ]
 
 
 def test_check_options_accept_a_ttfo_bound(capsys):

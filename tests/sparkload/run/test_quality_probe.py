@@ -147,3 +147,18 @@ def test_the_tally_is_per_level_and_pooled_with_the_level_s_requests() -> None:
         (level["concurrency"], level["requests"], level["results"][0]["correct"])
         for level in entry["levels"]
     ] == [(4, 4, 3), (8, 5, 4)]
+
+
+def test_the_console_says_each_level_s_accuracy_then_the_pooled_one() -> None:
+    tally = ProbeTally(ITEMS)
+    for i in range(4):
+        tally.add(record(i, i, f"#### {ITEMS.items[i].expected}" if i else "no", level=0))
+    for i in range(4, 6):
+        tally.add(record(i, i, f"#### {ITEMS.items[i].expected}", level=1, concurrency=8))
+    lines = tally.lines([0, 1])
+    assert [line.split(" (95 %")[0] for line in lines] == [
+        "quality probe C=4: arithmetic: 3/4 correct, 75.0 %",
+        "quality probe C=8: arithmetic: 2/2 correct, 100.0 %",
+        "quality probe, pooled: arithmetic: 5/6 correct, 83.3 %",
+    ]
+    assert lines[0].endswith(f"; wrong: {ITEMS.items[0].id}")

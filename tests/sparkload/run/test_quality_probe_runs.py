@@ -51,6 +51,8 @@ def test_each_level_grades_its_own_items_at_its_concurrency(tmp_path):
     assert [level["results"][0]["correct"] for level in entry["levels"]] == [2, 2]
     pooled = entry["results"][0]
     assert (pooled["n"], pooled["correct"], entry["complete"]) == (8, 4, True)
+    assert "quality probe C=4: arithmetic: 2/4 correct, 50.0 %" in run.output
+    assert "quality probe, pooled: arithmetic: 4/8 correct, 50.0 %" in run.output
     records = [
         json.loads(line) for line in (run.run_dir / "requests.jsonl").read_text().splitlines()
     ]

@@ -163,14 +163,23 @@ def test_an_unreadable_compressed_stream_is_a_malformed_stream():
     assert r.error_kind == "malformed_sse" and r.error.startswith("body not decodable: error: ")
 
 
-def test_a_stream_with_an_end_but_no_token_is_empty_output():
+def test_a_stream_with_an_end_but_no_token_nor_finish_is_empty_output():
     (r,), _ = measured(Script(raw_response=answer(USAGE + DONE)))
     assert (r.status, r.error_kind, r.error) == (
         "error",
         "empty_output",
-        "stream completed without a single token",
+        "stream completed without a single token or a finish",
     )
     assert r.prompt_tokens == 3
+
+
+def test_a_model_that_ends_at_once_gave_an_ok_empty_reply():
+    ended = {"index": 0, "delta": {"content": ""}, "finish_reason": "stop"}
+    stop = b"data: " + json.dumps({"id": "chatcmpl-x", "choices": [ended]}).encode() + b"\n\n"
+    (r,), _ = measured(Script(raw_response=answer(token_event("") + stop + USAGE + DONE)))
+    assert (r.status, r.error_kind, r.finish_reason) == ("ok", None, "stop")
+    assert (r.chunks, r.output_tokens, r.ttft, r.itl) == (0, 1, None, None)
+    assert r.latency is not None and r.latency > 0
 
 
 def test_the_first_failure_is_the_cause_later_ones_are_not_recorded():

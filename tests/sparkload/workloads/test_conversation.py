@@ -245,6 +245,29 @@ def test_history_server_after_a_failed_turn_continues_the_last_answered_response
     assert third.extra["history_turns"] == 1
 
 
+def test_history_server_names_vllms_response_store_when_a_continued_turn_gets_a_404():
+    loaded = workload("--api", "responses", "--history", "server", "--turns", "2")
+    someone = user(loaded)
+    first = loaded.next_request(someone, Slot(0))
+    loaded.after(someone, first, record(response_id="resp_1"), None)
+    second = loaded.next_request(someone, Slot(0))
+    lost = record(STATUS_ERROR)
+    lost.error_kind, lost.error = "http_404", "Response with id 'resp_1' not found."
+    loaded.after(someone, second, lost, None)
+    assert lost.error.startswith("Response with id 'resp_1' not found. (--history server:")
+    assert "VLLM_ENABLE_RESPONSES_API_STORE=1" in lost.error
+
+
+def test_history_server_leaves_a_first_turns_404_as_the_server_said_it():
+    loaded = workload("--api", "responses", "--history", "server", "--turns", "2")
+    someone = user(loaded)
+    first = loaded.next_request(someone, Slot(0))
+    missing = record(STATUS_ERROR)
+    missing.error_kind, missing.error = "http_404", "Not Found"
+    loaded.after(someone, first, missing, None)
+    assert missing.error == "Not Found"  # no earlier response was named: a wrong path, say
+
+
 def test_history_server_begins_each_conversation_without_a_previous_response():
     loaded = workload("--api", "responses", "--history", "server", "--turns", "2")
     someone = user(loaded)
