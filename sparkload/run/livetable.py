@@ -270,6 +270,19 @@ class LevelTally:
         return row
 
 
+NO_DATA = "no data"  # a check's cell where the level has no answered request to judge
+
+
+def check_cell(flags: list[str], answered: int, judged: bool = True) -> str:
+    """A check's cell: its flags, else "ok" once judged; ``NO_DATA`` when no request was
+    answered (a level that failed throughout is not a clean one), and blank before judging."""
+    if flags:
+        return "; ".join(flags)
+    if not judged:
+        return ""
+    return "ok" if answered else NO_DATA
+
+
 def _scaled(value: float | None, factor: float) -> float | None:
     return None if value is None else value * factor
 
