@@ -72,6 +72,9 @@ class Script:
     extra_headers: bytes = b"Server: scripted\r\nVia: 1.1 test-proxy\r\n"
     cached_prompt: bool = False  # usage says the whole prompt came from the prefix cache
     one_event: bool = False  # every token of a reply in one SSE event (usage counts them all)
+    # the server's own bursts: headers at once, then its token events in writes of this many
+    # (made one gap apart each, written together)
+    bursts_of: int = 0
 
 
 @dataclass
@@ -199,6 +202,15 @@ def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
     if script.collapse:
         sock.sendall(headers)
         sock.sendall(chunks(tokens))
+        sock.sendall(chunks(end, last=True))
+        return
+    if script.bursts_of:
+        sock.sendall(headers)
+        gevent.sleep(script.prefill)
+        for start in range(0, len(tokens), script.bursts_of):
+            group = tokens[start : start + script.bursts_of]
+            gevent.sleep(script.gap * len(group))
+            sock.sendall(chunks(group))
         sock.sendall(chunks(end, last=True))
         return
     if script.burst:

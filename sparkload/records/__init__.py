@@ -101,6 +101,7 @@ from sparkload.records.verdicts import (
     ProbeVerdict,
 )
 from sparkload.records.vocabulary import (
+    CHECK_NO_DATA,
     COUNTED_BY_CHUNKS,
     COUNTED_BY_USAGE,
     DURATION_FIELDS,
@@ -234,6 +235,7 @@ __all__ = [
     "STREAM_HEADERS_HELD",
     "STREAM_LONG_TAIL",
     "STREAM_MEANINGLESS",
+    "CHECK_NO_DATA",
     "COUNTED_BY_CHUNKS",
     "COUNTED_BY_USAGE",
     "STEP_ANSWER",

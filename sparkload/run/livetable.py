@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from ddsketch import DDSketch
 
 from sparkload.records import (
+    CHECK_NO_DATA,
     PHASE_MEASURE,
     STATUS_OK,
     STRUCTURED_PARSE_ERROR,
@@ -270,7 +271,7 @@ class LevelTally:
         return row
 
 
-NO_DATA = "no data"  # a check's cell where the level has no answered request to judge
+NO_DATA = CHECK_NO_DATA  # a check's cell where the level has no answered request to judge
 
 
 def check_cell(flags: list[str], answered: int, judged: bool = True) -> str:
