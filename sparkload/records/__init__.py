@@ -94,6 +94,7 @@ from sparkload.records.telemetry import (
     telemetry_family,
 )
 from sparkload.records.verdicts import (
+    INTERVAL_CONFIDENCE,
     OVER_CONCURRENCY,
     OVER_RATE,
     CapacityEntry,
@@ -197,6 +198,7 @@ __all__ = [
     "MEMORY_USED",
     "MODE_QUALITY",
     "Manifest",
+    "INTERVAL_CONFIDENCE",
     "OVER_CONCURRENCY",
     "OVER_RATE",
     "PHASE_MEASURE",
