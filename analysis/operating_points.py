@@ -61,6 +61,8 @@ class CapacityFinding:
     # what the verdicts of the capacity's probe and the first failing one rest on (their
     # requests and intervals, ``capacity.sample_text``), and where their sample cannot settle
     # a bound, why ("" and () for a search written before verdicts counted their requests)
+    requests: int | None = None
+    limit_requests: int | None = None
     sample: str = ""
     limit_sample: str = ""
     caveats: tuple[str, ...] = ()
@@ -72,12 +74,12 @@ class CapacityFinding:
             found = "no probed level met the bounds"
         else:
             found = f"capacity **{unit}{self.value:g}**"
+            if self.sample:
+                found += f" ({self.sample})"
             if self.key is None:
                 found += " (no measured level at that value to mark)"
         if self.goodput_pct is not None and self.goodput_rps is not None:
             found += f", goodput {self.goodput_pct:.1f} % ({self.goodput_rps:.3g} good req/s)"
-        if self.sample:
-            found += f" ({self.sample})"
         if self.limit:
             said = "; ".join(filter(None, [*self.limit_breaches, self.limit_sample]))
             found += f"; first failing probe: {self.limit}" + (f" ({said})" if said else "")
@@ -129,6 +131,8 @@ def capacity_finding(run: Run) -> CapacityFinding | None:
         key,
         limit_text,
         breaches,
+        requests=found.verdict.requests if found else None,
+        limit_requests=limit.verdict.requests if limit else None,
         sample=sample_text(found.verdict) if found else "",
         limit_sample=sample_text(limit.verdict) if limit else "",
         caveats=caveats,

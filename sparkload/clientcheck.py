@@ -121,7 +121,7 @@ def level_verdict(loads: list[dict]) -> ClientVerdict:
             (
                 f"event-loop lag: {lagging}/{samples} wake-ups over "
                 f"{LAG_SAMPLE_THRESHOLD_MS:g} ms, worst {lag_max:.0f} ms",
-                f"lag {lag_max:.0f} ms",
+                f"lag {lagging}/{samples} worst {lag_max:.0f} ms",
             )
         )
     if cpu_pct > CPU_FLAG_PCT:

@@ -87,3 +87,32 @@ def test_an_interval_is_two_of_the_values_themselves(n):
     values = np.sort(np.random.default_rng(n).normal(size=n))
     low, high = order_statistic_interval(values, 0.9)
     assert low in values and high in values and low < high
+
+
+def test_the_capacity_line_gives_the_interval_of_a_probe_with_enough_requests():
+    verdict = ProbeVerdict(
+        6, meets=True, requests=40, intervals={"ttft_p90_ms<=800": [650.0, 790.0]}, caveats=[]
+    )
+    line = CapacityResult("ttft_p90_ms<=800", "concurrency", [CapacityProbe(6, verdict)], 6.0, True)
+    assert line.line().startswith(
+        "capacity: C=6 at ttft_p90_ms<=800 (40 requests; ttft_p90_ms<=800 in 650–790 at 90 %)"
+    )
+
+
+def test_the_report_states_the_deciding_probes_requests_and_the_warning(tmp_path):
+    from analysis.load import load
+    from analysis.operating_points import capacity_finding
+    from tests.analysis.test_operating_points import CAPACITY, ladder_run
+
+    few = "ttft_p90_ms<=800: 16 requests are too few to bound a p90 (a 90 % interval needs 29)"
+    probes = [dict(p, requests=4 * p["value"], caveats=[]) for p in CAPACITY["probes"]]
+    probes[2]["caveats"] = [few]
+    limit = dict(probes[3], breaches=["ttft_p90_ms = 900 > 800"])
+    run = ladder_run(tmp_path, "b", {**CAPACITY, "probes": probes, "limit": limit})
+    (finding,) = [capacity_finding(r) for r in load([run]).runs]
+    assert (finding.requests, finding.limit_requests) == (16, 32)
+    assert finding.describe() == (
+        "**b**: capacity search (`ttft_p90_ms<=800`, over concurrency): capacity **C=4** (16 "
+        "requests); first failing probe: C=8 (ttft_p90_ms = 900 > 800; 32 requests). "
+        f"**Warning**: C=4: {few}"
+    )

@@ -56,7 +56,7 @@ def test_the_live_table_abbreviates_a_starved_clients_check_and_the_manifest_kee
 ):
     master = collector(tmp_path)
     row = one_level(master, [bursty(burst=1)] * 2, STARVED)
-    assert row["client"] == "lag 150 ms; CPU 97 %; starved 33 %"
+    assert row["client"] == "lag 12/30 worst 150 ms; CPU 97 %; starved 33 %"
     (level,) = master.manifest.levels
     assert level.client_flags[2] == (
         "client starved of CPU: waited for a free core 33 % of the time"
