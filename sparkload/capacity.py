@@ -138,19 +138,19 @@ class CapacityResult:
         """``capacity: C=11 at ttft_p90_ms<=800 (33 requests; ttft_p90_ms<=800 in 701–790 at
         90 %); first failing probe C=12 (ttft_p90_ms = 913 > 800; 36 requests; ...); 8
         probes``, and a warning where the two probes that decide it had too few requests."""
-        found = self.found
+        found, limit = self.found, self.limit
         if self.capacity is None:
             text = f"capacity: no probe met {self.bounds}"
         else:
             text = f"capacity: {level_name(self.over, self.capacity)} at {self.bounds}"
-            if found is not None and (sample := sample_text(found.verdict)):
-                text += f" ({sample})"
-        limit = self.limit
+            notes = [sample_text(found.verdict) if found is not None else ""]
+            if limit is None:
+                notes.append("the cap, --capacity-max: no probe broke the bounds")
+            if said := "; ".join(filter(None, notes)):
+                text += f" ({said})"
         if limit is not None:
             broke = "; ".join(filter(None, [*limit.verdict.breaches, sample_text(limit.verdict)]))
             text += f"; first failing probe {level_name(self.over, limit.value)} ({broke})"
-        elif self.capacity is not None:
-            text += " (the cap, --capacity-max: no probe broke the bounds)"
         count = len(self.probes)
         text += f"; {count} probe{'' if count == 1 else 's'}"
         caveats = [

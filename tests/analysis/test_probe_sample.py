@@ -94,8 +94,9 @@ def test_the_capacity_line_gives_the_interval_of_a_probe_with_enough_requests():
         6, meets=True, requests=40, intervals={"ttft_p90_ms<=800": [650.0, 790.0]}, caveats=[]
     )
     line = CapacityResult("ttft_p90_ms<=800", "concurrency", [CapacityProbe(6, verdict)], 6.0, True)
-    assert line.line().startswith(
-        "capacity: C=6 at ttft_p90_ms<=800 (40 requests; ttft_p90_ms<=800 in 650–790 at 90 %)"
+    assert line.line() == (
+        "capacity: C=6 at ttft_p90_ms<=800 (40 requests; ttft_p90_ms<=800 in 650–790 at 90 %; "
+        "the cap, --capacity-max: no probe broke the bounds); 1 probe"
     )
 
 
