@@ -173,7 +173,7 @@ def check(args: argparse.Namespace) -> int:
     dataset = load.load(args.runs, _progress(args.quiet))
     levels = slo.evaluate(dataset.records, summarize(dataset, settings), bounds, settings)
     if args.check_level is not None:
-        verdict = probe.level_verdict(dataset, levels, bounds, args.check_level)
+        verdict = probe.level_verdict(dataset, levels, bounds, args.check_level, settings)
         print(json.dumps(verdict.to_dict()))
         return 0
     if levels.empty:

@@ -436,6 +436,14 @@ def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> flo
     return origin
 
 
+def _measured_itl(columns: dict[str, np.ndarray]) -> np.ndarray:
+    """The records' ITL, undefined (NaN) where no time passed between the first token and the
+    last: records written before ``RequestRecord.derive`` left it undefined there say 0.0 for a
+    reply that came as one chunk, a gap that was never measured."""
+    no_gap = columns["t_last_token"] <= columns["ttft"]  # NaN compares False: kept
+    return np.where(no_gap, np.nan, columns["itl"])
+
+
 def _expected_cached(columns: dict[str, np.ndarray]) -> np.ndarray:
     """Per record, the prompt tokens a prefix cache that keeps everything would serve (NaN where
     prompts share nothing by design): a trace line's own figure (its leading blocks an earlier
@@ -479,6 +487,7 @@ def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
     if run.records == 0:
         return None
     run.time_origin = _to_simulated_time(columns, run.time_scale)
+    columns["itl"] = _measured_itl(columns)
     columns["expected_cached_tokens"] = _expected_cached(columns)
     frame = pd.DataFrame(columns)
     frame["level"] = frame["level"].astype(np.int64)

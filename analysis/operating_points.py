@@ -25,6 +25,8 @@ from analysis import slo
 from analysis.errors import InputError
 from analysis.load import Dataset, Run
 from analysis.metrics import Settings, level_keys, level_name
+from sparkload.capacity import level_name as level_name_of
+from sparkload.capacity import sample_text
 from sparkload.records import OVER_CONCURRENCY, OVER_RATE
 
 POINT_LEVEL = "level"  # the level's name ("C=4", "offered 2 req/s")
@@ -56,6 +58,14 @@ class CapacityFinding:
     limit_breaches: tuple[str, ...] = ()  # what broke there ("ttft_p90_ms = 913.4 > 800")
     goodput_pct: float | None = None  # at the capacity's level, under the search's bounds
     goodput_rps: float | None = None
+    # what the verdicts of the capacity's probe and the first failing one rest on (their
+    # requests and intervals, ``capacity.sample_text``), and where their sample cannot settle
+    # a bound, why ("" and () for a search written before verdicts counted their requests)
+    requests: int | None = None
+    limit_requests: int | None = None
+    sample: str = ""
+    limit_sample: str = ""
+    caveats: tuple[str, ...] = ()
 
     def describe(self) -> str:
         unit = "C=" if self.over == OVER_CONCURRENCY else "rate "
@@ -64,13 +74,17 @@ class CapacityFinding:
             found = "no probed level met the bounds"
         else:
             found = f"capacity **{unit}{self.value:g}**"
+            if self.sample:
+                found += f" ({self.sample})"
             if self.key is None:
                 found += " (no measured level at that value to mark)"
         if self.goodput_pct is not None and self.goodput_rps is not None:
             found += f", goodput {self.goodput_pct:.1f} % ({self.goodput_rps:.3g} good req/s)"
         if self.limit:
-            broke = f" ({'; '.join(self.limit_breaches)})" if self.limit_breaches else ""
-            found += f"; first failing probe: {self.limit}{broke}"
+            said = "; ".join(filter(None, [*self.limit_breaches, self.limit_sample]))
+            found += f"; first failing probe: {self.limit}" + (f" ({said})" if said else "")
+        if self.caveats:
+            found += f". **Warning**: {'; '.join(self.caveats)}"
         return f"{where}: {found}"
 
 
@@ -98,10 +112,31 @@ def capacity_finding(run: Run) -> CapacityFinding | None:
         key = value  # no probe list: the level run at that concurrency
     limit_text = ""
     breaches: tuple[str, ...] = ()
-    if (limit := entry.limit) is not None and _number(limit.value) is not None:
+    limit = entry.limit if entry.limit and _number(entry.limit.value) is not None else None
+    if limit is not None:
         limit_text = ("C=" if over == OVER_CONCURRENCY else "rate ") + f"{limit.value:g}"
         breaches = tuple(limit.verdict.breaches)
-    return CapacityFinding(run.label, entry.bounds or "?", over, value, key, limit_text, breaches)
+    found = next((p for p in entry.probes if p.value == value), None)
+    caveats = tuple(
+        f"{level_name_of(over, probe.value)}: {caveat}"
+        for probe in (found, limit)
+        if probe is not None
+        for caveat in probe.verdict.caveats or []
+    )
+    return CapacityFinding(
+        run.label,
+        entry.bounds or "?",
+        over,
+        value,
+        key,
+        limit_text,
+        breaches,
+        requests=found.verdict.requests if found else None,
+        limit_requests=limit.verdict.requests if limit else None,
+        sample=sample_text(found.verdict) if found else "",
+        limit_sample=sample_text(limit.verdict) if limit else "",
+        caveats=caveats,
+    )
 
 
 def with_goodput(

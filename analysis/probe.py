@@ -14,20 +14,29 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
-from analysis import slo
+from analysis import percentiles, slo
 from analysis.errors import InputError
 from analysis.load import Dataset
-from analysis.metrics import level_name
-from sparkload.records import ProbeVerdict
+from analysis.metrics import CLOSED, OPEN, Settings, level_name, loop_records, measured_ok
+from sparkload.records import INTERVAL_CONFIDENCE, ProbeVerdict
+
+DEFAULT_SETTINGS = Settings()
 
 
 def level_verdict(
-    dataset: Dataset, levels: pd.DataFrame, bounds: list[slo.Bound], index: int
+    dataset: Dataset,
+    levels: pd.DataFrame,
+    bounds: list[slo.Bound],
+    index: int,
+    settings: Settings = DEFAULT_SETTINGS,
 ) -> ProbeVerdict:
     """``levels``: ``slo.evaluate``'s rows for ``dataset``, a single run; ``index``: a level of
-    its manifest. InputError when the run has no such level or it has no measured request."""
+    its manifest. InputError when the run has no such level or it has no measured request. The
+    verdict says how many answered requests it rests on and, per percentile bound, the interval
+    of its statistic (or that the requests are too few for one)."""
     if len(dataset.runs) != 1:
         raise InputError("--check-level judges a level of one run: give one run directory")
     run = dataset.runs[0]
@@ -48,7 +57,60 @@ def level_verdict(
     if entry.saturation and run.open_loop:
         breaches.append(f"over-saturated: {entry.saturation}")
     figures = {b.text: _finite(row[b.text]) for b in bounds}
-    return ProbeVerdict(index, not breaches, figures, breaches, level=name)
+    intervals: dict[str, list[float]] = {}
+    caveats: list[str] = []
+    for bound in bounds:
+        if bound.per_request and bound.quantile is not None and 0 < bound.quantile < 1:
+            values = _level_values(dataset, row, bound.field, settings)
+            interval, caveat = sample_verdict(values, bound)
+            if interval is not None:
+                intervals[bound.text] = list(interval)
+            if caveat:
+                caveats.append(caveat)
+    return ProbeVerdict(
+        index,
+        not breaches,
+        figures,
+        breaches,
+        level=name,
+        requests=int(row["n"]),
+        intervals=intervals,
+        caveats=caveats,
+    )
+
+
+def sample_verdict(
+    values: np.ndarray, bound: slo.Bound
+) -> tuple[tuple[float, float] | None, str | None]:
+    """A percentile bound's statistic over one level's requests: its 90 % interval (None: too
+    few requests for one) and, where the sample cannot settle the bound, why in words."""
+    assert bound.quantile is not None
+    known = np.sort(values[~np.isnan(values)])  # an infinite TTFO (never answered) counts
+    confidence = f"{100 * INTERVAL_CONFIDENCE:.0f} %"
+    interval = percentiles.order_statistic_interval(known, bound.quantile, INTERVAL_CONFIDENCE)
+    if interval is None:
+        needs = percentiles.interval_needs(bound.quantile, INTERVAL_CONFIDENCE)
+        return None, (
+            f"{bound.text}: {len(known)} requests are too few to bound a {bound.stat} "
+            f"(a {confidence} interval needs {needs})"
+        )
+    low, high = interval
+    if bound.holds(low) != bound.holds(high):
+        return interval, (
+            f"{bound.text}: its {confidence} interval {low:.6g}–{high:.6g} over "
+            f"{len(known)} requests holds the threshold {bound.threshold:g}: the sample does "
+            "not settle it"
+        )
+    return interval, None
+
+
+def _level_values(dataset: Dataset, row: pd.Series, field: str, settings: Settings) -> np.ndarray:
+    """A bound's metric over the answered requests of the level of ``row`` (an ``evaluate``
+    row), in the bound's unit."""
+    loop = CLOSED if row["loop"] == CLOSED.name else OPEN
+    ok = measured_ok(loop_records(dataset.records, loop), settings)
+    mine = ok[(ok["label"] == row["label"]) & (ok[loop.record_key] == row[loop.summary_key])]
+    return slo.request_values(mine, field)
 
 
 def _finite(value: object) -> float | None:

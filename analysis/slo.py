@@ -24,8 +24,9 @@ requests that answered, beside the count of those that did not (``no_answer``).
 
 Levels are those of the summary: closed loop by C, open loop by offered rate. ``--check`` holds
 a run to the same bounds and names every breach (``breaches``); whatever the bounds, it also fails
-a level whose streams the path collapsed, wholly or partly (``stream_failures``): its TTFT and ITL
-measure an intermediary's buffering, so no bound on them means anything.
+a level whose streams arrived collapsed, wholly or partly (``stream_failures``): its TTFT and ITL
+time bursts (an intermediary's buffering, a starved client's late reads or the server's own
+batched delivery, as the flag says), not decode steps, so no bound on them means anything.
 """
 
 from __future__ import annotations
@@ -279,8 +280,8 @@ def breaches(levels: pd.DataFrame, bounds: list[Bound]) -> list[Breach]:
 
 @dataclass(frozen=True)
 class StreamFailure:
-    """A level whose streams an intermediary collapsed (wholly or partly), as its stream check
-    said: it fails ``--check`` whatever the bounds."""
+    """A level whose streams arrived collapsed (wholly or partly), as its stream check said,
+    naming the cause: it fails ``--check`` whatever the bounds."""
 
     label: str
     level: str

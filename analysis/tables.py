@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from sparkload.records import CHECK_NO_DATA
 PCT = "{:+.1f}%"
 
 
@@ -107,10 +108,14 @@ def label_means(summary: pd.DataFrame, label: str) -> Table:
     for column, heading in means:
         frame[heading] = rows[column].to_numpy()
     # a level flagged by the load generator's self-monitor or by its stream shape is never
-    # shown as clean
+    # shown as clean, nor is one without an answered request to judge
+    answered = rows["n"].to_numpy() > 0
     for column, heading in (("client_flags", "Client check"), ("stream_flags", "Stream check")):
         flags = rows[column].fillna("").to_numpy()
-        frame[heading] = ["ok" if not flag else f"FLAGGED: {flag}" for flag in flags]
+        frame[heading] = [
+            f"FLAGGED: {flag}" if flag else "ok" if judged else CHECK_NO_DATA
+            for flag, judged in zip(flags, answered, strict=True)
+        ]
     if (saturated := saturation_cells(rows)) is not None:
         frame[OVER_SATURATED] = saturated
     return Table(

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from sparkload.records import INTERVAL_CONFIDENCE, CapacityEntry, CapacityProbe, ProbeVerdict
 from sparkload.records import OVER_CONCURRENCY as CONCURRENCY
 from sparkload.records import OVER_RATE as RATE
-from sparkload.records import CapacityEntry, CapacityProbe
 
 RATE_TOLERANCE = 0.05  # a rate's bracket closes when breaking <= meeting x 1.05
 RATE_HALVINGS = 4  # a start rate that breaks is halved at most this often before giving up
@@ -129,21 +129,49 @@ class CapacityResult:
             self.bounds, self.over, self.capacity, list(self.probes), self.limit, self.complete
         )
 
+    @property
+    def found(self) -> CapacityProbe | None:
+        """The probe of the capacity's value (None: none met the bounds)."""
+        return next((p for p in self.probes if p.value == self.capacity), None)
+
     def line(self) -> str:
-        """``capacity: C=11 at ttft_p90_ms<=800; first failing probe C=12 (ttft_p90_ms = 913 >
-        800); 8 probes``."""
+        """``capacity: C=11 at ttft_p90_ms<=800 (33 requests; ttft_p90_ms<=800 in 701–790 at
+        90 %); first failing probe C=12 (ttft_p90_ms = 913 > 800; 36 requests; ...); 8
+        probes``, and a warning where the two probes that decide it had too few requests."""
+        found, limit = self.found, self.limit
         if self.capacity is None:
-            found = f"capacity: no probe met {self.bounds}"
+            text = f"capacity: no probe met {self.bounds}"
         else:
-            found = f"capacity: {level_name(self.over, self.capacity)} at {self.bounds}"
-        limit = self.limit
+            text = f"capacity: {level_name(self.over, self.capacity)} at {self.bounds}"
+            notes = [sample_text(found.verdict) if found is not None else ""]
+            if limit is None:
+                notes.append("the cap, --capacity-max: no probe broke the bounds")
+            if said := "; ".join(filter(None, notes)):
+                text += f" ({said})"
         if limit is not None:
-            broke = "; ".join(limit.verdict.breaches)
-            found += f"; first failing probe {level_name(self.over, limit.value)} ({broke})"
-        elif self.capacity is not None:
-            found += " (the cap, --capacity-max: no probe broke the bounds)"
+            broke = "; ".join(filter(None, [*limit.verdict.breaches, sample_text(limit.verdict)]))
+            text += f"; first failing probe {level_name(self.over, limit.value)} ({broke})"
         count = len(self.probes)
-        return found + f"; {count} probe{'' if count == 1 else 's'}"
+        text += f"; {count} probe{'' if count == 1 else 's'}"
+        caveats = [
+            f"{level_name(self.over, probe.value)}: {caveat}"
+            for probe in (found, limit)
+            if probe is not None
+            for caveat in probe.verdict.caveats or []
+        ]
+        return text + (f"; warning: {'; '.join(caveats)}" if caveats else "")
+
+
+def sample_text(verdict: ProbeVerdict) -> str:
+    """What a probe's verdict rests on: ``24 requests; ttft_p90_ms<=800 in 690–812 at 90 %``
+    ("" for a verdict written before it counted its requests)."""
+    if verdict.requests is None:
+        return ""
+    intervals = [
+        f"{bound} in {low:.4g}–{high:.4g} at {100 * INTERVAL_CONFIDENCE:.0f} %"
+        for bound, (low, high) in (verdict.intervals or {}).items()
+    ]
+    return "; ".join([f"{verdict.requests} requests", *intervals])
 
 
 def level_name(over: str, value: float) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 import gevent
 
@@ -80,7 +81,16 @@ def runqueue_wait() -> float:
         return 0.0
 
 
-def level_verdict(loads: list[dict]) -> tuple[dict, list[str]]:
+class ClientVerdict(NamedTuple):
+    """A level's client check: its figures, its flags in full (the manifest's, the console's,
+    the report's) and the same flags abbreviated, in the same order (the live table's)."""
+
+    summary: dict
+    flags: list[str]
+    short: list[str]
+
+
+def level_verdict(loads: list[dict]) -> ClientVerdict:
     """Combine every process's figures for one level into a summary and its flags (master)."""
     samples = sum(load["samples"] for load in loads)
     lagging = sum(load["lagging"] for load in loads)
@@ -105,16 +115,22 @@ def level_verdict(loads: list[dict]) -> tuple[dict, list[str]]:
         "cpu_s": round(sum(load["cpu_s"] for load in loads), 3),
         "runqueue_pct_max": round(waiting_pct, 1),
     }
-    flags = []
+    found: list[tuple[str, str]] = []
     if samples and (lagging / samples > LAG_SHARE_FLAG or lag_max >= LAG_MAX_FLAG_MS):
-        flags.append(
-            f"event-loop lag: {lagging}/{samples} wake-ups over {LAG_SAMPLE_THRESHOLD_MS:g} ms, "
-            f"worst {lag_max:.0f} ms"
+        found.append(
+            (
+                f"event-loop lag: {lagging}/{samples} wake-ups over "
+                f"{LAG_SAMPLE_THRESHOLD_MS:g} ms, worst {lag_max:.0f} ms",
+                f"lag {lagging}/{samples} worst {lag_max:.0f} ms",
+            )
         )
     if cpu_pct > CPU_FLAG_PCT:
-        flags.append(f"client CPU {cpu_pct:.0f} % of a core")
+        found.append((f"client CPU {cpu_pct:.0f} % of a core", f"CPU {cpu_pct:.0f} %"))
     if waiting_pct > RUNQUEUE_FLAG_PCT:
-        flags.append(
-            f"client starved of CPU: waited for a free core {waiting_pct:.0f} % of the time"
+        found.append(
+            (
+                f"client starved of CPU: waited for a free core {waiting_pct:.0f} % of the time",
+                f"starved {waiting_pct:.0f} %",
+            )
         )
-    return summary, flags
+    return ClientVerdict(summary, [full for full, _ in found], [short for _, short in found])

@@ -1,12 +1,17 @@
 """What the shape of a level's streams says about the path between client and model server.
 
-An intermediary (a buffering proxy, a gateway) can reshape a stream so that the client's
-figures measure it instead of the model server: tokens collapsed into one burst make TTFT the
-proxy's buffering time and ITL zero; part of the tokens held and released together (a proxy that
+Something on the path can reshape a stream so that the client's figures no longer time the
+model's decode steps: tokens collapsed into one burst make TTFT the time the whole answer took
+and leave ITL undefined or near zero; part of the tokens held and released together (a proxy that
 buffers the first N kilobytes) does the same to part of each request; headers held back until the
 first token make TTFB a copy of TTFT; a late end makes latency carry the path's tail. None of this
 shows in the figures themselves, so each level's records are checked once, afterwards (pure:
 records in, verdict out).
+
+Bursts are blamed only on what the evidence names (``PathEvidence``): an intermediary when the
+responses identified one, else the client when its own check flagged the level (a starved client
+reads late and finds several events at once), else the server's own delivery (a server that
+sends a whole reply as one event, or releases its tokens in batches).
 
 Every rule is a ratio to what the level itself measured, with a wide margin between what a
 model server does and what a reshaped stream looks like, so the same path gets the same flags
@@ -20,7 +25,7 @@ from __future__ import annotations
 
 import random
 import statistics
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -108,8 +113,49 @@ class LevelSample:
         if slot < SAMPLE_SIZE:
             self.records[slot] = kept
 
-    def check(self) -> LevelStreams:
-        return level_stream_shape(self.records, self)
+    def check(self, evidence: PathEvidence | None = None) -> LevelStreams:
+        return level_stream_shape(self.records, self, evidence)
+
+
+# What made a level's bursts (``StreamCheck.burst_cause``), as far as the evidence goes.
+CAUSE_INTERMEDIARY = "intermediary"
+CAUSE_CLIENT = "client"
+CAUSE_SERVER = "server"
+
+
+@dataclass(frozen=True)
+class PathEvidence:
+    """What else the run knows of the path a level's bursts could come from: the response
+    headers that identified an intermediary (``transport.identity.intermediaries``) and the
+    level's client-check flags (``clientcheck.level_verdict``)."""
+
+    intermediaries: Sequence[str] = ()
+    client_flags: Sequence[str] = ()
+
+    def cause(self) -> str:
+        if self.intermediaries:
+            return CAUSE_INTERMEDIARY
+        return CAUSE_CLIENT if self.client_flags else CAUSE_SERVER
+
+    def blame(self, whole: bool) -> str:
+        """What a burst's figures measure, naming only the cause the evidence supports
+        (``whole``: the answer came in one burst, not part of it)."""
+        cause = self.cause()
+        if cause == CAUSE_INTERMEDIARY:
+            return (
+                f"TTFT and ITL measure the buffering of the intermediary on the path "
+                f"({'; '.join(self.intermediaries)}), not the model server"
+            )
+        if cause == CAUSE_CLIENT:
+            return (
+                "the client read late (its client check flagged this level): TTFT and ITL "
+                "measure the load generator, not the server"
+            )
+        return (
+            f"arrived {'in one burst' if whole else 'in bursts'} from the server (no intermediary "
+            "identified, client check ok): TTFT and ITL measure its bursty delivery, not steady "
+            "decode steps"
+        )
 
 
 class LevelStreams(NamedTuple):
@@ -121,9 +167,14 @@ class LevelStreams(NamedTuple):
     kinds: list[str]
 
 
-def level_stream_shape(records: list[dict], counts: LevelSample | None = None) -> LevelStreams:
+def level_stream_shape(
+    records: list[dict],
+    counts: LevelSample | None = None,
+    evidence: PathEvidence | None = None,
+) -> LevelStreams:
     """One level's stream check: from all its records, or from a ``LevelSample``'s sampled
-    records and exact counts."""
+    records and exact counts; ``evidence`` names what a burst is blamed on (none: the server)."""
+    evidence = evidence or PathEvidence()
     ok = [r for r in records if r.get("status") == "ok" and r.get("ttft") is not None]
     total = counts.ok if counts else len(ok)
     summary: dict = {"requests": total}
@@ -170,17 +221,18 @@ def level_stream_shape(records: list[dict], counts: LevelSample | None = None) -
         where = (
             f"median gap {1000 * gap:.3f} ms" if collapsed_by_time and gap is not None else burst
         )
+        summary["burst_cause"] = evidence.cause()
         flag(
             STREAM_COLLAPSED,
             f"collapsed stream: tokens arrive in one burst ({where}, first token at "
-            f"{100 * (ttft_share or 0):.0f} % of latency): TTFT and ITL measure the "
-            "intermediary's buffering, not the model server",
+            f"{100 * (ttft_share or 0):.0f} % of latency): {evidence.blame(whole=True)}",
         )
     elif burst is not None and burst.holds(PARTIAL_BURST_SHARE):
+        summary["burst_cause"] = evidence.cause()
         flag(
             STREAM_PARTIAL_BURST,
             f"partial burst: {burst} (first token at {100 * (ttft_share or 0):.0f} % of "
-            "latency): TTFT and ITL measure the intermediary's buffering, not the model server",
+            f"latency): {evidence.blame(whole=False)}",
         )
     if headers_share is not None and headers_share < HEADERS_HELD_SHARE:
         flag(
@@ -228,17 +280,22 @@ class _Burst(NamedTuple):
 def _median_burst(ok: list[dict]) -> _Burst | None:
     """The burst of the request with the median burst share (the lower one of an even count),
     among requests long enough to tell; None when no request is."""
-    bursts = sorted(
-        (
-            _Burst(r["burst_chunks"], r["chunks"], r.get("output_tokens") == r["chunks"])
-            for r in ok
-            if (r.get("chunks") or 0) >= BURST_MIN_CHUNKS and r.get("burst_chunks")
-        ),
-        key=lambda b: b.share,
-    )
+    bursts = sorted(filter(None, map(_request_burst, ok)), key=lambda b: b.share)
     if not bursts:
         return None
     return bursts[(len(bursts) - 1) // 2]
+
+
+def _request_burst(record: dict) -> _Burst | None:
+    """A request's longest burst, when it is long enough to tell. A reply that came as one
+    chunk is a burst of all its tokens: no model server decodes ``BURST_MIN_CHUNKS`` tokens in
+    one step, so one event carrying that many is the most collapsed stream there is."""
+    chunks, tokens = record.get("chunks") or 0, record.get("output_tokens") or 0
+    if chunks == 1 and tokens >= BURST_MIN_CHUNKS:
+        return _Burst(tokens, tokens, True)
+    if chunks >= BURST_MIN_CHUNKS and record.get("burst_chunks"):
+        return _Burst(record["burst_chunks"], chunks, tokens == chunks)
+    return None
 
 
 def _median(values) -> float | None:
@@ -255,11 +312,15 @@ def _round(share: float | None) -> float | None:
 
 
 def short_name(kind: str, summary: Mapping[str, object]) -> str:
-    """A flag as the live table shows it: its kind, with the figure that raised it."""
+    """A flag as the live table shows it: its kind, with the figure that raised it (and a
+    burst's cause: ``partial burst 21/30 from server``)."""
+    burst = f" {summary.get('burst_chunks')}/{summary.get('burst_of_chunks')}"
     figure = {
-        STREAM_PARTIAL_BURST: f" {summary.get('burst_chunks')}/{summary.get('burst_of_chunks')}",
+        STREAM_COLLAPSED: burst if summary.get("burst_chunks") else "",
+        STREAM_PARTIAL_BURST: burst,
         STREAM_HEADERS_HELD: f" {summary.get('ttft_minus_ttfb_ms')} ms",
         STREAM_LONG_TAIL: f" {summary.get('tail_ms')} ms",
         STREAM_CLOCK_ADJUSTED: f" {summary.get('clock_adjusted')}",
     }.get(kind, "")
-    return kind.replace("_", " ") + figure
+    cause = summary.get("burst_cause") if kind in (STREAM_COLLAPSED, STREAM_PARTIAL_BURST) else None
+    return kind.replace("_", " ") + figure + (f" from {cause}" if cause else "")

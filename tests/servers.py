@@ -71,6 +71,10 @@ class Script:
     tokenizer_answer: bytes | None = None  # a fixed answer to POST /tokenize, /apply-template
     extra_headers: bytes = b"Server: scripted\r\nVia: 1.1 test-proxy\r\n"
     cached_prompt: bool = False  # usage says the whole prompt came from the prefix cache
+    one_event: bool = False  # every token of a reply in one SSE event (usage counts them all)
+    # the server's own bursts: headers at once, then its token events in writes of this many
+    # (made one gap apart each, written together)
+    bursts_of: int = 0
 
 
 @dataclass
@@ -167,8 +171,11 @@ def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
         sock.sendall(script.raw_response)
         return
     max_tokens = json.loads(body).get("max_tokens") or script.tokens
-    tokens = [_event(_token(script.api, i)) for i in range(min(script.tokens, max_tokens))]
-    end = [_event(_usage(len(tokens), script.cached_prompt)), b"data: [DONE]\n\n"]
+    count = min(script.tokens, max_tokens)
+    tokens = [_event(_token(script.api, i)) for i in range(count)]
+    if script.one_event:
+        tokens = [_event(_token(script.api, *range(count)))]
+    end = [_event(_usage(count, script.cached_prompt)), b"data: [DONE]\n\n"]
     encoder = _Encoder(script.encoding)
     encoding = (
         b""
@@ -195,6 +202,15 @@ def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
     if script.collapse:
         sock.sendall(headers)
         sock.sendall(chunks(tokens))
+        sock.sendall(chunks(end, last=True))
+        return
+    if script.bursts_of:
+        sock.sendall(headers)
+        gevent.sleep(script.prefill)
+        for start in range(0, len(tokens), script.bursts_of):
+            group = tokens[start : start + script.bursts_of]
+            gevent.sleep(script.gap * len(group))
+            sock.sendall(chunks(group))
         sock.sendall(chunks(end, last=True))
         return
     if script.burst:
@@ -240,11 +256,13 @@ def _event(payload: dict) -> bytes:
     return b"data: " + json.dumps(payload).encode() + b"\n\n"
 
 
-def _token(api: str, index: int) -> dict:
+def _token(api: str, *indices: int) -> dict:
+    """One event carrying the tokens of ``indices`` (one, as a server streams them)."""
+    text = "".join(f" t{index}" for index in indices)
     if api == "completions":
-        choice = {"index": 0, "text": f" t{index}", "finish_reason": None}
+        choice = {"index": 0, "text": text, "finish_reason": None}
         return {"id": "cmpl-test", "object": "text_completion", "choices": [choice]}
-    choice = {"index": 0, "delta": {"content": f" t{index}"}, "finish_reason": None}
+    choice = {"index": 0, "delta": {"content": text}, "finish_reason": None}
     return {"id": "chatcmpl-test", "object": "chat.completion.chunk", "choices": [choice]}
 
 

@@ -95,6 +95,7 @@ from sparkload.records.telemetry import (
     telemetry_family,
 )
 from sparkload.records.verdicts import (
+    INTERVAL_CONFIDENCE,
     OVER_CONCURRENCY,
     OVER_RATE,
     CapacityEntry,
@@ -102,6 +103,7 @@ from sparkload.records.verdicts import (
     ProbeVerdict,
 )
 from sparkload.records.vocabulary import (
+    CHECK_NO_DATA,
     COUNTED_BY_CHUNKS,
     COUNTED_BY_USAGE,
     DURATION_FIELDS,
@@ -198,6 +200,7 @@ __all__ = [
     "MEMORY_USED",
     "MODE_QUALITY",
     "Manifest",
+    "INTERVAL_CONFIDENCE",
     "OVER_CONCURRENCY",
     "OVER_RATE",
     "PHASE_MEASURE",
@@ -236,6 +239,7 @@ __all__ = [
     "STREAM_HEADERS_HELD",
     "STREAM_LONG_TAIL",
     "STREAM_MEANINGLESS",
+    "CHECK_NO_DATA",
     "COUNTED_BY_CHUNKS",
     "COUNTED_BY_USAGE",
     "STEP_ANSWER",

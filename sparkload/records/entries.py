@@ -282,6 +282,7 @@ class StreamCheck(Entry):
     itl_ms: float | None = omitted()
     burst_chunks: int | None = omitted()
     burst_of_chunks: int | None = omitted()
+    burst_cause: str | None = omitted()  # a burst flag's: streamcheck.CAUSE_*
     clock_adjusted: int | None = omitted()
     resent: int | None = omitted()
 

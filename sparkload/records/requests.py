@@ -166,7 +166,9 @@ class RequestRecord:
         measured fields.
 
         itl = (t_last_token − ttft) / (output_tokens − 1): output tokens, not chunks, because one
-        MTP chunk carries several tokens. Undefined (None) for a single token, never 0.
+        MTP chunk carries several tokens. Undefined (None), never 0, for a single token and where
+        no gap was measured: every token in one chunk (a server that sends a whole reply as one
+        event) has no time between its first token and its last.
         tps = output_tokens / latency (end to end, TTFT included, as the reports use it).
         reasoning_tps = (reasoning_tokens − 1) / (t_last_reasoning − ttft): the reasoning's own
         decode rate (a thinking model's first token is its reasoning's).
@@ -181,8 +183,8 @@ class RequestRecord:
             self.tps = n / self.latency
         if n > 1 and self.ttft is not None and self.t_last_token is not None:
             decode = self.t_last_token - self.ttft
-            self.itl = decode / (n - 1)
             if decode > 0:
+                self.itl = decode / (n - 1)
                 self.decode_tps = (n - 1) / decode
         self.reasoning_tps = _rate(self.reasoning_tokens, self.ttft, self.t_last_reasoning)
         self.answer_tps = _rate(self.answer_tokens, self.ttfo, self.t_last_token)

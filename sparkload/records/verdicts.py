@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sparkload.records.codec import Entry, inline
+from sparkload.records.codec import Entry, inline, omitted
 
 OVER_CONCURRENCY, OVER_RATE = "concurrency", "rate"  # what a search runs over
+INTERVAL_CONFIDENCE = 0.90  # of a verdict's intervals, as of the report's bootstrap intervals
 
 
 @dataclass
@@ -25,6 +26,13 @@ class ProbeVerdict(Entry):
     meets: bool
     figures: dict[str, float | None] = field(default_factory=dict)  # bound -> its statistic
     breaches: list[str] = field(default_factory=list)  # "ttft_p90_ms = 913.4 > 800", ...
+    # The sample behind the verdict: the level's answered requests (None: a verdict written
+    # before they were counted), each percentile bound's 90 % distribution-free interval of its
+    # statistic (bound -> [low, high]), and in words where the sample cannot settle a bound: too
+    # few requests for an interval, or an interval that holds the threshold.
+    requests: int | None = omitted()
+    intervals: dict[str, list[float]] | None = omitted()
+    caveats: list[str] | None = omitted()
 
 
 @dataclass

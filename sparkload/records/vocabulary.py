@@ -56,14 +56,17 @@ ERROR_EMPTY_OUTPUT = "empty_output"  # neither a token nor a finish reason (an e
 ERROR_CLIENT = "client_error"  # a fault of the load generator itself (always a bug to report)
 
 # What a level's stream check can say (``LevelEntry.stream_flag_kinds``; ``sparkload.streamcheck``
-# decides). The first two mean TTFT and ITL measure an intermediary's buffering, not the model
-# server: ``--check`` fails such a level by default. The others qualify a figure but keep it.
+# decides). The first two mean TTFT and ITL time bursts, not decode steps (the flag names whose:
+# an intermediary's, the client's or the server's own): ``--check`` fails such a level by
+# default. The others qualify a figure but keep it.
 STREAM_COLLAPSED = "collapsed"
 STREAM_PARTIAL_BURST = "partial_burst"
 STREAM_HEADERS_HELD = "headers_held"
 STREAM_LONG_TAIL = "long_tail"
 STREAM_CLOCK_ADJUSTED = "clock_adjusted"
 STREAM_MEANINGLESS = (STREAM_COLLAPSED, STREAM_PARTIAL_BURST)
+# What a level's client or stream check shows where the level has no answered request to judge
+CHECK_NO_DATA = "no data"
 
 # Fields measured in seconds (multiplied by the time scale) and in per-second rates (divided).
 DURATION_FIELDS = (

@@ -9,7 +9,7 @@ from typing import Protocol
 
 import gevent
 
-from sparkload.clientcheck import level_verdict
+from sparkload.clientcheck import ClientVerdict, level_verdict
 from sparkload.records import (
     PHASE_WARMUP,
     STATUS_COMPLETE,
@@ -23,14 +23,14 @@ from sparkload.records import (
     on_master_clock,
     scale_to_simulated_time,
 )
-from sparkload.run.livetable import LevelTally, format_table
+from sparkload.run.livetable import LevelTally, check_cell, format_table
 from sparkload.run.quality import write_quality
 from sparkload.run.quality_probe import ProbeTally
 from sparkload.run.results import ResultsWriter, utc_now
 from sparkload.run.scrape import GAUGES, MetricsScraper
 from sparkload.saturation import QueueSample, judge_closed_loop
-from sparkload.streamcheck import LevelSample, short_name
-from sparkload.transport.identity import merge_identity
+from sparkload.streamcheck import LevelSample, PathEvidence, short_name
+from sparkload.transport.identity import intermediaries, merge_identity
 
 logger = logging.getLogger("sparkload")
 
@@ -180,6 +180,15 @@ class RunCollector:
         if changed:
             self.writer.write_manifest()
 
+    @staticmethod
+    def _intermediaries(writer: ResultsWriter) -> list[str]:
+        """What the run's responses said of intermediaries on the way, every endpoint's."""
+        return [
+            named
+            for server in writer.manifest.servers.values()
+            for named in intermediaries(server.headers)
+        ]
+
     def in_flight(self) -> int:
         return sum(self.issued_by_node.values()) - self.received
 
@@ -235,9 +244,10 @@ class RunCollector:
         level.unsent = sum(levels.get(str(index), 0) for levels in self.unsent_by_node.values())
         if stops_sweep:
             writer.manifest.saturated_at = index
-        figures, level.client_flags = self.client_verdict(index)
+        figures, level.client_flags, _ = self.client_verdict(index)
         level.client = ClientCheck.from_dict(figures)
-        check = self.stream_samples.pop(index, LevelSample()).check()
+        evidence = PathEvidence(self._intermediaries(writer), level.client_flags)
+        check = self.stream_samples.pop(index, LevelSample()).check(evidence)
         level.stream = StreamCheck.from_dict(check.summary)
         level.stream_flags, level.stream_flag_kinds = check.flags, check.kinds
         level.ended_at, level.received = utc_now(), tally.measured
@@ -317,13 +327,15 @@ class RunCollector:
             self._gauges.kill(block=True)
             self._gauges = None
 
-    def client_verdict(self, index: int) -> tuple[dict, list[str]]:
+    def client_verdict(self, index: int) -> ClientVerdict:
         loads = [levels[str(index)] for levels in self.client_load.values() if str(index) in levels]
         return level_verdict(loads)
 
     def rows(self) -> list[dict]:
-        """The live table, with each level's client check ("ok" or what made it suspect) and,
-        once the level has ended, its stream check (its flags' kinds and figures)."""
+        """The live table, with each level's client check ("ok" or what made it suspect,
+        abbreviated: the console's warning and the manifest have it in full) and, once the level
+        has ended, its stream check (its flags' kinds and figures); "no data" for a check of a
+        level that has no answered request to judge."""
         ended = {
             level.index: [
                 short_name(kind, level.stream.to_dict() if level.stream else {})
@@ -335,13 +347,11 @@ class RunCollector:
         }
         rows = []
         for index in sorted(self.tallies):
-            client = self.client_verdict(index)[1]
-            stream = ended.get(index, [])
-            row = {
-                **self.tallies[index].row(),
-                "client": "; ".join(client) if client else "ok",
-                "stream": "; ".join(stream) if stream else ("ok" if index in ended else ""),
-            }
+            row = self.tallies[index].row()
+            client = self.client_verdict(index)
+            # judged only with both answers to judge and self-measurements to judge them by
+            row["client"] = check_cell(client.short, row["n"] and client.summary["samples"])
+            row["stream"] = check_cell(ended.get(index, []), row["n"], judged=index in ended)
             rows.append(row)
         return rows
 

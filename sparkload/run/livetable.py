@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from ddsketch import DDSketch
 
 from sparkload.records import (
+    CHECK_NO_DATA,
     PHASE_MEASURE,
     STATUS_OK,
     STRUCTURED_PARSE_ERROR,
@@ -268,6 +269,19 @@ class LevelTally:
                 truncated=self.verdicts[STRUCTURED_TRUNCATED],
             )
         return row
+
+
+NO_DATA = CHECK_NO_DATA  # a check's cell where the level has no answered request to judge
+
+
+def check_cell(flags: list[str], answered: int, judged: bool = True) -> str:
+    """A check's cell: its flags, else "ok" once judged; ``NO_DATA`` when no request was
+    answered (a level that failed throughout is not a clean one), and blank before judging."""
+    if flags:
+        return "; ".join(flags)
+    if not judged:
+        return ""
+    return "ok" if answered else NO_DATA
 
 
 def _scaled(value: float | None, factor: float) -> float | None:

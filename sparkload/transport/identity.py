@@ -29,6 +29,23 @@ IDENTIFYING_HEADERS = frozenset(
         "x-cache",  # a caching proxy
     )
 )
+# Of those, the ones only an intermediary sends (the rest, Server and X-Powered-By, the model
+# server sends too), and the Server values of proxies that put their own name there.
+INTERMEDIARY_HEADERS = IDENTIFYING_HEADERS - {"server", "x-powered-by"}
+PROXY_SERVERS = (
+    "nginx",
+    "openresty",
+    "envoy",
+    "cloudflare",
+    "caddy",
+    "traefik",
+    "haproxy",
+    "apache",
+    "awselb",
+    "kong",
+    "varnish",
+    "squid",
+)
 MAX_VALUES = 3  # distinct values kept per header: per-request ids must not grow without end
 VALUE_CHARS = 200
 SEPARATOR = " | "  # not ", ": a Via value lists its hops with commas itself
@@ -62,3 +79,15 @@ def merge_identity(known: dict[str, str], found: dict[str, str]) -> bool:
         known[name] = SEPARATOR.join(values)
         changed = True
     return changed
+
+
+def intermediaries(headers: dict[str, str]) -> list[str]:
+    """What in an endpoint's identifying headers names an intermediary, as ``name: value``: a
+    header only a proxy or gateway sends, or a Server header naming a proxy (an nginx in front
+    of vLLM answers with its own)."""
+    return [
+        f"{name}: {value}"
+        for name, value in sorted(headers.items())
+        if name in INTERMEDIARY_HEADERS
+        or (name == "server" and any(proxy in value.lower() for proxy in PROXY_SERVERS))
+    ]

@@ -44,6 +44,11 @@ def test_a_level_meeting_the_bounds_says_so_with_each_bounds_figure(ladder, caps
         "meets": True,
         "figures": {"ttft_p90_ms<=1000": pytest.approx(600.0)},
         "breaches": [],
+        "requests": 20,
+        "intervals": {},
+        "caveats": [
+            "ttft_p90_ms<=1000: 20 requests are too few to bound a p90 (a 90 % interval needs 29)"
+        ],
     }
 
 

@@ -14,7 +14,7 @@ from sparkload.records import (
     STREAM_LONG_TAIL,
     STREAM_PARTIAL_BURST,
 )
-from sparkload.streamcheck import level_stream_shape, short_name
+from sparkload.streamcheck import PathEvidence, level_stream_shape, short_name
 from tests.servers import Script, measure_on
 
 
@@ -35,6 +35,9 @@ def rec(ttfb=0.05, ttft=0.1, gap=0.01, tokens=64, tail=0.0002, burst=1, **extra)
     }
 
 
+PROXIED = PathEvidence(intermediaries=("via: 1.1 nginx",))  # the responses named a proxy
+
+
 def kinds_of(records: list[dict]) -> list[str]:
     return level_stream_shape(records).kinds
 
@@ -52,9 +55,10 @@ def test_each_flag_comes_with_its_kind_in_the_same_order():
 
 
 def test_tokens_in_one_burst_at_the_end_are_a_collapsed_stream():
-    check = level_stream_shape([rec(ttfb=0.3, ttft=0.3, gap=0.00001) for _ in range(10)])
+    records = [rec(ttfb=0.3, ttft=0.3, gap=0.00001) for _ in range(10)]
+    check = level_stream_shape(records, evidence=PROXIED)
     assert check.kinds[0] == STREAM_COLLAPSED
-    assert "intermediary's buffering" in check.flags[0]
+    assert "buffering of the intermediary on the path (via: 1.1 nginx)" in check.flags[0]
 
 
 def test_a_whole_answer_in_one_read_is_collapsed_whatever_its_timing_says():
@@ -66,12 +70,12 @@ def test_tiny_gaps_with_a_long_decode_are_not_called_collapsed():
 
 
 def test_forty_of_sixty_four_tokens_released_together_are_a_partial_burst():
-    check = level_stream_shape([rec(burst=40) for _ in range(9)])
+    check = level_stream_shape([rec(burst=40) for _ in range(9)], evidence=PROXIED)
     assert check.kinds == [STREAM_PARTIAL_BURST]
     assert check.flags[0].startswith(
         "partial burst: 40 of 64 tokens of the median request arrived in one burst"
     )
-    assert "TTFT and ITL measure the intermediary's buffering" in check.flags[0]
+    assert "TTFT and ITL measure the buffering of the intermediary" in check.flags[0]
     assert (check.summary["burst_chunks"], check.summary["burst_of_chunks"]) == (40, 64)
 
 
@@ -163,7 +167,7 @@ def test_the_same_gateway_path_gets_the_same_flags_run_after_run():
 def test_the_live_table_names_each_flag_with_the_figure_that_raised_it():
     check = level_stream_shape([rec(burst=40, ttfb=0.1, ttft=0.1) for _ in range(5)])
     shown = [short_name(kind, check.summary) for kind in check.kinds]
-    assert shown == ["partial burst 40/64", "headers held 0.0 ms"]
+    assert shown == ["partial burst 40/64 from server", "headers held 0.0 ms"]
 
 
 def test_a_level_sample_keeps_a_bounded_share_and_counts_every_request(monkeypatch):
@@ -190,11 +194,12 @@ def test_a_level_sample_replaces_uniformly_once_full(monkeypatch):
 
 def test_the_partial_burst_says_how_late_the_first_token_came():
     # ttft 1.8 s of a 1.8 + 63 x 0.01 + 0.0002 = 2.4302 s latency: 74 % (74.07)
-    (flag,) = level_stream_shape([rec(ttft=1.8, ttfb=0.0, burst=40) for _ in range(5)]).flags
+    records = [rec(ttft=1.8, ttfb=0.0, burst=40) for _ in range(5)]
+    (flag,) = level_stream_shape(records, evidence=PROXIED).flags
     assert flag == (
         "partial burst: 40 of 64 tokens of the median request arrived in one burst (first token "
-        "at 74 % of latency): TTFT and ITL measure the intermediary's buffering, not the model "
-        "server"
+        "at 74 % of latency): TTFT and ITL measure the buffering of the intermediary on the path "
+        "(via: 1.1 nginx), not the model server"
     )
 
 
@@ -270,3 +275,68 @@ def test_a_level_sample_leaves_out_a_failure_that_had_a_first_token():
     sample.add(rec(status="error"))
     sample.add(rec())
     assert len(sample.records) == 1 and sample.check().summary["requests"] == 1
+
+
+# ----- what a burst is blamed on: only the cause the evidence supports ------------------------
+def burst_flag(evidence: PathEvidence) -> tuple[str, str]:
+    check = level_stream_shape([rec(burst=40) for _ in range(5)], evidence=evidence)
+    (flag,) = check.flags
+    return flag, check.summary["burst_cause"]
+
+
+def test_bursts_behind_an_identified_intermediary_are_blamed_on_it_by_name():
+    flag, cause = burst_flag(PROXIED)
+    assert cause == streamcheck.CAUSE_INTERMEDIARY
+    assert flag.endswith(
+        "buffering of the intermediary on the path (via: 1.1 nginx), not the model server"
+    )
+
+
+def test_bursts_on_a_level_whose_client_check_flagged_it_are_blamed_on_the_client():
+    starved = "client starved of CPU: waited for a free core 33 % of the time"
+    flag, cause = burst_flag(PathEvidence(client_flags=(starved,)))
+    assert cause == streamcheck.CAUSE_CLIENT
+    assert "the client read late (its client check flagged this level)" in flag
+    assert "intermediary" not in flag and "from the server" not in flag
+
+
+def test_bursts_with_no_intermediary_and_an_idle_client_came_from_the_server():
+    flag, cause = burst_flag(PathEvidence())
+    assert cause == streamcheck.CAUSE_SERVER
+    assert "arrived in bursts from the server" in flag and "intermediary's" not in flag
+
+
+def test_the_live_table_names_a_bursts_cause():
+    check = level_stream_shape([rec(burst=40) for _ in range(5)], evidence=PROXIED)
+    assert (
+        short_name(STREAM_PARTIAL_BURST, check.summary) == "partial burst 40/64 from intermediary"
+    )
+
+
+# ----- a reply that came as one chunk ----------------------------------------------------------
+def one_chunk(tokens: int) -> dict:
+    return rec(tokens=tokens, gap=0.0, burst=None, chunks=1, chunk_gap_p50=None, itl=None)
+
+
+def test_a_reply_of_sixty_four_tokens_in_one_chunk_is_a_collapsed_stream():
+    check = level_stream_shape([one_chunk(64) for _ in range(5)])
+    assert check.kinds[0] == STREAM_COLLAPSED
+    assert "64 of 64 tokens of the median request arrived in one burst" in check.flags[0]
+    assert "in one burst from the server" in check.flags[0]
+
+
+def test_a_one_token_reply_in_one_chunk_is_not_collapsed():
+    assert STREAM_COLLAPSED not in kinds_of([one_chunk(1) for _ in range(5)])
+
+
+def test_a_single_chunk_of_fewer_tokens_than_a_burst_needs_says_nothing():
+    assert STREAM_COLLAPSED not in kinds_of([one_chunk(streamcheck.BURST_MIN_CHUNKS - 1)] * 5)
+
+
+def test_a_server_sending_each_reply_as_one_event_is_flagged_collapsed():
+    direct = Script(tokens=64, one_event=True, extra_headers=b"Server: uvicorn\r\n")
+    records = level_records(direct, requests=3, max_tokens=64)
+    assert {(r["chunks"], r["output_tokens"], r["itl"]) for r in records} == {(1, 64, None)}
+    check = level_stream_shape(records)
+    assert check.kinds[0] == STREAM_COLLAPSED and check.summary["burst_cause"] == "server"
+    assert check.summary.get("itl_ms") is None

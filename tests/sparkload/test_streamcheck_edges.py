@@ -95,7 +95,8 @@ def collapsed(gap: float, ttft: float) -> list[str]:
 def test_a_collapsed_stream_says_how_short_its_gaps_and_how_late_its_first_token():
     assert collapsed(0.0001, 0.96) == [
         "collapsed stream: tokens arrive in one burst (median gap 0.100 ms, first token at 96 % "
-        "of latency): TTFT and ITL measure the intermediary's buffering, not the model server"
+        "of latency): arrived in one burst from the server (no intermediary identified, "
+        "client check ok): TTFT and ITL measure its bursty delivery, not steady decode steps"
     ]
 
 

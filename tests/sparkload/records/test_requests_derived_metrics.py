@@ -22,9 +22,10 @@ def test_decode_rate_of_a_decode_shorter_than_a_second():
     assert r.decode_tps == pytest.approx(20.0)
 
 
-def test_tokens_that_all_arrived_at_once_have_no_decode_rate():
-    r = record(ttft=0.4, t_last_token=0.4, latency=0.5, output_tokens=8).derive()
-    assert (r.itl, r.decode_tps) == (0.0, None)
+def test_tokens_that_all_arrived_at_once_have_no_itl_and_no_decode_rate():
+    # no gap was measured between them: undefined, not a gap of 0
+    r = record(ttft=0.4, t_last_token=0.4, latency=0.5, output_tokens=8, chunks=1).derive()
+    assert (r.itl, r.decode_tps) == (None, None)
 
 
 def test_a_failed_request_that_streamed_tokens_gets_no_derived_metrics():

@@ -182,8 +182,16 @@ def test_the_analysis_judges_a_level_in_a_child_process_and_its_refusal_is_a_val
     levels = [{"index": 0, "concurrency": 1, "expected": 10, "started_at": ""}]
     run = write_run(tmp_path, "x", records, manifest_fields={"levels": levels})
     verdict = judge_level("ttft_p90_ms<=100", str(run), 0)
+    few = "ttft_p90_ms<=100: 10 requests are too few to bound a p90 (a 90 % interval needs 29)"
     assert verdict == ProbeVerdict(
-        0, False, {"ttft_p90_ms<=100": 200.0}, ["ttft_p90_ms = 200 > 100"], level="C=1"
+        0,
+        False,
+        {"ttft_p90_ms<=100": 200.0},
+        ["ttft_p90_ms = 200 > 100"],
+        level="C=1",
+        requests=10,
+        intervals={},
+        caveats=[few],
     )
     with pytest.raises(ValueError, match="has no level 3"):
         judge_level("ttft_p90_ms<=100", str(run), 3)

@@ -80,10 +80,11 @@ def test_the_search_takes_at_most_9_probes_each_a_complete_level_of_c_times_3(se
 
 def test_the_console_and_the_report_state_the_capacity(search):
     run, summary = search
-    capacity = f"C={summary['capacity_searches'][0]['value']:g}"
-    assert f"capacity: {capacity} at {BOUNDS}; first failing probe" in run.output
+    value = summary["capacity_searches"][0]["value"]
+    capacity, requests = f"C={value:g}", f"{3 * value:g} requests"  # each probe's, all answered
+    assert f"capacity: {capacity} at {BOUNDS} ({requests}); first failing probe" in run.output
     report = (run.run_dir / "report" / "report.md").read_text()
-    assert f"capacity **{capacity}**" in report
+    assert f"capacity **{capacity}** ({requests})" in report
 
 
 def test_no_progress_line_says_a_negative_time_left(search):
@@ -115,7 +116,8 @@ def test_an_open_loop_search_probes_rates_from_the_arrival_rate_up_to_the_cap(si
     found = run.manifest["capacity"]
     assert (found["over"], found["capacity"]) == ("rate", 4)
     assert [level["arrival_rate"] for level in run.manifest["levels"]] == [2, 4]
-    assert "capacity: rate 4/s at ttft_p90_ms<=1000 (the cap" in run.output
+    line = next(line for line in run.output.splitlines() if line.startswith("capacity: "))
+    assert re.match(r"capacity: rate 4/s at ttft_p90_ms<=1000 \(\d+ requests; the cap", line)
 
 
 @pytest.mark.parametrize(

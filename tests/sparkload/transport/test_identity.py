@@ -6,7 +6,7 @@ import requests
 
 from sparkload.records import RequestRecord
 from sparkload.transport.client import error_text
-from sparkload.transport.identity import identifying_headers, merge_identity
+from sparkload.transport.identity import identifying_headers, intermediaries, merge_identity
 from sparkload.transport.target import refusal
 from tests.servers import NGINX_502, Script, measure_on
 
@@ -118,3 +118,12 @@ def test_identity_keeps_every_distinct_value_up_to_a_bound():
     for ray in ("a", "b", "c", "d", "e"):
         merge_identity(known, {"cf-ray": ray})
     assert known == {"server": "nginx", "x-litellm-version": "9.9.9", "cf-ray": "a | b | c | …"}
+
+
+def test_a_model_servers_own_headers_name_no_intermediary():
+    assert intermediaries({"server": "uvicorn", "x-powered-by": "vllm"}) == []
+
+
+def test_a_gateways_header_or_a_proxys_server_name_is_an_intermediary():
+    found = intermediaries({"server": "nginx/1.22.1", "x-litellm-version": "1.2.3"})
+    assert found == ["server: nginx/1.22.1", "x-litellm-version: 1.2.3"]
