@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from sparkload.records import CHECK_NO_DATA
+
 PCT = "{:+.1f}%"
 
 
