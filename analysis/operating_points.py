@@ -25,9 +25,8 @@ from analysis import slo
 from analysis.errors import InputError
 from analysis.load import Dataset, Run
 from analysis.metrics import Settings, level_keys, level_name
-from sparkload.capacity import level_name as level_name_of
-from sparkload.capacity import sample_text
-from sparkload.records import OVER_CONCURRENCY, OVER_RATE
+from sparkload.records import OVER_CONCURRENCY, OVER_RATE, sample_text
+from sparkload.records import level_name as level_name_of
 
 POINT_LEVEL = "level"  # the level's name ("C=4", "offered 2 req/s")
 MEETS_SLO = "meets_slo"  # True / False, None without --slo

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from sparkload.records import INTERVAL_CONFIDENCE, CapacityEntry, CapacityProbe, ProbeVerdict
 from sparkload.records import OVER_CONCURRENCY as CONCURRENCY
 from sparkload.records import OVER_RATE as RATE
+from sparkload.records import CapacityEntry, CapacityProbe, level_name, sample_text
 
 RATE_TOLERANCE = 0.05  # a rate's bracket closes when breaking <= meeting x 1.05
 RATE_HALVINGS = 4  # a start rate that breaks is halved at most this often before giving up
@@ -160,20 +160,3 @@ class CapacityResult:
             for caveat in probe.verdict.caveats or []
         ]
         return text + (f"; warning: {'; '.join(caveats)}" if caveats else "")
-
-
-def sample_text(verdict: ProbeVerdict) -> str:
-    """What a probe's verdict rests on: ``24 requests; ttft_p90_ms<=800 in 690–812 at 90 %``
-    ("" for a verdict written before it counted its requests)."""
-    if verdict.requests is None:
-        return ""
-    intervals = [
-        f"{bound} in {low:.4g}–{high:.4g} at {100 * INTERVAL_CONFIDENCE:.0f} %"
-        for bound, (low, high) in (verdict.intervals or {}).items()
-    ]
-    return "; ".join([f"{verdict.requests} requests", *intervals])
-
-
-def level_name(over: str, value: float) -> str:
-    """A probe as the console names it: ``C=12``, ``rate 4.5/s``."""
-    return f"C={value:g}" if over == CONCURRENCY else f"rate {value:g}/s"

@@ -101,6 +101,8 @@ from sparkload.records.verdicts import (
     CapacityEntry,
     CapacityProbe,
     ProbeVerdict,
+    level_name,
+    sample_text,
 )
 from sparkload.records.vocabulary import (
     CHECK_NO_DATA,
@@ -210,6 +212,8 @@ __all__ = [
     "PROBE_GRADE",
     "ProbeGrade",
     "ProbeVerdict",
+    "level_name",
+    "sample_text",
     "PromptsEntry",
     "QUALITY_FILE",
     "QUALITY_SCHEMA",

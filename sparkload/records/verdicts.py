@@ -57,3 +57,20 @@ class CapacityEntry(Entry):
     probes: list[CapacityProbe] = field(default_factory=list)
     limit: CapacityProbe | None = None
     complete: bool = False
+
+
+def sample_text(verdict: ProbeVerdict) -> str:
+    """What a probe's verdict rests on: ``24 requests; ttft_p90_ms<=800 in 690–812 at 90 %``
+    ("" for a verdict written before it counted its requests)."""
+    if verdict.requests is None:
+        return ""
+    intervals = [
+        f"{bound} in {low:.4g}–{high:.4g} at {100 * INTERVAL_CONFIDENCE:.0f} %"
+        for bound, (low, high) in (verdict.intervals or {}).items()
+    ]
+    return "; ".join([f"{verdict.requests} requests", *intervals])
+
+
+def level_name(over: str, value: float) -> str:
+    """A probe as the console names it: ``C=12``, ``rate 4.5/s``."""
+    return f"C={value:g}" if over == OVER_CONCURRENCY else f"rate {value:g}/s"
