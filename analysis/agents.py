@@ -8,8 +8,8 @@ levels only, per label and concurrency:
   (ms), the reasoning share (Σ reasoning tokens / Σ output tokens of the requests that report
   both, token-weighted as the summary's ``reasoning_pct``), the tool-call argument time p50/p90
   (send → the last call's arguments complete), the share of requests with tool calls whose
-  arguments all parse as JSON objects, and the no-answer count (reasoned until max_tokens
-  without a first output token: not in TTFO).
+  arguments all parse as JSON objects, and the no-answer count (reasoned until max_tokens,
+  finish ``length``, without a first output token: not in TTFO; ``metrics.no_answer``).
 * **By turn**: the same per user turn and step index within it (a replay's records have no
   user turn of their own: each recorded turn is its own, step index empty), with the mean
   prompt tokens, so the context's growth step by step is beside its cost.

@@ -29,8 +29,9 @@ a plain run's summary keeps its columns as they were; ``THINKING_COLUMNS``), ove
 requests that report them (older records lack them: they read as missing):
   ttfo_ms              time to first output token: the first content or tool-call chunk,
                        reasoning excluded (mean/p50/p90/p99, CIs), TTFT's companion
-  no_answer            requests with output tokens but no first output token: they reasoned
-                       until max_tokens ("no answer within max_tokens"); not in ttfo_ms
+  no_answer            requests that reasoned until max_tokens (finish "length") without a
+                       first output token ("no answer within max_tokens"); not in ttfo_ms.
+                       A reply that stopped of itself with no output is not one
   reasoning_tokens     per request (mean/p50/p90/p99), and ``reasoning_counted_by`` (the
                        server's usage, or its chunks: a lower bound with MTP); answer_tokens
                        = output − reasoning tokens, likewise
@@ -68,6 +69,7 @@ from analysis import percentiles
 from analysis import structured as st
 from analysis.load import Dataset, describe_level
 from analysis.manifest_levels import FLAG_KINDS, level_flags, level_schedules, saturation_stops
+from sparkload.records import FINISH_LENGTH
 
 
 @dataclass(frozen=True)
@@ -191,11 +193,17 @@ def has_thinking(records: pd.DataFrame) -> bool:
 
 
 def no_answer(frame: pd.DataFrame) -> np.ndarray:
-    """Per record: it reasoned and never gave a first output token (ok records: max_tokens
-    ran out inside the reasoning). Older records, without the fields, never count."""
-    if "ttfo" not in frame or "reasoning_tokens" not in frame:
+    """Per record: it reasoned until max_tokens (finish ``length``) without a first output
+    token. A reply that stopped of itself without one (finish ``stop``: the model closed its
+    reasoning and ended) did answer, if with nothing: it is not counted. Older records,
+    without the fields, never count."""
+    if not {"ttfo", "reasoning_tokens", "finish_reason"} <= set(frame.columns):
         return np.zeros(len(frame), bool)
-    return np.isnan(frame["ttfo"].to_numpy()) & (frame["reasoning_tokens"].to_numpy() > 0)
+    return (
+        np.isnan(frame["ttfo"].to_numpy())
+        & (frame["reasoning_tokens"].to_numpy() > 0)
+        & (frame["finish_reason"].astype(str).to_numpy() == FINISH_LENGTH)
+    )
 
 
 @dataclass(frozen=True)

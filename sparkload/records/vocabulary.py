@@ -97,6 +97,9 @@ def http_error_kind(status_code: int) -> str:
 # (the agent runs the tool and asks again with its result) or the answer to the user's turn.
 STEP_TOOL_CALL, STEP_ANSWER = "tool_call", "answer"
 STEPS = (STEP_TOOL_CALL, STEP_ANSWER)
+# The finish_reason of a reply cut by max_tokens: a structured reply's or a tool call's arguments
+# are then truncated, and a reply with no output token yet never answered (``no_answer``).
+FINISH_LENGTH = "length"
 # A structured reply's verdict (``RequestRecord.structured``, with --response-format): it parses
 # and matches the schema, it is not JSON, it is JSON that does not match, or it was cut by
 # max_tokens (finish_reason "length"), its own kind whatever its text.

@@ -63,10 +63,21 @@ def test_who_counted_the_reasoning_is_said_once_per_kind(tmp_path):
 
 
 def test_requests_that_never_answered_are_counted_and_left_out_of_ttfo(tmp_path):
-    records = [thinking(0, ttfo=0.5), thinking(1, ttfo=0.7), thinking(2, ttfo=None)]
+    records = [
+        thinking(0, ttfo=0.5),
+        thinking(1, ttfo=0.7),
+        thinking(2, ttfo=None, finish_reason="length"),
+    ]
     row = summary_of(tmp_path, records)
     assert (row["n"], row["no_answer"], row["failures"]) == (3, 1, 0)
     assert row["ttfo_ms_mean"] == pytest.approx(600.0)
+
+
+def test_a_reply_that_stopped_without_output_is_not_counted_as_no_answer(tmp_path):
+    records = [thinking(0, ttfo=0.5), thinking(1, ttfo=None, finish_reason="stop")]
+    row = summary_of(tmp_path, records)
+    assert (row["n"], row["no_answer"]) == (2, 0)
+    assert row["ttfo_ms_mean"] == pytest.approx(500.0)
 
 
 def test_tool_calls_their_argument_time_and_validity(tmp_path):

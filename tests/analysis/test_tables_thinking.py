@@ -44,7 +44,11 @@ def thinking_ladder(root, label="think", **fields):
         for index, c in enumerate((1, 2))
         for i in range(4)
     ]
-    records.append(thinking_record(2, 1, 2010.0, ttfo=None, answer_tokens=0, answer_tps=None))
+    records.append(
+        thinking_record(
+            2, 1, 2010.0, ttfo=None, answer_tokens=0, answer_tps=None, finish_reason="length"
+        )
+    )
     return write_run(root, label, records)
 
 
