@@ -8,7 +8,9 @@ levels only, per label and concurrency:
   (ms), the reasoning share (Σ reasoning tokens / Σ output tokens of the requests that report
   both, token-weighted as the summary's ``reasoning_pct``), the tool-call argument time p50/p90
   (send → the last call's arguments complete), the share of requests with tool calls whose
-  arguments all parse as JSON objects, and the no-answer count (reasoned until max_tokens,
+  arguments all parse as JSON objects (of those whose reply finished), the requests whose calls
+  were truncated at max_tokens (finish ``length``, ``metrics.truncated_calls``: counted apart,
+  never valid), and the no-answer count (reasoned until max_tokens,
   finish ``length``, without a first output token: not in TTFO; ``metrics.no_answer``).
 * **By turn**: the same per user turn and step index within it (a replay's records have no
   user turn of their own: each recorded turn is its own, step index empty), with the mean
@@ -72,7 +74,8 @@ def figures(group: pd.DataFrame, settings: Settings) -> dict:
     ok = group[group["ok"].to_numpy()]
     calls = ok[ok["tool_calls"].fillna(0).to_numpy() > 0]
     args = _ms(calls["tool_args_done"], settings, "Tool args")
-    valid = calls["tool_args_valid"].dropna()
+    cut = metrics.truncated_calls(calls)
+    valid = calls["tool_args_valid"][~cut].dropna()
     return {
         "n": len(ok),
         "Failures": len(group) - len(ok),
@@ -83,6 +86,7 @@ def figures(group: pd.DataFrame, settings: Settings) -> dict:
         "Tool args ms p50": args["Tool args ms p50"],
         "Tool args ms p90": args["Tool args ms p90"],
         "Valid JSON share": valid.mean() if len(valid) else np.nan,
+        "Truncated calls": int(cut.sum()),
         "No answer": int(metrics.no_answer(ok).sum()),
         "Prompt tokens mean": ok["prompt_tokens"].mean(),
     }

@@ -42,7 +42,9 @@ requests that report them (older records lack them: they read as missing):
                        or more; tool_args_ms (mean/p50/p90/p99): send → the last tool-call
                        delta, when the last call's arguments were complete
   tool_args_valid_pct  share of requests with tool calls whose every call's arguments parse as
-                       a JSON object
+                       a JSON object, of those that finished (truncated ones left out)
+  tool_args_truncated  requests whose tool calls were cut by max_tokens (finish "length"):
+                       truncated, counted apart, never valid (``truncated_calls``)
 
 Structured output (``--response-format``): ``analysis/structured.py``'s columns, only where
 some record carries a verdict.
@@ -181,7 +183,19 @@ THINKING_COLUMNS = [
     "tool_calls",
     "tool_call_requests",
     "tool_args_valid_pct",
+    "tool_args_truncated",
 ]
+
+
+def truncated_calls(frame: pd.DataFrame) -> np.ndarray:
+    """Per record: its reply had tool calls and ended at max_tokens (finish ``length``), so its
+    calls' arguments are cut: truncated, never valid, whatever they parse as (vLLM ends such a
+    forced call with ``"arguments": "{}"``; older records say it is valid)."""
+    if "tool_calls" not in frame or "finish_reason" not in frame:
+        return np.zeros(len(frame), bool)
+    calls = frame["tool_calls"].to_numpy(float)
+    cut = frame["finish_reason"].astype(str).to_numpy() == FINISH_LENGTH
+    return (np.nan_to_num(calls) > 0) & cut
 
 
 def has_thinking(records: pd.DataFrame) -> bool:
@@ -410,7 +424,9 @@ def thinking_stats(
     with_calls = np.isfinite(calls) & (calls > 0)
     row["tool_calls"] = int(calls[with_calls].sum())
     row["tool_call_requests"] = int(with_calls.sum())
-    valid = column["tool_args_valid"][index][with_calls]
+    cut = truncated_calls(ok)
+    row["tool_args_truncated"] = int(cut.sum())
+    valid = column["tool_args_valid"][index][with_calls & ~cut]
     valid = valid[np.isfinite(valid)]
     row["tool_args_valid_pct"] = float(valid.mean() * 100) if len(valid) else np.nan
     return row
@@ -585,7 +601,7 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
         for column in THINKING_COLUMNS:
             if column not in levels:
                 levels[column] = np.nan
-        for column in ("no_answer", "tool_calls", "tool_call_requests"):
+        for column in ("no_answer", "tool_calls", "tool_call_requests", "tool_args_truncated"):
             levels[column] = levels[column].astype("Int64")
         columns = columns + THINKING_COLUMNS
     if st.has_structured(dataset.records):  # --response-format (analysis/structured.py)

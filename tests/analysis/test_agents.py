@@ -89,6 +89,15 @@ def test_valid_json_share_counts_requests_with_tool_calls_only(tmp_path):
     assert pd.isna(frame.loc["answer", "Valid JSON share"])
 
 
+def test_a_call_cut_at_max_tokens_is_truncated_not_valid_even_where_its_record_says_valid(tmp_path):
+    records = session(0)
+    records[0].update(finish_reason="length")  # an older record of a cut call: "valid"
+    frame = agents.by_step(agent_run(tmp_path, records), "agent", SETTINGS).set_index("Step")
+    assert frame.loc["tool_call", "Truncated calls"] == 1
+    assert frame.loc["tool_call", "Valid JSON share"] == pytest.approx(1.0)  # of the other 3
+    assert frame.loc["answer", "Truncated calls"] == 0
+
+
 def test_no_answer_counts_steps_that_reasoned_until_the_limit(tmp_path):
     records = session(0)
     records[2].update(ttfo=None, reasoning_tokens=100, answer_tokens=0, finish_reason="length")

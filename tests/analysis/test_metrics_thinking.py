@@ -105,6 +105,21 @@ def test_tool_calls_their_argument_time_and_validity(tmp_path):
     assert row["reasoning_tokens_mean"] != row["reasoning_tokens_mean"]  # none reasoned: NaN
 
 
+def test_tool_calls_cut_at_max_tokens_are_counted_apart_and_never_valid(tmp_path):
+    def agent(start, finish, valid):
+        return make_record(
+            1, 0, ttft=0.2, itl=0.01, tps=40.0, latency=1.0, start_time=start, ttfo=0.2,
+            tool_calls=1, tool_args_done=0.6, tool_args_valid=valid, finish_reason=finish,
+        )  # fmt: skip
+
+    # the third is an older record of a cut call: it said valid (vLLM's "{}" stub parsed)
+    records = [agent(0, "tool_calls", True), agent(1, "tool_calls", False)]
+    records += [agent(2, "length", True), agent(3, "length", None)]
+    row = summary_of(tmp_path, records)
+    assert (row["tool_call_requests"], row["tool_args_truncated"]) == (4, 2)
+    assert row["tool_args_valid_pct"] == pytest.approx(50.0)
+
+
 def test_a_plain_run_keeps_its_summary_columns_as_they_were(tmp_path):
     records = closed_loop_level(1, 0, 0.0, ttft=0.1, itl=0.01, tps=50.0, latency=1.0)
     for record in records:

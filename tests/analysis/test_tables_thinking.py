@@ -104,8 +104,8 @@ def test_tool_calls_get_their_columns_where_there_were_some(tmp_path):
     rows = markdown_table(
         report_of(tmp_path, run), "think: time to answer, reasoning and tool calls"
     )
-    assert rows[0][-3:] == ["Tool calls", "Tool args done p50 (ms)", "Args valid"]
-    assert rows[1][-3:] == ["4", "950.00", "100.0%"]
+    assert rows[0][-4:] == ["Tool calls", "Tool args done p50 (ms)", "Args valid", "Args truncated"]
+    assert rows[1][-4:] == ["4", "950.00", "100.0%", "0"]
 
 
 def test_a_plain_label_beside_a_thinking_one_keeps_its_tables(tmp_path):
