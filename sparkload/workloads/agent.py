@@ -18,8 +18,13 @@ of it but the new part.
   without an id gets one, arguments that are not a JSON object are sent as ``{}``), then one
   ``role: "tool"`` message per call with its ``tool_call_id`` and a synthetic result of
   ``--tool-result-tokens`` tokens (default 512; ``--tool-result-tokens-stddev`` for a normal
-  spread), seeded filler text (``coding_tools.tool_result``). A text reply joins as an assistant
-  message.
+  spread), drawn from a pool of seeded filler texts fitted to their lengths as ``--input-tokens``
+  prompts are (``fitting.synthesize_results``): by the target's count of a message's content
+  (its ``/tokenize``, the simulator's, or ``--tokenizer``), on the master before the load, so a
+  tool step grows the context by the call, the result's tokens exactly and the messages'
+  framing. Until the target is known (and where it cannot count), the pool is fitted by the
+  4-characters-a-token estimate; the manifest's ``tool_results.token_count`` says which. A text
+  reply joins as an assistant message.
 - **Text where a tool call was asked** (a tool step answered without a call: ``auto`` lets the
   model decide) is a named choice, ``--on-text-reply``, and counted (``extra.text_reply``):
   ``continue`` (default) appends the text and a fixed user message asking the model to go on
@@ -106,6 +111,7 @@ from sparkload.inputs.tools import Tools, ToolSet, load_tools
 from sparkload.records import STATUS_OK, STEP_ANSWER, STEP_TOOL_CALL, WORKLOAD_CHAT, RequestRecord
 from sparkload.records.vocabulary import WORKLOAD_AGENT
 from sparkload.transport.stream import API_COMPLETIONS, Reply
+from sparkload.workloads import fitting
 from sparkload.workloads.coding_tools import BUILTIN_TOOLS, parse_arguments, tool_result
 from sparkload.workloads.contract import (
     PlannedRequest,
@@ -193,6 +199,8 @@ class AgentWorkload(Workload[AgentUser]):
     tool_turns: int = 2
     result_tokens: int = 512
     result_tokens_stddev: float = 0.0
+    results: tuple[str, ...] = ()  # synthetic: the fitted tool results, drawn per call
+    results_source: dict = field(default_factory=dict)  # how they were fitted (the manifest's)
     on_text_reply: str = ON_TEXT_CONTINUE
     cache_bust: bool = False  # only first steps start unique: later steps are meant to hit
 
@@ -257,9 +265,16 @@ class AgentWorkload(Workload[AgentUser]):
         tools = load_tools(w.tools) if w.tools is not None else ToolSet.builtin(BUILTIN_TOOLS)
         trace = load_agent_trace(w.agent_trace) if w.agent_trace is not None else None
         prompts: tuple[str, ...] = ()
+        results: Synthetic | None = None
         if trace is None:
             prompt_set = load_prompts(w.prompts)
             prompts, source = prompt_set.prompts, prompt_set.describe()
+            results = synthetic or fitting.synthesize_results(
+                fitting.Estimate(why="the target is not asked yet"),
+                w.tool_result_tokens,
+                w.tool_result_tokens_stddev,
+                opts.plan.seed,
+            )
         else:
             if w.history == HISTORY_DATASET and not trace.has_replies:
                 raise ConfigError(
@@ -283,6 +298,8 @@ class AgentWorkload(Workload[AgentUser]):
             tool_turns=w.tool_turns,
             result_tokens=w.tool_result_tokens,
             result_tokens_stddev=w.tool_result_tokens_stddev,
+            results=results.texts if results else (),
+            results_source=results.source if results else {},
             on_text_reply=w.on_text_reply,
         )
 
@@ -314,6 +331,7 @@ class AgentWorkload(Workload[AgentUser]):
             "tool_turns": self.tool_turns,
             "tool_result_tokens": self.result_tokens,
             "tool_result_tokens_stddev": self.result_tokens_stddev,
+            "tool_results": self.results_source,
             "on_text_reply": self.on_text_reply,
         }
 
@@ -497,15 +515,13 @@ class AgentWorkload(Workload[AgentUser]):
     def _results(
         self, user: AgentUser, message: dict[str, Any], valid: list[bool]
     ) -> list[dict[str, Any]]:
-        """One synthetic tool result per call of ``message``, addressed to its id (an error
-        first for a call whose arguments were not a JSON object)."""
+        """One synthetic tool result per call of ``message``, drawn from the fitted pool (whose
+        lengths are the spread asked) and addressed to its id (an error first for a call whose
+        arguments were not a JSON object)."""
         rng = self._rng(user)
         out = []
         for call, ok in zip(message["tool_calls"], valid, strict=True):
-            tokens = self.result_tokens
-            if self.result_tokens_stddev:
-                tokens = max(1, round(rng.gauss(tokens, self.result_tokens_stddev)))
-            text = tool_result(tokens, rng.getrandbits(32), ok)
+            text = tool_result(self.results[rng.randrange(len(self.results))], ok)
             out.append({"role": "tool", "tool_call_id": call["id"], "content": text})
         return out
 
@@ -575,6 +591,12 @@ def _with_id_line(messages: tuple[dict[str, Any], ...], session_id: str) -> list
 def _given(opts: RunOptions, dest: str) -> bool:
     """Whether the option ``dest`` differs from its default (the table's)."""
     return getattr(opts.workload, dest) != default(dest)
+
+
+def fits_tool_results(opts: RunOptions) -> bool:
+    """Whether the run's tool results are fitted to the target's count before the load: a
+    synthetic agent's (a replay sends the trace's own)."""
+    return opts.workload.name == WORKLOAD_AGENT and opts.workload.agent_trace is None
 
 
 def refuse_agent_options(opts: RunOptions) -> None:

@@ -2,7 +2,8 @@
 test process): it streams tool calls in vLLM's delta form (``delta.tool_calls`` items with
 ``index``, ``id``, ``type`` and ``function.name`` first, then ``function.arguments`` in
 fragments; ``finish_reason: "tool_calls"``) whenever a request sends tools and does not ask
-``tool_choice: "none"``, else text, and keeps every body it received. ``cut_at_limit``: every
+``tool_choice: "none"``, else text, and keeps every body it received (it has no tokenizer
+route: the run's tool results are sized by the estimate, or by ``--tokenizer``). ``cut_at_limit``: every
 tool call ends as vLLM ends a forced call that max_tokens cut, its arguments half streamed and a
 last chunk of ``"arguments": "{}"`` with ``finish_reason: "length"``, ``stub_delay`` later."""
 
@@ -52,8 +53,8 @@ def tool_server(script: ToolScript | None = None) -> Iterator[ToolServer]:
                 if request is None:
                     return
                 head, body = request
-                if head.startswith("GET "):
-                    _answer_get(sock, head)
+                if head.startswith("GET ") or " /v1/" not in head.split("\r\n", 1)[0]:
+                    _answer_get(sock, head)  # a look-up, or a tokenizer route it has not: 404
                     continue
                 parsed = json.loads(body)
                 number = len(state.bodies)
