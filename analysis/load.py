@@ -346,6 +346,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     steps: list[pd.Categorical] = []  # an agent's step kind ("" for other requests)
     verdicts: list[pd.Categorical] = []  # a structured reply's verdict ("" where none)
     finishes: list[pd.Categorical] = []  # finish_reason ("" where none: a failure)
+    parse_errors: list[pd.Categorical] = []  # a parse_error's kind ("" where none)
     bad = 0
     with file.open("rb") as handle:
         while lines := handle.readlines(_CHUNK_BYTES):
@@ -381,6 +382,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             steps.append(pd.Categorical([_text(r.get("step")) for r in records]))
             verdicts.append(pd.Categorical([_text(r.get("structured")) for r in records]))
             finishes.append(pd.Categorical([_text(r.get("finish_reason")) for r in records]))
+            parse_errors.append(pd.Categorical([_text(r.get("structured_error")) for r in records]))
     columns = {
         name: np.concatenate(chunks)
         if chunks
@@ -397,6 +399,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
         ("step", steps),
         ("structured", verdicts),
         ("finish_reason", finishes),
+        ("structured_error", parse_errors),
     ):
         columns[name] = (
             union_categoricals(parts_of) if parts_of else pd.Categorical([], categories=[""])

@@ -388,7 +388,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         if thinking:
             row.update(thinking_stats(ok.iloc[index], column, index, settings, rng))
         if structured:
-            row.update(st.structured_stats(ok["structured"].iloc[index]))
+            row.update(st.structured_stats(ok["structured"].iloc[index], ok.iloc[index]))
         rows.append(row)
     by_level = ["label", loop.summary_key]
     # where every measured request failed there are no rows: the levels keep their counts

@@ -148,6 +148,7 @@ class RequestRecord:
     # With --response-format: the reply's verdict (STRUCTURED_VERDICTS), never its text; None
     # when no format was asked, or the request failed
     structured: str | None = None
+    structured_error: str | None = None  # a parse_error's kind (PARSE_ERROR_KINDS)
     # With --keep-outputs only (outputs may be private): the prompt's key (``prompt_key``, the
     # same prompt's in every run and level), the reply's text (chat content or completions
     # text; reasoning and tool calls not kept) and the characters of each of its text chunks in
@@ -227,6 +228,7 @@ _OMITTED_WHEN_NONE = (
     "tool_args_truncated",
     "step",
     "structured",
+    "structured_error",
     "prompt_key",
     "output_text",
     "output_chunks",

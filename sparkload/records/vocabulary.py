@@ -111,6 +111,21 @@ STRUCTURED_VERDICTS = (
     STRUCTURED_SCHEMA_ERROR,
     STRUCTURED_TRUNCATED,
 )
+# What kind of JSON a parse_error reply was not (``RequestRecord.structured_error``): empty; not
+# JSON at all (prose, a markdown fence); a raw control character inside a string (JSON wants it
+# escaped: a grammar that lets one through makes replies no parser reads); ended before its JSON
+# did (though not at max_tokens: that is ``truncated``); a whole JSON value with more after it;
+# any other syntax error.
+PARSE_EMPTY, PARSE_NOT_JSON, PARSE_CONTROL_CHARACTER = "empty", "not_json", "control_character"
+PARSE_INCOMPLETE, PARSE_TRAILING_DATA, PARSE_SYNTAX = "incomplete", "trailing_data", "syntax"
+PARSE_ERROR_KINDS = (
+    PARSE_EMPTY,
+    PARSE_NOT_JSON,
+    PARSE_CONTROL_CHARACTER,
+    PARSE_INCOMPLETE,
+    PARSE_TRAILING_DATA,
+    PARSE_SYNTAX,
+)
 # Who counted a figure (``tokens_counted_by``, ``reasoning_counted_by``): the server's usage, or
 # the client from the stream's chunks (one token a chunk: a lower bound with MTP).
 COUNTED_BY_USAGE, COUNTED_BY_CHUNKS = "usage", "chunks"

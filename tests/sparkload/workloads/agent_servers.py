@@ -3,9 +3,10 @@ test process): it streams tool calls in vLLM's delta form (``delta.tool_calls`` 
 ``index``, ``id``, ``type`` and ``function.name`` first, then ``function.arguments`` in
 fragments; ``finish_reason: "tool_calls"``) whenever a request sends tools and does not ask
 ``tool_choice: "none"``, else text, and keeps every body it received (it has no tokenizer
-route: the run's tool results are sized by the estimate, or by ``--tokenizer``). ``cut_at_limit``: every
-tool call ends as vLLM ends a forced call that max_tokens cut, its arguments half streamed and a
-last chunk of ``"arguments": "{}"`` with ``finish_reason: "length"``, ``stub_delay`` later."""
+route: the run's tool results are sized by the estimate, or by ``--tokenizer``).
+``cut_at_limit``: every tool call ends as vLLM ends a forced call that max_tokens cut, its
+arguments half streamed and a last chunk of ``"arguments": "{}"`` with ``finish_reason:
+"length"``, ``stub_delay`` later."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class ToolScript:
     fragment: int = 7  # characters of the arguments per delta
     gap: float = 0.001  # seconds between deltas
     text_words: int = 4  # a text reply's words (one delta each)
+    text: str | None = None  # a text reply's content instead, in deltas of ``fragment``
     # reply with text instead of a tool call to the request with this body and number (0-based)
     text_when: Callable[[dict, int], bool] | None = None
     cut_at_limit: bool = False  # tool calls cut by max_tokens, vLLM's "{}" stub last
@@ -92,7 +94,13 @@ def _events(script: ToolScript, body: dict, number: int) -> list[dict]:
                 )
         finish = "tool_calls"
     else:
-        events += [_chunk({"content": f" word{k}"}) for k in range(script.text_words)]
+        pieces = [f" word{k}" for k in range(script.text_words)]
+        if script.text is not None:
+            pieces = [
+                script.text[at : at + script.fragment]
+                for at in range(0, len(script.text), script.fragment)
+            ]
+        events += [_chunk({"content": piece}) for piece in pieces]
         finish = "stop"
     if wants_call and script.cut_at_limit:
         stub = {"index": script.calls - 1, "function": {"arguments": "{}"}}
