@@ -9,9 +9,9 @@ levels only, per label and concurrency:
   both, token-weighted as the summary's ``reasoning_pct``), the tool-call argument time p50/p90
   (send → the last call's arguments complete), the share of requests with tool calls whose
   arguments all parse as JSON objects (of those whose reply finished), the requests whose calls
-  were truncated at max_tokens (finish ``length``, ``metrics.truncated_calls``: counted apart,
+  were truncated at max_tokens (finish ``length``, ``replies.truncated_calls``: counted apart,
   never valid), and the no-answer count (reasoned until max_tokens,
-  finish ``length``, without a first output token: not in TTFO; ``metrics.no_answer``).
+  finish ``length``, without a first output token: not in TTFO; ``replies.no_answer``).
 * **By turn**: the same per user turn and step index within it (a replay's records have no
   user turn of their own: each recorded turn is its own, step index empty), with the mean
   prompt tokens, so the context's growth step by step is beside its cost.
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import conversations, metrics, percentiles
+from analysis import conversations, percentiles, replies
 from analysis.charts import Chart
 from analysis.metrics import Settings
 from analysis.tables import Table, slug
@@ -74,7 +74,7 @@ def figures(group: pd.DataFrame, settings: Settings) -> dict:
     ok = group[group["ok"].to_numpy()]
     calls = ok[ok["tool_calls"].fillna(0).to_numpy() > 0]
     args = _ms(calls["tool_args_done"], settings, "Tool args")
-    cut = metrics.truncated_calls(calls)
+    cut = replies.truncated_calls(calls)
     valid = calls["tool_args_valid"][~cut].dropna()
     return {
         "n": len(ok),
@@ -87,7 +87,7 @@ def figures(group: pd.DataFrame, settings: Settings) -> dict:
         "Tool args ms p90": args["Tool args ms p90"],
         "Valid JSON share": valid.mean() if len(valid) else np.nan,
         "Truncated calls": int(cut.sum()),
-        "No answer": int(metrics.no_answer(ok).sum()),
+        "No answer": int(replies.no_answer(ok).sum()),
         "Prompt tokens mean": ok["prompt_tokens"].mean(),
     }
 

@@ -71,7 +71,7 @@ from analysis import percentiles
 from analysis import structured as st
 from analysis.load import Dataset, describe_level
 from analysis.manifest_levels import FLAG_KINDS, level_flags, level_schedules, saturation_stops
-from sparkload.records import FINISH_LENGTH
+from analysis.replies import no_answer, truncated_calls
 
 
 @dataclass(frozen=True)
@@ -187,36 +187,11 @@ THINKING_COLUMNS = [
 ]
 
 
-def truncated_calls(frame: pd.DataFrame) -> np.ndarray:
-    """Per record: its reply had tool calls and ended at max_tokens (finish ``length``), so its
-    calls' arguments are cut: truncated, never valid, whatever they parse as (vLLM ends such a
-    forced call with ``"arguments": "{}"``; older records say it is valid)."""
-    if "tool_calls" not in frame or "finish_reason" not in frame:
-        return np.zeros(len(frame), bool)
-    calls = frame["tool_calls"].to_numpy(float)
-    cut = frame["finish_reason"].astype(str).to_numpy() == FINISH_LENGTH
-    return (np.nan_to_num(calls) > 0) & cut
-
-
 def has_thinking(records: pd.DataFrame) -> bool:
     """Whether some record has reasoning or tool calls (a thinking model's, an agent's run)."""
     return any(
         name in records and bool((records[name].to_numpy() > 0).any())
         for name in ("reasoning_tokens", "tool_calls")
-    )
-
-
-def no_answer(frame: pd.DataFrame) -> np.ndarray:
-    """Per record: it reasoned until max_tokens (finish ``length``) without a first output
-    token. A reply that stopped of itself without one (finish ``stop``: the model closed its
-    reasoning and ended) did answer, if with nothing: it is not counted. Older records,
-    without the fields, never count."""
-    if not {"ttfo", "reasoning_tokens", "finish_reason"} <= set(frame.columns):
-        return np.zeros(len(frame), bool)
-    return (
-        np.isnan(frame["ttfo"].to_numpy())
-        & (frame["reasoning_tokens"].to_numpy() > 0)
-        & (frame["finish_reason"].astype(str).to_numpy() == FINISH_LENGTH)
     )
 
 

@@ -27,6 +27,7 @@ from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.quality.items import KIND_RETRIEVAL
 from sparkload.records import WORKLOAD_PREFILL
+from sparkload.records.vocabulary import WORKLOAD_AGENT
 from sparkload.run import quality_probe
 from sparkload.run.context import RunContext, endpoints_of, request_headers, settled_options
 from sparkload.run.report_process import check_options
@@ -34,7 +35,6 @@ from sparkload.run.results import check_writable
 from sparkload.run.scrape import Source, check_nodes, simulator_nodes, sources
 from sparkload.transport.target import ServerInfo, describe_server
 from sparkload.workloads import chat, fitting, registry
-from sparkload.workloads.agent import fits_tool_results
 from sparkload.workloads.contract import Synthetic, Workload
 
 logger = logging.getLogger("sparkload")
@@ -152,7 +152,7 @@ def resolve(settled: Settled, host: str | None, simulator_url: str | None) -> Re
         synthetic = _synthesize(options, _counter(options, endpoints[0].url, model, lookup))
     elif options.plan.trace is not None:
         synthetic = _trace_source(_counter(options, endpoints[0].url, model, lookup, "--trace"))
-    elif fits_tool_results(options):
+    elif options.workload.name == WORKLOAD_AGENT and options.workload.agent_trace is None:
         flag = "--tool-result-tokens"
         synthetic = _tool_results(options, _counter(options, endpoints[0].url, model, lookup, flag))
     if synthetic is None and settled.workload is not None:
