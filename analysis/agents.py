@@ -8,8 +8,10 @@ levels only, per label and concurrency:
   (ms), the reasoning share (Σ reasoning tokens / Σ output tokens of the requests that report
   both, token-weighted as the summary's ``reasoning_pct``), the tool-call argument time p50/p90
   (send → the last call's arguments complete), the share of requests with tool calls whose
-  arguments all parse as JSON objects, and the no-answer count (reasoned until max_tokens
-  without a first output token: not in TTFO).
+  arguments all parse as JSON objects (of those whose reply finished), the requests whose calls
+  were truncated at max_tokens (finish ``length``, ``replies.truncated_calls``: counted apart,
+  never valid), and the no-answer count (reasoned until max_tokens,
+  finish ``length``, without a first output token: not in TTFO; ``replies.no_answer``).
 * **By turn**: the same per user turn and step index within it (a replay's records have no
   user turn of their own: each recorded turn is its own, step index empty), with the mean
   prompt tokens, so the context's growth step by step is beside its cost.
@@ -23,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import conversations, metrics, percentiles
+from analysis import conversations, percentiles, replies
 from analysis.charts import Chart
 from analysis.metrics import Settings
 from analysis.tables import Table, slug
@@ -72,7 +74,8 @@ def figures(group: pd.DataFrame, settings: Settings) -> dict:
     ok = group[group["ok"].to_numpy()]
     calls = ok[ok["tool_calls"].fillna(0).to_numpy() > 0]
     args = _ms(calls["tool_args_done"], settings, "Tool args")
-    valid = calls["tool_args_valid"].dropna()
+    cut = replies.truncated_calls(calls)
+    valid = calls["tool_args_valid"][~cut].dropna()
     return {
         "n": len(ok),
         "Failures": len(group) - len(ok),
@@ -83,7 +86,8 @@ def figures(group: pd.DataFrame, settings: Settings) -> dict:
         "Tool args ms p50": args["Tool args ms p50"],
         "Tool args ms p90": args["Tool args ms p90"],
         "Valid JSON share": valid.mean() if len(valid) else np.nan,
-        "No answer": int(metrics.no_answer(ok).sum()),
+        "Truncated calls": int(cut.sum()),
+        "No answer": int(replies.no_answer(ok).sum()),
         "Prompt tokens mean": ok["prompt_tokens"].mean(),
     }
 

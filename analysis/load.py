@@ -348,6 +348,8 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     sessions: list[pd.Categorical] = []
     steps: list[pd.Categorical] = []  # an agent's step kind ("" for other requests)
     verdicts: list[pd.Categorical] = []  # a structured reply's verdict ("" where none)
+    finishes: list[pd.Categorical] = []  # finish_reason ("" where none: a failure)
+    parse_errors: list[pd.Categorical] = []  # a parse_error's kind ("" where none)
     bad = 0
     with file.open("rb") as handle:
         while lines := handle.readlines(_CHUNK_BYTES):
@@ -382,6 +384,8 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             sessions.append(pd.Categorical([_text(r.get("session_id")) for r in records]))
             steps.append(pd.Categorical([_text(r.get("step")) for r in records]))
             verdicts.append(pd.Categorical([_text(r.get("structured")) for r in records]))
+            finishes.append(pd.Categorical([_text(r.get("finish_reason")) for r in records]))
+            parse_errors.append(pd.Categorical([_text(r.get("structured_error")) for r in records]))
     columns = {
         name: np.concatenate(chunks)
         if chunks
@@ -397,6 +401,8 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
         ("session_id", sessions),
         ("step", steps),
         ("structured", verdicts),
+        ("finish_reason", finishes),
+        ("structured_error", parse_errors),
     ):
         columns[name] = (
             union_categoricals(parts_of) if parts_of else pd.Categorical([], categories=[""])

@@ -29,8 +29,9 @@ a plain run's summary keeps its columns as they were; ``THINKING_COLUMNS``), ove
 requests that report them (older records lack them: they read as missing):
   ttfo_ms              time to first output token: the first content or tool-call chunk,
                        reasoning excluded (mean/p50/p90/p99, CIs), TTFT's companion
-  no_answer            requests with output tokens but no first output token: they reasoned
-                       until max_tokens ("no answer within max_tokens"); not in ttfo_ms
+  no_answer            requests that reasoned until max_tokens (finish "length") without a
+                       first output token ("no answer within max_tokens"); not in ttfo_ms.
+                       A reply that stopped of itself with no output is not one
   reasoning_tokens     per request (mean/p50/p90/p99), and ``reasoning_counted_by`` (the
                        server's usage, or its chunks: a lower bound with MTP); answer_tokens
                        = output − reasoning tokens, likewise
@@ -41,7 +42,9 @@ requests that report them (older records lack them: they read as missing):
                        or more; tool_args_ms (mean/p50/p90/p99): send → the last tool-call
                        delta, when the last call's arguments were complete
   tool_args_valid_pct  share of requests with tool calls whose every call's arguments parse as
-                       a JSON object
+                       a JSON object, of those that finished (truncated ones left out)
+  tool_args_truncated  requests whose tool calls were cut by max_tokens (finish "length"):
+                       truncated, counted apart, never valid (``truncated_calls``)
 
 Structured output (``--response-format``): ``analysis/structured.py``'s columns, only where
 some record carries a verdict.
@@ -68,6 +71,7 @@ from analysis import percentiles
 from analysis import structured as st
 from analysis.load import Dataset, describe_level
 from analysis.manifest_levels import FLAG_KINDS, level_flags, level_schedules, saturation_stops
+from analysis.replies import no_answer, truncated_calls
 
 
 @dataclass(frozen=True)
@@ -179,6 +183,7 @@ THINKING_COLUMNS = [
     "tool_calls",
     "tool_call_requests",
     "tool_args_valid_pct",
+    "tool_args_truncated",
 ]
 
 
@@ -188,14 +193,6 @@ def has_thinking(records: pd.DataFrame) -> bool:
         name in records and bool((records[name].to_numpy() > 0).any())
         for name in ("reasoning_tokens", "tool_calls")
     )
-
-
-def no_answer(frame: pd.DataFrame) -> np.ndarray:
-    """Per record: it reasoned and never gave a first output token (ok records: max_tokens
-    ran out inside the reasoning). Older records, without the fields, never count."""
-    if "ttfo" not in frame or "reasoning_tokens" not in frame:
-        return np.zeros(len(frame), bool)
-    return np.isnan(frame["ttfo"].to_numpy()) & (frame["reasoning_tokens"].to_numpy() > 0)
 
 
 @dataclass(frozen=True)
@@ -366,7 +363,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         if thinking:
             row.update(thinking_stats(ok.iloc[index], column, index, settings, rng))
         if structured:
-            row.update(st.structured_stats(ok["structured"].iloc[index]))
+            row.update(st.structured_stats(ok["structured"].iloc[index], ok.iloc[index]))
         rows.append(row)
     by_level = ["label", loop.summary_key]
     # where every measured request failed there are no rows: the levels keep their counts
@@ -402,7 +399,9 @@ def thinking_stats(
     with_calls = np.isfinite(calls) & (calls > 0)
     row["tool_calls"] = int(calls[with_calls].sum())
     row["tool_call_requests"] = int(with_calls.sum())
-    valid = column["tool_args_valid"][index][with_calls]
+    cut = truncated_calls(ok)
+    row["tool_args_truncated"] = int(cut.sum())
+    valid = column["tool_args_valid"][index][with_calls & ~cut]
     valid = valid[np.isfinite(valid)]
     row["tool_args_valid_pct"] = float(valid.mean() * 100) if len(valid) else np.nan
     return row
@@ -577,7 +576,7 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
         for column in THINKING_COLUMNS:
             if column not in levels:
                 levels[column] = np.nan
-        for column in ("no_answer", "tool_calls", "tool_call_requests"):
+        for column in ("no_answer", "tool_calls", "tool_call_requests", "tool_args_truncated"):
             levels[column] = levels[column].astype("Int64")
         columns = columns + THINKING_COLUMNS
     if st.has_structured(dataset.records):  # --response-format (analysis/structured.py)

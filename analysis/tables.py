@@ -194,6 +194,7 @@ THINKING = {  # summary column → (heading, format): a thinking model's and an 
     "tool_calls": ("Tool calls", None),
     "tool_args_ms_p50": ("Tool args done p50 (ms)", "{:.2f}"),
     "tool_args_valid_pct": ("Args valid", "{:.1f}%"),
+    "tool_args_truncated": ("Args truncated", None),
 }
 
 
@@ -201,14 +202,15 @@ def label_thinking(summary: pd.DataFrame, label: str) -> Table | None:
     """A thinking model's and an agent's figures per level of one label (None when its requests
     neither reasoned nor called tools): time to answer (TTFO) beside TTFT, the reasoning and
     answer tokens, the reasoning's share of the output and each part's decode rate, the tool
-    calls, when their arguments were complete and the share whose arguments parse, and the
-    requests that never answered within max_tokens. Tool-call columns only where there were."""
+    calls, when their arguments were complete, the share whose arguments parse (of those that
+    finished) and the requests whose calls were truncated at max_tokens, and the requests that
+    never answered within max_tokens. Tool-call columns only where there were."""
     rows = _rows(summary, label)
     if not thinks(rows):
         return None
     columns = dict(THINKING)
     if not (rows["tool_calls"].fillna(0) > 0).any():
-        for key in ("tool_calls", "tool_args_ms_p50", "tool_args_valid_pct"):
+        for key in ("tool_calls", "tool_args_ms_p50", "tool_args_valid_pct", "tool_args_truncated"):
             del columns[key]
     frame = pd.DataFrame({"Concurrency": rows.index})
     for column, (heading, _) in columns.items():

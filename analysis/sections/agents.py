@@ -35,8 +35,10 @@ def build(context: Context) -> Section | None:
             "first token of any kind). Reasoning share = Σ reasoning tokens / Σ output tokens; "
             "tool args = send → the last call's arguments complete, of requests that called "
             "tools; valid JSON share = those whose every call's arguments parse as a JSON "
-            "object; no answer = reasoned until max_tokens without a first output token (not "
-            "in TTFO).",
+            "object, of those whose reply finished; truncated calls = requests whose calls "
+            "max_tokens cut (finish `length`: never valid, counted apart); no answer = "
+            "reasoned until max_tokens (finish `length`) without a first output token (not in "
+            "TTFO; a reply that stopped of itself is not one).",
         ],
         [
             Section(

@@ -35,10 +35,10 @@ THINKING_NOTE = (
     "the reasoning's from TTFT, the answer's from TTFO), the tool calls streamed, when the "
     "last call's arguments were complete (from the send) and the share of requests whose "
     "every call's arguments parse as a JSON object. No answer counts the requests that "
-    "reasoned until max_tokens without a first output token: they have no TTFO and are not "
-    "in its figures (a TTFO bound counts them as never meeting it). Reasoning counted by "
-    "chunks (the server's usage gave no count) is a lower bound where a chunk carries several "
-    "tokens (MTP): the answer's tokens and rate are then upper bounds."
+    "reasoned until max_tokens (finish `length`) without a first output token: they have no "
+    "TTFO and are not in its figures (a TTFO bound counts them as never meeting it). "
+    "Reasoning counted by chunks (the server's usage gave no count) is a lower bound where a "
+    "chunk carries several tokens (MTP): the answer's tokens and rate are then upper bounds."
 )
 
 

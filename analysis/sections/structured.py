@@ -15,6 +15,7 @@ COLUMNS = {
     "schema_valid_ratio": "schema valid",
     "json_parse_ratio": "parses",
     "structured_parse_error": "parse errors",
+    "parse_error_kinds": "parse errors by kind",
     "structured_schema_error": "schema errors",
     "structured_truncated": "truncated",
     "ttft_ms_p50": "TTFT p50 ms",
@@ -49,12 +50,15 @@ def build(context: Context) -> Section | None:
         [
             "Every reply of a run with `--response-format` is judged: valid (parses and matches "
             "the schema; json_object: is a JSON object), parse error (not JSON: a markdown fence "
-            "is not stripped), schema error (JSON that does not match), truncated (cut by "
-            "max_tokens, whatever its text). Schema valid = valid / (valid + parse errors + "
-            "schema errors): truncated replies are counted apart and left out (a longer "
-            "max_tokens, not the server, fixes them); parses = (valid + schema errors) / the "
-            "same. Ok measured requests; a failed request has no verdict. "
-            "`--check 'schema_valid_ratio>=0.99'` holds a run to it.",
+            "is not stripped; named by its kind: empty, not_json (prose, a fence), "
+            "control_character (a raw control character inside a string, which JSON wants "
+            "escaped), incomplete (the reply ended before its JSON did), trailing_data (more "
+            "after a whole value), syntax (any other)), schema error (JSON that does not match), "
+            "truncated (cut by max_tokens, whatever its text). Schema valid = valid / (valid + "
+            "parse errors + schema errors): truncated replies are counted apart and left out (a "
+            "longer max_tokens, not the server, fixes them); parses = (valid + schema errors) / "
+            "the same. Ok measured requests; a failed request has no verdict. `--check "
+            "'schema_valid_ratio>=0.99'` holds a run to it.",
             *tables,
         ],
     )

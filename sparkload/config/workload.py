@@ -281,8 +281,9 @@ ROWS: tuple[Option, ...] = (
     Option(
         "--tool-result-tokens",
         512,
-        "Agent workload: tokens of each synthetic tool result (seeded filler text, 4 "
-        "characters a token)",
+        "Agent workload: tokens of each synthetic tool result's content (seeded filler text, "
+        "fitted as --input-tokens prompts are: by --tokenizer, else the target's /tokenize, "
+        "else 4 characters a token)",
         WORKLOAD,
         whole,
     ),

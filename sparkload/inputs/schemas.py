@@ -13,7 +13,10 @@ reasoning) must parse as JSON as it is; whitespace around it is JSON's own and a
 markdown fence (```json ... ```) is not stripped and reads as a ``parse_error``: a server that
 decodes under the grammar sends bare JSON, and a lenient checker would hide a reply a client
 parsing it would reject. A reply cut by ``max_tokens`` (finish_reason ``length``) is
-``truncated``, whatever its text.
+``truncated``, whatever its text. A ``parse_error`` is named by its kind
+(``parse_error_kind``, ``RequestRecord.structured_error``): empty, not JSON at all, a raw control
+character in a string (vLLM's grammar lets them through), incomplete, trailing data, or another
+syntax error.
 """
 
 from __future__ import annotations
@@ -28,6 +31,12 @@ import orjson
 
 from sparkload.errors import ConfigError
 from sparkload.records import (
+    PARSE_CONTROL_CHARACTER,
+    PARSE_EMPTY,
+    PARSE_INCOMPLETE,
+    PARSE_NOT_JSON,
+    PARSE_SYNTAX,
+    PARSE_TRAILING_DATA,
     STRUCTURED_PARSE_ERROR,
     STRUCTURED_SCHEMA_ERROR,
     STRUCTURED_TRUNCATED,
@@ -193,3 +202,27 @@ class ReplyChecker:
         if self._validator is None:
             return STRUCTURED_VALID if isinstance(value, dict) else STRUCTURED_SCHEMA_ERROR
         return STRUCTURED_VALID if self._validator.is_valid(value) else STRUCTURED_SCHEMA_ERROR
+
+
+JSON_STARTS = frozenset('{["-0123456789tfn')  # what a JSON text's first character can be
+
+
+def parse_error_kind(text: str) -> str:
+    """Why ``text`` (a reply the checker could not parse) is not JSON: one of
+    ``PARSE_ERROR_KINDS``, from the standard library's reading of the same text (only failed
+    replies are read twice)."""
+    stripped = text.strip()
+    if not stripped:
+        return PARSE_EMPTY
+    if stripped[0] not in JSON_STARTS:
+        return PARSE_NOT_JSON
+    try:
+        json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        if exc.msg.startswith("Invalid control character"):
+            return PARSE_CONTROL_CHARACTER
+        if exc.msg == "Extra data":
+            return PARSE_TRAILING_DATA
+        if exc.pos >= len(stripped) or exc.msg.startswith("Unterminated string"):
+            return PARSE_INCOMPLETE
+    return PARSE_SYNTAX

@@ -140,11 +140,15 @@ class RequestRecord:
     reasoning_counted_by: str | None = None  # COUNTED_BY_USAGE | COUNTED_BY_CHUNKS
     tool_calls: int | None = None  # tool calls the reply streamed
     tool_args_done: float | None = None  # when the last tool call's arguments were complete
-    tool_args_valid: bool | None = None  # every tool call's arguments parse as a JSON object
+    # every tool call's arguments parse as a JSON object (None: no call, or calls truncated)
+    tool_args_valid: bool | None = None
+    # the reply's tool calls were cut by max_tokens (finish "length"): never valid, counted apart
+    tool_args_truncated: bool | None = None
     step: str | None = None  # an agent's request: STEP_TOOL_CALL | STEP_ANSWER
     # With --response-format: the reply's verdict (STRUCTURED_VERDICTS), never its text; None
     # when no format was asked, or the request failed
     structured: str | None = None
+    structured_error: str | None = None  # a parse_error's kind (PARSE_ERROR_KINDS)
     # With --keep-outputs only (outputs may be private): the prompt's key (``prompt_key``, the
     # same prompt's in every run and level), the reply's text (chat content or completions
     # text; reasoning and tool calls not kept) and the characters of each of its text chunks in
@@ -223,8 +227,10 @@ _OMITTED_WHEN_NONE = (
     "tool_calls",
     "tool_args_done",
     "tool_args_valid",
+    "tool_args_truncated",
     "step",
     "structured",
+    "structured_error",
     "prompt_key",
     "output_text",
     "output_chunks",

@@ -100,6 +100,9 @@ def http_error_kind(status_code: int) -> str:
 # (the agent runs the tool and asks again with its result) or the answer to the user's turn.
 STEP_TOOL_CALL, STEP_ANSWER = "tool_call", "answer"
 STEPS = (STEP_TOOL_CALL, STEP_ANSWER)
+# The finish_reason of a reply cut by max_tokens: a structured reply's or a tool call's arguments
+# are then truncated, and a reply with no output token yet never answered (``no_answer``).
+FINISH_LENGTH = "length"
 # A structured reply's verdict (``RequestRecord.structured``, with --response-format): it parses
 # and matches the schema, it is not JSON, it is JSON that does not match, or it was cut by
 # max_tokens (finish_reason "length"), its own kind whatever its text.
@@ -110,6 +113,21 @@ STRUCTURED_VERDICTS = (
     STRUCTURED_PARSE_ERROR,
     STRUCTURED_SCHEMA_ERROR,
     STRUCTURED_TRUNCATED,
+)
+# What kind of JSON a parse_error reply was not (``RequestRecord.structured_error``): empty; not
+# JSON at all (prose, a markdown fence); a raw control character inside a string (JSON wants it
+# escaped: a grammar that lets one through makes replies no parser reads); ended before its JSON
+# did (though not at max_tokens: that is ``truncated``); a whole JSON value with more after it;
+# any other syntax error.
+PARSE_EMPTY, PARSE_NOT_JSON, PARSE_CONTROL_CHARACTER = "empty", "not_json", "control_character"
+PARSE_INCOMPLETE, PARSE_TRAILING_DATA, PARSE_SYNTAX = "incomplete", "trailing_data", "syntax"
+PARSE_ERROR_KINDS = (
+    PARSE_EMPTY,
+    PARSE_NOT_JSON,
+    PARSE_CONTROL_CHARACTER,
+    PARSE_INCOMPLETE,
+    PARSE_TRAILING_DATA,
+    PARSE_SYNTAX,
 )
 # Who counted a figure (``tokens_counted_by``, ``reasoning_counted_by``): the server's usage, or
 # the client from the stream's chunks (one token a chunk: a lower bound with MTP).

@@ -9,8 +9,9 @@ twenty thousand. The report, from requests.jsonl, is always exact.
 
 A run whose records reasoned or called tools (a thinking model's, an agent's) shows TTFO, the
 time to first output token (reasoning excluded: a thinking model's time to answer), beside TTFT,
-and how many requests never answered within max_tokens (``no answer``; they have no TTFO and
-are not in its figures); a plain run's table has its columns as always (``columns_for``), and a
+and how many requests never answered within max_tokens (``no answer``: they reasoned until the
+limit, finish ``length``, without a first output token; they have no TTFO and are not in its
+figures); a plain run's table has its columns as always (``columns_for``), and a
 level of such a run whose records neither reasoned nor called tools shows dashes there.
 """
 
@@ -23,6 +24,7 @@ from ddsketch import DDSketch
 
 from sparkload.records import (
     CHECK_NO_DATA,
+    FINISH_LENGTH,
     PHASE_MEASURE,
     STATUS_OK,
     STRUCTURED_PARSE_ERROR,
@@ -145,7 +147,7 @@ class LevelTally:
     latency: Distribution = field(default_factory=Distribution)
     ttfo: Distribution = field(default_factory=Distribution)
     thinking: bool = False  # some record reasoned or called tools: the row shows TTFO
-    no_answer: int = 0  # ok records that reasoned and never gave a first output token
+    no_answer: int = 0  # ok records that reasoned until max_tokens without a first output token
     verdicts: Counter = field(default_factory=Counter)  # ok records' structured verdicts
     measured: int = 0
     output_tokens: int = 0
@@ -184,7 +186,11 @@ class LevelTally:
         reasoning = record.get("reasoning_tokens")
         if reasoning or record.get("tool_calls"):
             self.thinking = True
-            if reasoning and record.get("ttfo") is None:
+            if (
+                reasoning
+                and record.get("ttfo") is None
+                and record.get("finish_reason") == FINISH_LENGTH
+            ):
                 self.no_answer += 1
         if verdict := record.get("structured"):
             self.verdicts[verdict] += 1

@@ -22,7 +22,8 @@ from typing import Protocol
 from gevent import sleep
 
 from sparkload.inputs.prompts import PromptOrder
-from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, RequestRecord
+from sparkload.inputs.schemas import parse_error_kind
+from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, STRUCTURED_PARSE_ERROR, RequestRecord
 from sparkload.run.context import RunContext
 from sparkload.run.quality_probe import ProbeDealer, ProbeTurn
 from sparkload.stages import ARRIVAL, MEASURE, RUN, WARMUP, Arrival, LevelSignal, Stage
@@ -200,6 +201,8 @@ class UserSession:
         measure(self.connection, request, record, reply)
         if checker is not None and reply is not None and record.error_kind is None:
             record.structured = checker.verdict(reply.content, record.finish_reason)
+            if record.structured == STRUCTURED_PARSE_ERROR:
+                record.structured_error = parse_error_kind(reply.content)
         if keep and reply is not None:
             keep_output(record, planned, reply)
         self.shipper.note_identity(self.endpoint.url, self.connection.identity())

@@ -27,6 +27,7 @@ from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.quality.items import KIND_RETRIEVAL
 from sparkload.records import WORKLOAD_PREFILL
+from sparkload.records.vocabulary import WORKLOAD_AGENT
 from sparkload.run import quality_probe
 from sparkload.run.context import RunContext, endpoints_of, request_headers, settled_options
 from sparkload.run.report_process import check_options
@@ -151,7 +152,13 @@ def resolve(settled: Settled, host: str | None, simulator_url: str | None) -> Re
         synthetic = _synthesize(options, _counter(options, endpoints[0].url, model, lookup))
     elif options.plan.trace is not None:
         synthetic = _trace_source(_counter(options, endpoints[0].url, model, lookup, "--trace"))
-    workload = settled.workload or registry.load(options, synthetic)
+    elif options.workload.name == WORKLOAD_AGENT and options.workload.agent_trace is None:
+        flag = "--tool-result-tokens"
+        synthetic = _tool_results(options, _counter(options, endpoints[0].url, model, lookup, flag))
+    if synthetic is None and settled.workload is not None:
+        workload = settled.workload
+    else:
+        workload = registry.load(options, synthetic)
     probe = quality_probe.items_for(
         options,
         _counter(options, endpoints[0].url, model, lookup, quality_probe.FLAG)
@@ -199,7 +206,7 @@ def _counter(
     counter = fitting.counter_for(options, host, model, headers)
     if isinstance(counter, fitting.Estimate):
         logger.warning(
-            "sparkload: %s: %s: prompts are sized at 4 characters a token, an estimate (the "
+            "sparkload: %s: %s: its texts are sized at 4 characters a token, an estimate (the "
             "manifest says so)",
             what,
             counter.why,
@@ -230,6 +237,25 @@ def _synthesize(options: RunOptions, counter: fitting.Counter) -> Synthetic:
         counted["counts_made"],
     )
     return synthetic
+
+
+def _tool_results(options: RunOptions, counter: fitting.Counter) -> Synthetic:
+    """A synthetic agent's tool results: fitted once, here, by the target's count (the workers
+    get the texts with the options, as fitted prompts)."""
+    workload = options.workload
+    results = fitting.synthesize_results(
+        counter, workload.tool_result_tokens, workload.tool_result_tokens_stddev, options.plan.seed
+    )
+    counted = results.source["token_count"]
+    logger.info(
+        "%d tool results fitted (%s-%s tokens), counted by %s (%d counts)",
+        len(results.texts),
+        counted["min"],
+        counted["max"],
+        counter.method,
+        counted["counts_made"],
+    )
+    return results
 
 
 def _trace_source(counter: fitting.Counter) -> Synthetic:

@@ -359,6 +359,7 @@ def _fill(record: RequestRecord, stream: ChatStream, keep_gaps: bool) -> Request
         record.tool_calls = len(stream.tool_calls)
         record.tool_args_done = stream.t_tool_args
         record.tool_args_valid = stream.tool_args_valid
+        record.tool_args_truncated = stream.tool_args_truncated
     record.prompt_tokens = stream.prompt_tokens
     record.cached_tokens = stream.cached_tokens
     gaps = summarize_gaps(stream.gaps)

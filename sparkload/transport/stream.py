@@ -27,9 +27,13 @@ from sparkload.records import (
     COUNTED_BY_USAGE,
     ERROR_MALFORMED_SSE,
     ERROR_SERVER_EVENT,
+    FINISH_LENGTH,
 )
 
 DONE = b"[DONE]"
+# What vLLM puts in a forced tool call's last chunk when max_tokens cut it (finish "length"): a
+# placeholder, not arguments the model wrote
+STUB_ARGUMENTS = "{}"
 API_CHAT = "chat"  # /v1/chat/completions
 API_COMPLETIONS = "completions"  # /v1/completions
 API_RESPONSES = "responses"  # /v1/responses: its events are read by ``responses_stream``
@@ -125,6 +129,12 @@ class ChatStream:
     and the last one's time kept; tool calls are assembled from their deltas by ``index`` (one
     code path for this stream and ``ReplyStream``), and the last tool-call delta's time is when
     the last call's arguments were complete.
+
+    A reply with tool calls that ended at max_tokens (finish ``length``) is truncated: its
+    arguments are cut, never valid (``tool_args_valid`` None, ``tool_args_truncated`` True). The
+    ``"arguments": "{}"`` vLLM puts in such a reply's last chunk is its placeholder, not the
+    model's: it is dropped, so it neither completes the arguments nor counts as a token, nor
+    moves the time the arguments were done (``_without_stub``).
     """
 
     __slots__ = (
@@ -229,7 +239,10 @@ class ChatStream:
                 self._note_token(now, text)
         elif delta := choice.get("delta"):
             reasoning = delta.get("reasoning") or delta.get("reasoning_content")
-            self._note_delta(delta.get("content"), reasoning, delta.get("tool_calls"), now)
+            calls = delta.get("tool_calls")
+            if calls and choice.get("finish_reason") == FINISH_LENGTH:
+                calls = _without_stub(calls)
+            self._note_delta(delta.get("content"), reasoning, calls, now)
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
         return False
@@ -329,9 +342,17 @@ class ChatStream:
         return None if reasoning is None else max(self.output_tokens[0] - reasoning, 0)
 
     @property
-    def tool_args_valid(self) -> bool | None:
-        """Whether every tool call's arguments parse as a JSON object (None: no tool call)."""
+    def tool_args_truncated(self) -> bool | None:
+        """Whether the reply's tool calls were cut by max_tokens (None: no tool call)."""
         if not self.tool_calls:
+            return None
+        return self.finish_reason == FINISH_LENGTH
+
+    @property
+    def tool_args_valid(self) -> bool | None:
+        """Whether every tool call's arguments parse as a JSON object (None: no tool call, or
+        calls cut by max_tokens: truncated, neither valid nor invalid)."""
+        if not self.tool_calls or self.tool_args_truncated:
             return None
         return all(call.arguments_valid for call in self.tool_calls)
 
@@ -380,6 +401,24 @@ def _call_of(calls: list[ToolCall], part: dict) -> ToolCall:
     call = ToolCall(index)
     calls.append(call)
     return call
+
+
+def _without_stub(parts: object) -> object:
+    """A last chunk's tool-call parts (the reply ended at max_tokens) without vLLM's placeholder
+    arguments (``STUB_ARGUMENTS``), and without a part that held nothing else (parts of another
+    shape are left as they are, for ``_note_tool_calls`` to judge)."""
+    if not isinstance(parts, list):
+        return parts
+    kept = []
+    for part in parts:
+        function = part.get("function") if isinstance(part, dict) else None
+        if not isinstance(function, dict) or function.get("arguments") != STUB_ARGUMENTS:
+            kept.append(part)
+            continue
+        function = {k: v for k, v in function.items() if k != "arguments"}
+        if function.get("name") or part.get("id"):
+            kept.append({**part, "function": function})
+    return kept
 
 
 def _error_message(chunk: dict) -> str:

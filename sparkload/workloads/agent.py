@@ -18,8 +18,9 @@ of it but the new part.
   without an id gets one, arguments that are not a JSON object are sent as ``{}``), then one
   ``role: "tool"`` message per call with its ``tool_call_id`` and a synthetic result of
   ``--tool-result-tokens`` tokens (default 512; ``--tool-result-tokens-stddev`` for a normal
-  spread), seeded filler text (``coding_tools.tool_result``). A text reply joins as an assistant
-  message.
+  spread), drawn from a pool of filler texts fitted to their lengths by the ``--input-tokens``
+  count of a message's content (``fitting.synthesize_results``; the estimate until the master
+  has fitted them by the target's). A text reply joins as an assistant message.
 - **Text where a tool call was asked** (a tool step answered without a call: ``auto`` lets the
   model decide) is a named choice, ``--on-text-reply``, and counted (``extra.text_reply``):
   ``continue`` (default) appends the text and a fixed user message asking the model to go on
@@ -61,28 +62,25 @@ of it but the new part.
 - **Think time** (``--think-time``): before every request of a session but its first, a seeded
   exponential wait of that mean in the target's time (``extra.think_s``; the tool's run and the
   user's reading in one).
-- **Records** carry ``session_id`` (a random UUID), ``turn`` (the request's number in its
-  session, 1 to ``turns``: the ladder's count and the session's quota read them as a
-  conversation's), ``turns`` (the session's requests: as planned, or as sent when ``stop`` ended
-  it) and ``step`` (``tool_call`` or
-  ``answer``: what the step asked); ``extra`` has ``user_turn`` and ``step_index`` (the step's
-  place in its user turn, 1-based; synthetic sessions), ``messages`` (the context's message
-  count), ``tool_choice``, ``replied`` (``tool_call`` or ``text``; None for a failed step, or a
-  reply not asked for: a replay with ``--history dataset``) and,
-  for a replay, ``trace_session``, ``recorded_prompt_tokens`` and ``history``.
-- **Load plans.** Closed loop only: open loop is refused, as for conversations (an arrival is
-  one request, and a session's steps each wait for the reply before: the next step's context
-  holds it). The warm-up is a one-request session of its own (its first step; a replay's is the
-  file's first turn, drawing nothing from the seeded order, which deals each recorded session
-  once before any twice: in one process a first level of C x R sessions over a trace of as
-  many replays each once). ``--api
-  completions`` is refused (tools and tool calls are the chat API's), and so are
-  ``--identical-prompts`` and ``--cache-bust`` (sessions start unique and mean their later
-  steps to hit the cache).
+- **Records** carry ``session_id`` (a random UUID), ``turn`` (the request's number in its session,
+  1 to ``turns``: the ladder's count and the session's quota read them as a conversation's),
+  ``turns`` (the session's requests: as planned, or as sent when ``stop`` ended it) and ``step``
+  (``tool_call`` or ``answer``: what the step asked); ``extra`` has ``user_turn`` and
+  ``step_index`` (the step's place in its user turn, 1-based; synthetic sessions), ``messages``
+  (the context's message count), ``tool_choice``, ``replied`` (``tool_call`` or ``text``; None for
+  a failed step, or a reply not asked for: a replay with ``--history dataset``) and, for a replay,
+  ``trace_session``, ``recorded_prompt_tokens`` and ``history``.
+- **Load plans.** Closed loop only: open loop is refused, as for conversations (an arrival is one
+  request, and a session's steps each wait for the reply before: the next step's context holds
+  it). The warm-up is a one-request session of its own (its first step; a replay's is the file's
+  first turn, drawing nothing from the seeded order, which deals each recorded session once before
+  any twice: in one process a first level of C x R sessions over a trace of as many replays each
+  once). ``--api completions`` is refused (tools and tool calls are the chat API's), and so are
+  ``--identical-prompts`` and ``--cache-bust`` (sessions start unique and mean their later steps
+  to hit the cache).
 
-Think times, tool-result lengths, result texts and drawn turns come from the user's own
-generator, seeded by ``--seed``, the process and the user's number, so a run's draws repeat with
-its seed.
+Think times, the tool results drawn and drawn turns come from the user's own generator, seeded
+by ``--seed``, the process and the user's number, so a run's draws repeat with its seed.
 """
 
 from __future__ import annotations
@@ -106,6 +104,7 @@ from sparkload.inputs.tools import Tools, ToolSet, load_tools
 from sparkload.records import STATUS_OK, STEP_ANSWER, STEP_TOOL_CALL, WORKLOAD_CHAT, RequestRecord
 from sparkload.records.vocabulary import WORKLOAD_AGENT
 from sparkload.transport.stream import API_COMPLETIONS, Reply
+from sparkload.workloads import fitting
 from sparkload.workloads.coding_tools import BUILTIN_TOOLS, parse_arguments, tool_result
 from sparkload.workloads.contract import (
     PlannedRequest,
@@ -193,6 +192,7 @@ class AgentWorkload(Workload[AgentUser]):
     tool_turns: int = 2
     result_tokens: int = 512
     result_tokens_stddev: float = 0.0
+    results: Synthetic | None = None  # synthetic sessions: the fitted tool results
     on_text_reply: str = ON_TEXT_CONTINUE
     cache_bust: bool = False  # only first steps start unique: later steps are meant to hit
 
@@ -257,9 +257,12 @@ class AgentWorkload(Workload[AgentUser]):
         tools = load_tools(w.tools) if w.tools is not None else ToolSet.builtin(BUILTIN_TOOLS)
         trace = load_agent_trace(w.agent_trace) if w.agent_trace is not None else None
         prompts: tuple[str, ...] = ()
+        results, lengths = None, (w.tool_result_tokens, w.tool_result_tokens_stddev)
         if trace is None:
             prompt_set = load_prompts(w.prompts)
             prompts, source = prompt_set.prompts, prompt_set.describe()
+            estimated = fitting.Estimate()  # until the master has fitted them by the target's
+            results = synthetic or fitting.synthesize_results(estimated, *lengths, opts.plan.seed)
         else:
             if w.history == HISTORY_DATASET and not trace.has_replies:
                 raise ConfigError(
@@ -283,6 +286,7 @@ class AgentWorkload(Workload[AgentUser]):
             tool_turns=w.tool_turns,
             result_tokens=w.tool_result_tokens,
             result_tokens_stddev=w.tool_result_tokens_stddev,
+            results=results,
             on_text_reply=w.on_text_reply,
         )
 
@@ -314,6 +318,7 @@ class AgentWorkload(Workload[AgentUser]):
             "tool_turns": self.tool_turns,
             "tool_result_tokens": self.result_tokens,
             "tool_result_tokens_stddev": self.result_tokens_stddev,
+            "tool_results": self.results.source if self.results else {},
             "on_text_reply": self.on_text_reply,
         }
 
@@ -404,12 +409,10 @@ class AgentWorkload(Workload[AgentUser]):
         # a replay's warm-up is the file's first session: it deals none of the seeded order
         source = 0 if slot.warmup and self.trace is not None else user.draw()
         session = AgentSession(uuid.uuid4().hex, slot.level_index, 1, source, source)
-        if slot.warmup:
-            pass
-        elif self.trace is not None:
+        if not slot.warmup and self.trace is not None:
             own = len(self.trace.sessions[source].turns)
             session.turns = own if self.turns is None else min(own, self.turns)
-        else:
+        elif not slot.warmup:  # a warm-up is one request
             session.turns = self._drawn_user_turns(user) * (self.tool_turns + 1)
         if self.trace is None:
             session.context.append({"role": "system", "content": SYSTEM_PROMPT})
@@ -497,15 +500,12 @@ class AgentWorkload(Workload[AgentUser]):
     def _results(
         self, user: AgentUser, message: dict[str, Any], valid: list[bool]
     ) -> list[dict[str, Any]]:
-        """One synthetic tool result per call of ``message``, addressed to its id (an error
-        first for a call whose arguments were not a JSON object)."""
-        rng = self._rng(user)
+        """One tool result per call of ``message``, drawn from the fitted pool and addressed to
+        its id (an error first for a call whose arguments were not a JSON object)."""
+        rng, pool = self._rng(user), self.results.texts if self.results else ()
         out = []
         for call, ok in zip(message["tool_calls"], valid, strict=True):
-            tokens = self.result_tokens
-            if self.result_tokens_stddev:
-                tokens = max(1, round(rng.gauss(tokens, self.result_tokens_stddev)))
-            text = tool_result(tokens, rng.getrandbits(32), ok)
+            text = tool_result(rng.choice(pool), ok)
             out.append({"role": "tool", "tool_call_id": call["id"], "content": text})
         return out
 

@@ -6,10 +6,11 @@ realistic size (about 500 tokens of JSON, at 4 characters a token), so a request
 an agent's does: the tools, which a chat template renders into the prompt before the first
 message, are a prefix every session shares.
 
-A tool result is seeded filler text (``filler.filler_text``) of a given number of tokens at 4
-characters a token (the simulator's count, so against it the size is exact; a real tokenizer
-counts prose of this kind within about 10 %). A call whose arguments are not a JSON object gets
-an error result of the same size, as an agent reports a malformed call back to the model.
+A tool result is seeded filler text fitted to its tokens by the target's count
+(``fitting.synthesize_results``: the same fitting as ``--input-tokens``' prompts). A call whose
+arguments are not a JSON object gets an error result, the error line in place of the text's
+first characters (the same characters, within a few tokens of the same count), as an agent
+reports a malformed call back to the model.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ import json
 from typing import Any
 
 from sparkload.inputs.tools import Tools
-from sparkload.sim.textlength import CHARS_PER_TOKEN
-from sparkload.workloads.filler import filler_text
 
 
 def _function(name: str, description: str, properties: dict, required: list[str]) -> dict:
@@ -91,10 +90,9 @@ def parse_arguments(arguments: str) -> dict[str, Any] | None:
     return parsed if isinstance(parsed, dict) else None
 
 
-def tool_result(tokens: int, seed: int, arguments_valid: bool = True) -> str:
-    """A tool's result of about ``tokens`` tokens: seeded filler text (an error line first when
-    the call's arguments were not a JSON object)."""
-    chars = max(tokens, 1) * CHARS_PER_TOKEN
+def tool_result(text: str, arguments_valid: bool = True) -> str:
+    """A tool's result: the fitted ``text``, or, when the call's arguments were not a JSON
+    object, the error line in place of its first characters."""
     if arguments_valid:
-        return filler_text(chars, seed)
-    return ARGUMENTS_ERROR + filler_text(max(chars - len(ARGUMENTS_ERROR), 1), seed)
+        return text
+    return ARGUMENTS_ERROR + text[len(ARGUMENTS_ERROR) :]

@@ -12,6 +12,11 @@ How tokens are counted, in this order (the manifest's ``prompts.token_count`` sa
    (``add_special``: the BOS it adds to a prompt).
 3. Otherwise ``ceil(characters / 4)``: an estimate, flagged with a warning and in the manifest.
 
+The agent workload's tool results (``--tool-result-tokens``) are fitted the same way, by the
+same counter, to the tokens of a message's content alone (``Content``: a server's count less
+that of an empty message, its chat template's own): the whole request's count is then the
+context's framing plus exactly those tokens, wherever in a context the result goes.
+
 Fitting: each prompt is a prefix of seeded filler text (``workloads.filler``, which is
 prefix-stable). A first guess (the tokenizer's offset of token N, else 4 characters a token) is
 refined by interpolation and bisection on the prefix length, a few counts per prompt (the server
@@ -167,6 +172,24 @@ class ServerTokenizer:
         return tried
 
 
+class Content:
+    """``counter``'s count of a message's content alone: less the count of an empty message
+    where the counter counts a chat template (the server's route; a tokenizer file and the
+    estimate count the text alone already)."""
+
+    def __init__(self, counter: Counter) -> None:
+        self.counter = counter
+        self.method = counter.method
+        self.counts = "a message's content alone: " + counter.counts
+        self.template = counter.count("") if isinstance(counter, ServerTokenizer) else 0
+
+    def count(self, text: str) -> int:
+        return self.counter.count(text) - self.template
+
+    def guess(self, text: str, tokens: int) -> int:
+        return self.counter.guess(text, tokens)
+
+
 def counter_for(opts: RunOptions, host: str, model: str, headers: dict[str, str]) -> Counter:
     """--tokenizer, else the target's route, else the estimate (whose ``why`` says what the
     target answered; the caller flags it)."""
@@ -301,6 +324,13 @@ def synthesize(
         outputs=tuple(entry.output_tokens for entry in entries),
         prefixes=tuple(text for text, _ in heads),
     )
+
+
+def synthesize_results(counter: Counter, tokens: int, stddev: float, seed: int) -> Synthetic:
+    """The pool of the agent's tool results (``--tool-result-tokens``, ``-stddev``): as
+    ``synthesize``'s prompts, each fitted to its length as a message's content (``Content``);
+    the source names the results' lengths as ``input_tokens``, the pool's term."""
+    return synthesize(Content(counter), (Component(tokens, None, input_stddev=stddev),), seed)
 
 
 def _prefix_seed(seed: int, k: int) -> int:

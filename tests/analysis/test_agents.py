@@ -89,12 +89,28 @@ def test_valid_json_share_counts_requests_with_tool_calls_only(tmp_path):
     assert pd.isna(frame.loc["answer", "Valid JSON share"])
 
 
-def test_no_answer_counts_steps_that_only_reasoned(tmp_path):
+def test_a_call_cut_at_max_tokens_is_truncated_not_valid_even_where_its_record_says_valid(tmp_path):
     records = session(0)
-    records[2].update(ttfo=None, reasoning_tokens=100, answer_tokens=0)  # user turn 1's answer
+    records[0].update(finish_reason="length")  # an older record of a cut call: "valid"
+    frame = agents.by_step(agent_run(tmp_path, records), "agent", SETTINGS).set_index("Step")
+    assert frame.loc["tool_call", "Truncated calls"] == 1
+    assert frame.loc["tool_call", "Valid JSON share"] == pytest.approx(1.0)  # of the other 3
+    assert frame.loc["answer", "Truncated calls"] == 0
+
+
+def test_no_answer_counts_steps_that_reasoned_until_the_limit(tmp_path):
+    records = session(0)
+    records[2].update(ttfo=None, reasoning_tokens=100, answer_tokens=0, finish_reason="length")
     frame = agents.by_step(agent_run(tmp_path, records), "agent", SETTINGS).set_index("Step")
     assert frame.loc["answer", "No answer"] == 1 and frame.loc["tool_call", "No answer"] == 0
     assert frame.loc["answer", "TTFO ms mean"] == pytest.approx(350.0)  # only the one answered
+
+
+def test_no_answer_leaves_out_steps_that_stopped_after_their_reasoning(tmp_path):
+    records = session(0)
+    records[2].update(ttfo=None, reasoning_tokens=97, answer_tokens=3, finish_reason="stop")
+    frame = agents.by_step(agent_run(tmp_path, records), "agent", SETTINGS).set_index("Step")
+    assert frame.loc["answer", "No answer"] == 0
 
 
 def test_failures_are_counted_apart_from_the_figures(tmp_path):

@@ -63,10 +63,21 @@ def test_who_counted_the_reasoning_is_said_once_per_kind(tmp_path):
 
 
 def test_requests_that_never_answered_are_counted_and_left_out_of_ttfo(tmp_path):
-    records = [thinking(0, ttfo=0.5), thinking(1, ttfo=0.7), thinking(2, ttfo=None)]
+    records = [
+        thinking(0, ttfo=0.5),
+        thinking(1, ttfo=0.7),
+        thinking(2, ttfo=None, finish_reason="length"),
+    ]
     row = summary_of(tmp_path, records)
     assert (row["n"], row["no_answer"], row["failures"]) == (3, 1, 0)
     assert row["ttfo_ms_mean"] == pytest.approx(600.0)
+
+
+def test_a_reply_that_stopped_without_output_is_not_counted_as_no_answer(tmp_path):
+    records = [thinking(0, ttfo=0.5), thinking(1, ttfo=None, finish_reason="stop")]
+    row = summary_of(tmp_path, records)
+    assert (row["n"], row["no_answer"]) == (2, 0)
+    assert row["ttfo_ms_mean"] == pytest.approx(500.0)
 
 
 def test_tool_calls_their_argument_time_and_validity(tmp_path):
@@ -92,6 +103,21 @@ def test_tool_calls_their_argument_time_and_validity(tmp_path):
     assert row["tool_args_ms_p50"] == pytest.approx(700.0)
     assert row["ttfo_ms_mean"] == pytest.approx(200.0)
     assert row["reasoning_tokens_mean"] != row["reasoning_tokens_mean"]  # none reasoned: NaN
+
+
+def test_tool_calls_cut_at_max_tokens_are_counted_apart_and_never_valid(tmp_path):
+    def agent(start, finish, valid):
+        return make_record(
+            1, 0, ttft=0.2, itl=0.01, tps=40.0, latency=1.0, start_time=start, ttfo=0.2,
+            tool_calls=1, tool_args_done=0.6, tool_args_valid=valid, finish_reason=finish,
+        )  # fmt: skip
+
+    # the third is an older record of a cut call: it said valid (vLLM's "{}" stub parsed)
+    records = [agent(0, "tool_calls", True), agent(1, "tool_calls", False)]
+    records += [agent(2, "length", True), agent(3, "length", None)]
+    row = summary_of(tmp_path, records)
+    assert (row["tool_call_requests"], row["tool_args_truncated"]) == (4, 2)
+    assert row["tool_args_valid_pct"] == pytest.approx(50.0)
 
 
 def test_a_plain_run_keeps_its_summary_columns_as_they_were(tmp_path):

@@ -62,6 +62,7 @@ def thinking_level(level: int, index: int, t0: float, ttfos: list[float | None])
             reasoning_tokens=64,
             answer_tokens=64 if ttfo is not None else 0,
             reasoning_counted_by="usage",
+            finish_reason="stop" if ttfo is not None else "length",
         )
         for i, ttfo in enumerate(ttfos)
     ]

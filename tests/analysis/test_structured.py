@@ -26,6 +26,23 @@ def run(tmp_path):
     return write_run(tmp_path / "results", "structured", records)
 
 
+def test_parse_errors_are_counted_by_their_kind_most_first(tmp_path):
+    kinds = ["control_character", "incomplete", "control_character", None]  # None: older
+    records = [
+        make_record(
+            1, 0, ttft=0.1, itl=0.01, tps=50, latency=1.0, start_time=100.0 + i,
+            structured="parse_error", structured_error=kind,
+        )
+        for i, kind in enumerate(kinds)
+    ]  # fmt: skip
+    records.append(
+        make_record(1, 0, ttft=0.1, itl=0.01, tps=50, latency=1, start_time=9, structured="valid")
+    )
+    level = summarize(load([write_run(tmp_path, "kinds", records)]), Settings()).iloc[0]
+    assert level["structured_parse_error"] == 4
+    assert level["parse_error_kinds"] == "control_character 2, incomplete 1, unnamed 1"
+
+
 def test_each_kind_is_counted_apart_and_the_ratio_leaves_truncated_replies_out(run):
     level = summarize(load([run]), Settings()).iloc[0]
     counts = [level[f"structured_{k}"] for k in ("valid", "parse_error", "schema_error")]

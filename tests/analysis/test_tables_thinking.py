@@ -45,7 +45,11 @@ def thinking_ladder(root, label="think", **fields):
         for index, c in enumerate((1, 2))
         for i in range(4)
     ]
-    records.append(thinking_record(2, 1, 2010.0, ttfo=None, answer_tokens=0, answer_tps=None))
+    records.append(
+        thinking_record(
+            2, 1, 2010.0, ttfo=None, answer_tokens=0, answer_tps=None, finish_reason="length"
+        )
+    )
     return write_run(root, label, records)
 
 
@@ -101,8 +105,8 @@ def test_tool_calls_get_their_columns_where_there_were_some(tmp_path):
     rows = markdown_table(
         report_of(tmp_path, run), "think: time to answer, reasoning and tool calls"
     )
-    assert rows[0][-3:] == ["Tool calls", "Tool args done p50 (ms)", "Args valid"]
-    assert rows[1][-3:] == ["4", "950.00", "100.0%"]
+    assert rows[0][-4:] == ["Tool calls", "Tool args done p50 (ms)", "Args valid", "Args truncated"]
+    assert rows[1][-4:] == ["4", "950.00", "100.0%", "0"]
 
 
 def test_a_plain_label_beside_a_thinking_one_keeps_its_tables(tmp_path):

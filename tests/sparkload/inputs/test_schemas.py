@@ -13,6 +13,7 @@ from sparkload.inputs.schemas import (
     JSON_OBJECT,
     ReplyChecker,
     ResponseFormat,
+    parse_error_kind,
     parse_response_format,
 )
 
@@ -85,3 +86,25 @@ def test_json_object_mode_asks_only_for_a_json_object():
     checker = ReplyChecker(ResponseFormat(JSON_OBJECT))
     assert checker.verdict('{"any": 1}', "stop") == "valid"
     assert checker.verdict("[1]", "stop") == "schema_error"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("", "empty"),
+        ("  \n", "empty"),
+        ("Sure, here it is: {}", "not_json"),
+        ('```json\n{"name": "a"}\n```', "not_json"),
+        ('{"name": "line one\nline two"}', "control_character"),
+        ('{"name": "tab\there"}', "control_character"),
+        ('{"name": "a", "age": 3', "incomplete"),
+        ('{"name": "a', "incomplete"),
+        ('{"name": "a"} and more', "trailing_data"),
+        ('{"name": "a"}{"name": "b"}', "trailing_data"),
+        ('{"name": "a",}', "syntax"),
+        ("{name: 1}", "syntax"),
+    ],
+)
+def test_a_parse_error_is_named_by_its_kind(text, kind):
+    assert FLAT.verdict(text, "stop") == "parse_error"
+    assert parse_error_kind(text) == kind

@@ -163,3 +163,64 @@ def test_a_plain_chat_stream_assembles_tool_calls_too():
     """For the arguments' verdict; the reply (its text) is kept only for a ReplyStream."""
     stream = feed_all(read_file_call(), ChatStream())
     assert not isinstance(stream, ReplyStream) and len(stream.tool_calls) == 1
+
+
+def forced_call_cut_at_the_limit(last_arguments: str = "{}") -> list[tuple[float, str]]:
+    """vLLM's forced tool call that max_tokens cut: its name, half its arguments, then a last
+    chunk with ``"arguments": "{}"`` and finish ``length``, 0.4 s after the last real delta."""
+    return [
+        (
+            0.1,
+            calls({"index": 0, "id": "call_0", "type": "function", "function": {"name": "read"}}),
+        ),
+        (0.2, calls(part(arguments='{"path": "src/ma'))),
+        (
+            0.6,
+            chunk(
+                {"tool_calls": [part(arguments=last_arguments)]},
+                finish_reason="length",
+                usage={"completion_tokens": 8},
+            ),
+        ),
+        (0.7, "[DONE]"),
+    ]
+
+
+def test_a_tool_call_cut_at_max_tokens_is_truncated_never_valid():
+    stream = feed_all(forced_call_cut_at_the_limit())
+    assert (stream.tool_args_truncated, stream.tool_args_valid) == (True, None)
+
+
+def test_the_stub_arguments_of_a_call_cut_at_max_tokens_are_not_the_calls():
+    stream = feed_all(forced_call_cut_at_the_limit())
+    assert stream.tool_calls[0].arguments == '{"path": "src/ma'
+
+
+def test_the_stub_arguments_are_no_token_and_do_not_move_when_the_arguments_were_done():
+    stream = feed_all(forced_call_cut_at_the_limit())
+    assert (stream.t_tool_args, stream.t_last_token, stream.chunks) == (0.2, 0.2, 2)
+    assert stream.gaps == [pytest.approx(0.1)]
+
+
+def test_a_call_cut_at_max_tokens_with_only_the_stub_for_arguments_is_truncated_too():
+    events = forced_call_cut_at_the_limit()
+    del events[1]  # no argument delta before the stub: "{}" alone would parse
+    stream = feed_all(events)
+    assert stream.tool_calls[0].arguments == ""
+    assert (stream.tool_args_truncated, stream.tool_args_valid) == (True, None)
+
+
+def test_real_arguments_in_the_last_chunk_of_a_cut_call_are_kept():
+    stream = feed_all(forced_call_cut_at_the_limit(last_arguments='in.py", "st'))
+    assert stream.tool_calls[0].arguments == '{"path": "src/main.py", "st'
+    assert (stream.t_tool_args, stream.chunks, stream.tool_args_truncated) == (0.6, 3, True)
+
+
+def test_empty_arguments_in_the_last_chunk_of_a_finished_call_are_its_arguments():
+    events = [
+        (0.1, calls({"index": 0, "id": "c", "type": "function", "function": {"name": "ls"}})),
+        (0.2, chunk({"tool_calls": [part(arguments="{}")]}, finish_reason="tool_calls")),
+    ]
+    stream = feed_all(events)
+    assert (stream.tool_calls[0].arguments, stream.t_tool_args) == ("{}", 0.2)
+    assert (stream.tool_args_truncated, stream.tool_args_valid) == (False, True)

@@ -2,7 +2,11 @@
 test process): it streams tool calls in vLLM's delta form (``delta.tool_calls`` items with
 ``index``, ``id``, ``type`` and ``function.name`` first, then ``function.arguments`` in
 fragments; ``finish_reason: "tool_calls"``) whenever a request sends tools and does not ask
-``tool_choice: "none"``, else text, and keeps every body it received."""
+``tool_choice: "none"``, else text, and keeps every body it received (it has no tokenizer
+route: the run's tool results are sized by the estimate, or by ``--tokenizer``).
+``cut_at_limit``: every tool call ends as vLLM ends a forced call that max_tokens cut, its
+arguments half streamed and a last chunk of ``"arguments": "{}"`` with ``finish_reason:
+"length"``, ``stub_delay`` later."""
 
 from __future__ import annotations
 
@@ -24,8 +28,11 @@ class ToolScript:
     fragment: int = 7  # characters of the arguments per delta
     gap: float = 0.001  # seconds between deltas
     text_words: int = 4  # a text reply's words (one delta each)
+    text: str | None = None  # a text reply's content instead, in deltas of ``fragment``
     # reply with text instead of a tool call to the request with this body and number (0-based)
     text_when: Callable[[dict, int], bool] | None = None
+    cut_at_limit: bool = False  # tool calls cut by max_tokens, vLLM's "{}" stub last
+    stub_delay: float = 0.2  # seconds before the stub's chunk
 
 
 @dataclass
@@ -48,13 +55,13 @@ def tool_server(script: ToolScript | None = None) -> Iterator[ToolServer]:
                 if request is None:
                     return
                 head, body = request
-                if head.startswith("GET "):
-                    _answer_get(sock, head)
+                if head.startswith("GET ") or " /v1/" not in head.split("\r\n", 1)[0]:
+                    _answer_get(sock, head)  # a look-up, or a tokenizer route it has not: 404
                     continue
                 parsed = json.loads(body)
                 number = len(state.bodies)
                 state.bodies.append(parsed)
-                _stream(sock, _events(script, parsed, number), script.gap)
+                _stream(sock, _events(script, parsed, number), script)
 
     server = StreamServer(("127.0.0.1", 0), handle)
     server.start()
@@ -79,16 +86,27 @@ def _events(script: ToolScript, body: dict, number: int) -> list[dict]:
             start = {"index": i, "id": f"chatcmpl-tool-{number}-{i}", "type": "function"}
             start["function"] = {"name": tool["name"], "arguments": ""}
             events.append(_chunk({"tool_calls": [start]}))
-            for at in range(0, len(arguments), script.fragment):
-                piece = arguments[at : at + script.fragment]
+            streamed = arguments[: len(arguments) // 2] if script.cut_at_limit else arguments
+            for at in range(0, len(streamed), script.fragment):
+                piece = streamed[at : at + script.fragment]
                 events.append(
                     _chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
                 )
         finish = "tool_calls"
     else:
-        events += [_chunk({"content": f" word{k}"}) for k in range(script.text_words)]
+        pieces = [f" word{k}" for k in range(script.text_words)]
+        if script.text is not None:
+            pieces = [
+                script.text[at : at + script.fragment]
+                for at in range(0, len(script.text), script.fragment)
+            ]
+        events += [_chunk({"content": piece}) for piece in pieces]
         finish = "stop"
-    events.append(_chunk({}, finish))
+    if wants_call and script.cut_at_limit:
+        stub = {"index": script.calls - 1, "function": {"arguments": "{}"}}
+        events.append(_chunk({"tool_calls": [stub]}, "length"))
+    else:
+        events.append(_chunk({}, finish))
     prompt = len(json.dumps(body.get("messages", []))) // 4  # grows with the context
     usage = {"prompt_tokens": prompt, "completion_tokens": len(events) - 2}
     usage["total_tokens"] = prompt + usage["completion_tokens"]
@@ -103,17 +121,18 @@ def _chunk(delta: dict, finish: str | None = None) -> dict:
     return {"id": "chatcmpl-agent", "object": "chat.completion.chunk", "choices": [choice]}
 
 
-def _stream(sock: socket.socket, events: list[dict], gap: float) -> None:
+def _stream(sock: socket.socket, events: list[dict], script: ToolScript) -> None:
     sock.sendall(
         b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
         b"Connection: keep-alive\r\nServer: scripted-agent\r\n\r\n"
     )
-    for event in [
-        *(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events),
-        b"data: [DONE]\n\n",
-    ]:
+    for k, event in enumerate(
+        [*(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events), b"data: [DONE]\n\n"]
+    ):
+        if script.cut_at_limit and k == len(events) - 2:  # the stub's chunk comes late
+            gevent.sleep(script.stub_delay)
         sock.sendall(b"%x\r\n%s\r\n" % (len(event), event))
-        gevent.sleep(gap)
+        gevent.sleep(script.gap)
     sock.sendall(b"0\r\n\r\n")
 
 
