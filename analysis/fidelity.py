@@ -29,58 +29,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis import load
 from analysis.errors import InputError
-from analysis.load import Run
-from sparkload.records import (
-    CONFIDENCE,
-    PHASE_MEASURE,
-    REQUESTS_FILE,
-    STATUS_OK,
-    linear_percentile,
-    wilson_interval,
-)
-
-
-@dataclass(frozen=True)
-class KeptOutput:
-    """One measured, answered request's reply as ``--keep-outputs`` kept it."""
-
-    level: int  # its level's concurrency
-    level_index: int
-    prompt_key: str
-    text: str
-    chunks: tuple[int, ...]  # characters of each text chunk, in order
-
-
-def load_outputs(path: str | Path) -> tuple[Run, list[KeptOutput]]:
-    """A run's kept outputs (measured requests that were answered, in the file's order);
-    InputError for a directory without records or a run that kept none (no --keep-outputs)."""
-    path = Path(path)
-    if not (path / REQUESTS_FILE).is_file():
-        raise InputError(f"{path}: no {REQUESTS_FILE}: not a run directory")
-    run = load.run_from_manifest(path, load.SOURCE_RECORDS)
-    if run.manifest.outputs_kept is not True:
-        raise InputError(f"{path}: outputs were not kept (run it with --keep-outputs)")
-    outputs: list[KeptOutput] = []
-    with (path / REQUESTS_FILE).open("rb") as handle:
-        while lines := handle.readlines(load.CHUNK_BYTES):
-            records, bad = load.parse_lines(lines)
-            run.skipped_lines += bad
-            outputs += [kept for r in records if (kept := _kept(r)) is not None]
-    return run, outputs
-
-
-def _kept(r: dict) -> KeptOutput | None:
-    key, text, level, chunks = (
-        r.get(k) for k in ("prompt_key", "output_text", "level", "output_chunks")
-    )
-    if r.get("phase") != PHASE_MEASURE or r.get("status") != STATUS_OK:
-        return None
-    if not (isinstance(key, str) and isinstance(text, str) and isinstance(level, int)):
-        return None
-    sizes = tuple(n for n in chunks if isinstance(n, int)) if isinstance(chunks, list) else ()
-    return KeptOutput(level, int(r.get("level_index") or 0), key, text, sizes)
+from analysis.load import KeptOutput, Run, load_outputs
+from sparkload.records import CONFIDENCE, linear_percentile, wilson_interval
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,7 @@ EXTRA_DURATIONS = ("prefill_s",)  # seconds, scaled like DURATION_FIELDS
 SOURCE_RECORDS = "records"
 SOURCE_LOCUST = "locust-csv"
 MODE_ARRIVAL = "arrival"  # Manifest.mode of an open-loop run
-CHUNK_BYTES = 16 << 20  # lines are parsed in ~16 MB batches to bound peak memory
+_CHUNK_BYTES = 16 << 20  # lines are parsed in ~16 MB batches to bound peak memory
 _TIMESTAMP_PREFIX = re.compile(r"^\d{8}T?\d{4,6}Z?[-_]")
 
 
@@ -289,7 +289,7 @@ def _level_notes(run: Run) -> list[str]:
     return notes
 
 
-def run_from_manifest(path: Path, source: str) -> Run:
+def _run_from_manifest(path: Path, source: str) -> Run:
     notes: list[str] = []
     manifest = _read_manifest(path, notes)
     found = manifest is not None
@@ -321,7 +321,7 @@ def _flags(values: list) -> np.ndarray:
     )
 
 
-def parse_lines(lines: list[bytes]) -> tuple[list[dict], int]:
+def _parse_lines(lines: list[bytes]) -> tuple[list[dict], int]:
     parsed, bad = [], 0
     for line in lines:
         if not line.strip():
@@ -352,8 +352,8 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     parse_errors: list[pd.Categorical] = []  # a parse_error's kind ("" where none)
     bad = 0
     with file.open("rb") as handle:
-        while lines := handle.readlines(CHUNK_BYTES):
-            records, skipped = parse_lines(lines)
+        while lines := handle.readlines(_CHUNK_BYTES):
+            records, skipped = _parse_lines(lines)
             bad += skipped
             for name in NUMERIC_FIELDS:
                 parts[name].append(_floats([r.get(name) for r in records]))
@@ -522,14 +522,14 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     skipped: list[str] = []
     for path in discover(paths):
         if (path / REQUESTS_FILE).is_file():
-            run = run_from_manifest(path, SOURCE_RECORDS)
+            run = _run_from_manifest(path, SOURCE_RECORDS)
             frame = _load_records(run, len(runs))
             if frame is None:
                 skipped.append(f"{path}: no records in {REQUESTS_FILE}")
                 continue
             frames.append(frame)
         elif (stats := locust_csv.find_stats_csv(path)) is not None:
-            run = run_from_manifest(path, SOURCE_LOCUST)
+            run = _run_from_manifest(path, SOURCE_LOCUST)
             try:
                 levels = locust_csv.read_levels(stats, run.notes)
             except (KeyError, ValueError) as exc:  # pandas' ParserError is a ValueError
@@ -565,3 +565,44 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
         )
     csv_levels = pd.concat(csv_frames, ignore_index=True) if csv_frames else pd.DataFrame()
     return Dataset(records=records, csv_levels=csv_levels, runs=runs, skipped_runs=skipped)
+
+
+@dataclass(frozen=True)
+class KeptOutput:
+    """One measured, answered request's reply as ``--keep-outputs`` kept it."""
+
+    level: int  # its level's concurrency
+    level_index: int
+    prompt_key: str
+    text: str
+    chunks: tuple[int, ...]  # characters of each text chunk, in order
+
+
+def load_outputs(path: str | Path) -> tuple[Run, list[KeptOutput]]:
+    """A run's kept outputs (measured requests that were answered, in the file's order);
+    InputError for a directory without records or a run that kept none (no --keep-outputs)."""
+    path = Path(path)
+    if not (path / REQUESTS_FILE).is_file():
+        raise InputError(f"{path}: no {REQUESTS_FILE}: not a run directory")
+    run = _run_from_manifest(path, SOURCE_RECORDS)
+    if run.manifest.outputs_kept is not True:
+        raise InputError(f"{path}: outputs were not kept (run it with --keep-outputs)")
+    outputs: list[KeptOutput] = []
+    with (path / REQUESTS_FILE).open("rb") as handle:
+        while lines := handle.readlines(_CHUNK_BYTES):
+            records, bad = _parse_lines(lines)
+            run.skipped_lines += bad
+            outputs += [kept for r in records if (kept := _kept(r)) is not None]
+    return run, outputs
+
+
+def _kept(r: dict) -> KeptOutput | None:
+    key, text, level, chunks = (
+        r.get(k) for k in ("prompt_key", "output_text", "level", "output_chunks")
+    )
+    if r.get("phase") != PHASE_MEASURE or r.get("status") != STATUS_OK:
+        return None
+    if not (isinstance(key, str) and isinstance(text, str) and isinstance(level, int)):
+        return None
+    sizes = tuple(n for n in chunks if isinstance(n, int)) if isinstance(chunks, list) else ()
+    return KeptOutput(level, int(r.get("level_index") or 0), key, text, sizes)

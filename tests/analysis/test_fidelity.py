@@ -7,7 +7,7 @@ import pytest
 
 from analysis import fidelity
 from analysis.errors import InputError
-from analysis.fidelity import KeptOutput, load_outputs
+from analysis.load import KeptOutput, load_outputs
 from sparkload.records import wilson_interval
 from tests.analysis_synthetic import write_run
 
