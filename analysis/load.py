@@ -49,49 +49,28 @@ from sparkload.records import (
     read_manifest,
 )
 
+# fmt: off
+# Every record's numeric fields; older records lack the later ones (NaN): ttfo (issue 26); turn
+# and turns (a conversation's requests: the turn, 1-based, and the turns it was planned with).
 NUMERIC_FIELDS = (
-    "level",
-    "level_index",
-    "start_time",
-    "ttft",
-    "t_last_token",
-    "itl",
-    "tps",
-    "latency",
-    "decode_tps",
-    "output_tokens",
-    "chunk_gap_mean",
-    "prompt_tokens",
-    "cached_tokens",
-    "queue_wait",
-    "turn",  # a conversation's requests: the turn (1-based) and the turns it was planned with
-    "turns",
-    "scheduled_time",
-    "ttfo",  # every record since TTFO was measured (issue 26); older ones lack it: NaN
+    "level", "level_index", "start_time", "ttft", "t_last_token", "itl", "tps", "latency",
+    "decode_tps", "output_tokens", "chunk_gap_mean", "prompt_tokens", "cached_tokens",
+    "queue_wait", "turn", "turns", "scheduled_time", "ttfo",
 )
 # A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
-# a batch of records without reasoning or tool calls costs one pass for all of them.
+# a batch of records without reasoning or tool calls costs one pass for all of them;
+# tool_args_valid's true/false read as 1.0/0.0.
 THINKING_FIELDS = (
-    "t_last_reasoning",
-    "reasoning_tokens",
-    "answer_tokens",
-    "reasoning_tps",
-    "answer_tps",
-    "tool_calls",
-    "tool_args_done",
-    "tool_args_valid",  # true/false as 1.0/0.0
+    "t_last_reasoning", "reasoning_tokens", "answer_tokens", "reasoning_tps", "answer_tps",
+    "tool_calls", "tool_args_done", "tool_args_valid",
 )
-# Workload fields of ``RequestRecord.extra`` the workload tables read, kept as ``extra_<name>``.
+# Workload fields of ``RequestRecord.extra`` the workload tables read, kept as ``extra_<name>``;
+# user_turn and step_index: an agent's step, its user turn and its place in it.
 EXTRA_FIELDS = (
-    "target_tokens",
-    "prefill_s",
-    "identical",
-    "prefix",
-    "prefix_tokens",
-    "expected_cached_tokens",
-    "user_turn",  # an agent's step: its user turn and its place in it (synthetic sessions)
-    "step_index",
+    "target_tokens", "prefill_s", "identical", "prefix", "prefix_tokens",
+    "expected_cached_tokens", "user_turn", "step_index",
 )
+# fmt: on
 EXTRA_DURATIONS = ("prefill_s",)  # seconds, scaled like DURATION_FIELDS
 SOURCE_RECORDS = "records"
 SOURCE_LOCUST = "locust-csv"

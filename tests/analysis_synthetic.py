@@ -276,6 +276,8 @@ def compare_run(
             thinking = {"ttfo": first + gap * reasoning if answered else None}
             if reasoning:
                 thinking["reasoning_tokens"] = reasoning if answered else tokens
+            if not answered:  # reasoned until max_tokens: the limit ended it
+                thinking["finish_reason"] = "length"
             records.append(
                 make_record(
                     level,

@@ -199,8 +199,12 @@ def test_a_share_is_drawn_at_any_size():
 
 def test_the_answered_share_counts_ok_requests_that_gave_a_first_output_token_of_all_measured():
     ttft = scattered(11, n=8)
-    ttfo = np.where(np.arange(8) < 6, ttft + 0.5, np.nan)  # two reasoned to max_tokens
-    level = sample(ttft, failures=2, ttfo=ttfo, reasoning_tokens=np.full(8, 10.0))
+    answered = np.arange(8) < 6
+    ttfo = np.where(answered, ttft + 0.5, np.nan)  # two reasoned to max_tokens
+    finish = np.where(answered, "stop", "length")
+    level = sample(
+        ttft, failures=2, ttfo=ttfo, reasoning_tokens=np.full(8, 10.0), finish_reason=finish
+    )
     assert own_value(ANSWERED, level) == pytest.approx(60.0)  # 6 of 10
 
 
