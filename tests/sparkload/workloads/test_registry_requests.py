@@ -172,8 +172,9 @@ def test_prefill_prompt_size_follows_the_level_index():
 
 def test_prefill_requests_differ_in_content_not_only_in_their_nonce():
     workload = load("--workload", "prefill", "--prefill-sizes", "2000")
-    a, b = (plan(workload).text.split("\n", 1)[1] for _ in range(2))
-    assert a != b
+    # each starts at a random one of about 75 sentences: of five, some must differ
+    texts = {plan(workload).text.split("\n", 1)[1] for _ in range(5)}
+    assert len(texts) > 1
 
 
 def test_prefill_text_is_the_same_for_the_same_seed():
