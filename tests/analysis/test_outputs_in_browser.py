@@ -3,10 +3,10 @@ console error, nothing fetched from outside the report folder (there is no inter
 on many a lab machine), every chart the page declares drawn with its traces, and every link of
 the index page leading to a file of the report.
 
-The report is of two real runs on a simulator on 127.0.0.1, a few seconds each and side by
-side: an agent ladder (closed loop, sliced: the per-label, slice, context and comparison charts)
-and an open-loop rate sweep (its achieved-vs-offered chart), with injected HTTP 500s so that the
-timelines draw failed requests too. Every HTML page the report writes is opened, and the
+The report is of three real runs on a simulator on 127.0.0.1, a few seconds each and side by
+side: an agent ladder (closed loop, sliced: the per-label, slice, context and comparison charts),
+a conversation (its turns' context chart) and an open-loop rate sweep (its achieved-vs-offered
+chart), with injected HTTP 500s so that the timelines draw failed requests too. Every HTML page the report writes is opened, and the
 tables-only report's index; one browser tab visits them all in turn, as a fresh tab per file
 would spend seconds compiling plotly.js each time. A request for anything but a file is aborted.
 """
@@ -36,6 +36,10 @@ RUNS = {
         "--workload", "agent", "--tool-turns", "2", "--ladder", "1,2", "--requests-per-user",
         "3", "--max-tokens", "16", "--slice-duration", "0.2",
     ],
+    "conversation": [
+        "--workload", "conversation", "--turns", "2", "--ladder", "1", "--requests-per-user",
+        "2", "--max-tokens", "16",
+    ],
     "open": [
         "--arrival-rate", "10,20", "--arrival-users", "4", "--arrival-duration", "1",
         "--max-tokens", "16",
@@ -49,7 +53,7 @@ KINDS = {  # a page of each kind the report writes, by its path under the report
     *(f"report/agent/{chart}.html" for chart in PER_LABEL),
     "report/agent/slices_tps.html",  # time slices (--slice-duration)
     "report/agent/slices_ttft.html",
-    "report/agent/ttft_vs_context.html",  # conversation turns
+    "report/conversation/ttft_vs_context.html",  # conversation turns (an agent run has none)
     "report/agent/ttfo_vs_context.html",  # agent steps
     *(f"report/comparison/{chart}.html" for chart in COMPARISON),
     "report/comparison/throughput_vs_tps.html",  # operating points

@@ -89,7 +89,8 @@ def test_a_collapsed_stream_is_flagged_on_its_level(tmp_path):
         run = run_against(server, tmp_path)
     assert run.returncode == 0, run.output
     for record in run.records:
-        assert record["itl"] >= 0 and record["ttft"] <= record["latency"]
+        assert record["ttft"] <= record["latency"]
+        assert record.get("itl") is None or record["itl"] >= 0  # None: no gap was measured
     for level in run.manifest["levels"]:
         assert any(flag.startswith("collapsed stream") for flag in level["stream_flags"]), level
     assert "(C=1) stream check: collapsed stream" in run.output
