@@ -8,7 +8,8 @@ side: an agent ladder (closed loop, sliced: the per-label, slice, context and co
 a conversation (its turns' context chart) and an open-loop rate sweep (its achieved-vs-offered
 chart), with injected HTTP 500s so that the timelines draw failed requests too. Every HTML page
 the report writes is opened, and the tables-only report's index; one browser tab visits them all
-in turn, as a fresh tab per file would spend seconds compiling plotly.js each time. A request for anything but a file is aborted.
+in turn, as a fresh tab per file would spend seconds compiling plotly.js each time. A request
+for anything but a file is aborted.
 """
 
 from __future__ import annotations
