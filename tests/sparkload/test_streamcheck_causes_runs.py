@@ -83,4 +83,6 @@ def test_a_level_where_every_request_failed_says_its_checks_have_no_data(tmp_pat
     header, row = table[0], table[1]
     assert header.rstrip().endswith("client check  stream check")
     assert row.split()[1:3] == ["0", "4"]  # n 0, 4 failed
-    assert row.count(CHECK_NO_DATA) == 2 and not row.rstrip().endswith("ok")
+    # the stream check has no request to judge; the client check judges the client's own loop,
+    # which a busy machine may have flagged (no samples at all: no data, the collector's tests)
+    assert row.rstrip().endswith(CHECK_NO_DATA)
