@@ -117,7 +117,7 @@ def test_requests_that_never_answered_are_counted_and_not_in_ttfo():
         finish_reason="length",
     )
     row = tally.row()
-    assert (row["n"], row["no_answer"], tally.ttfo.count) == (11, 1, 10)
+    assert (row["n"], row["no_answer"], tally.figures["ttfo"].count) == (11, 1, 10)
 
 
 def test_a_reply_that_stopped_after_its_reasoning_is_not_one_that_never_answered():
@@ -126,7 +126,7 @@ def test_a_reply_that_stopped_after_its_reasoning_is_not_one_that_never_answered
         tally, ttft=0.02, reasoning_tokens=120, output_tokens=123, latency=1.0, finish_reason="stop"
     )
     row = tally.row()
-    assert (row["n"], row["no_answer"], tally.ttfo.count) == (11, 0, 10)
+    assert (row["n"], row["no_answer"], tally.figures["ttfo"].count) == (11, 0, 10)
 
 
 def test_a_level_without_reasoning_in_a_thinking_run_shows_dashes_for_ttfo():
