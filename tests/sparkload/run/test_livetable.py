@@ -91,6 +91,18 @@ def test_a_plain_runs_table_keeps_its_columns_though_its_records_have_a_ttfo():
     assert " ".join(format_table([row]).splitlines()[0].split()) == " ".join(PLAIN_HEADER.split())
 
 
+def test_each_declared_live_metric_shows_its_statistics_in_its_unit():
+    tally = LevelTally(0, 1, None)
+    add(tally, reasoning_tokens=8, **{m.field: 0.5 for m, _ in livetable.LIVE_METRICS})
+    row = tally.row()
+    for metric, _ in livetable.LIVE_METRICS:
+        assert metric.live is not None
+        for stat in metric.live.stats:
+            key = f"{metric.column}_{stat}"
+            assert row[key] == pytest.approx(0.5 * metric.factor), key
+            assert key in dict(livetable.THINKING_COLUMNS)
+
+
 def test_a_thinking_runs_table_shows_ttfo_after_ttft():
     row = thinking_tally().row()
     assert row["ttfo_ms_mean"] == pytest.approx(255.0)
