@@ -72,39 +72,15 @@ from analysis import structured as st
 from analysis.load import Dataset, describe_level
 from analysis.manifest_levels import FLAG_KINDS, level_flags, level_schedules, saturation_stops
 from analysis.replies import no_answer, truncated_calls
+from sparkload.records import QUANTILES, REQUEST_METRICS, RequestMetric
 
-
-@dataclass(frozen=True)
-class Metric:
-    """A per-request metric: its record field, summary column stem, and unit factor."""
-
-    field: str
-    column: str
-    factor: float
-    title: str
-    unit: str
-    intervals: bool = True  # bootstrap CIs of its p50 and p90 in the summary
-
-
-METRICS = (
-    Metric("ttft", "ttft_ms", 1000.0, "TTFT", "ms"),
-    Metric("itl", "itl_ms", 1000.0, "ITL", "ms"),
-    Metric("tps", "tps", 1.0, "TPS", "tok/s"),
-    Metric("latency", "latency_s", 1.0, "Latency", "s"),
-)
-# A thinking model's and an agent's per-request metrics (the summary has them only where some
-# record has reasoning or tool calls: ``has_thinking``).
-TTFO = Metric("ttfo", "ttfo_ms", 1000.0, "TTFO", "ms")
-THINKING_METRICS = (
-    TTFO,
-    Metric("reasoning_tokens", "reasoning_tokens", 1.0, "Reasoning tokens", "", False),
-    Metric("answer_tokens", "answer_tokens", 1.0, "Answer tokens", "", False),
-    Metric("reasoning_tps", "reasoning_tps", 1.0, "Reasoning TPS", "tok/s", False),
-    Metric("answer_tps", "answer_tps", 1.0, "Answer TPS", "tok/s", False),
-    Metric("tool_args_done", "tool_args_ms", 1000.0, "Tool arguments done", "ms", False),
-)
+# The per-request metrics of the summary (``RequestMetric.summary``, each declared once in
+# ``sparkload/records/metrics.py``): the contract's, then a thinking model's and an agent's (the
+# summary has those only where some record has reasoning or tool calls: ``has_thinking``).
+METRICS = tuple(m for m in REQUEST_METRICS if m.summary and not m.thinking)
+THINKING_METRICS = tuple(m for m in REQUEST_METRICS if m.summary and m.thinking)
 METRIC_BY_FIELD = {m.field: m for m in (*METRICS, *THINKING_METRICS)}
-QUANTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
+TTFO = METRIC_BY_FIELD["ttfo"]
 OPEN_LOOP_COLUMNS = [
     "inflight_mean",
     "inflight_peak",
@@ -262,7 +238,7 @@ def _group_rng(settings: Settings, label: str, key: float) -> np.random.Generato
     return np.random.default_rng([settings.seed, zlib.crc32(label.encode()), level])
 
 
-def _distribution_stats(values: np.ndarray, metric: Metric, settings: Settings, rng) -> dict:
+def _distribution_stats(values: np.ndarray, metric: RequestMetric, settings: Settings, rng) -> dict:
     values = np.sort(values[np.isfinite(values)]) * metric.factor
     out = {f"{metric.column}_mean": float(values.mean()) if len(values) else np.nan}
     for name, q in QUANTILES.items():

@@ -43,9 +43,8 @@ from analysis.errors import InputError
 from analysis.load import Dataset
 from analysis.metrics import (
     LOOPS,
-    METRICS,
+    METRIC_BY_FIELD,
     TTFO,
-    Metric,
     Settings,
     level_name,
     loop_levels,
@@ -54,7 +53,7 @@ from analysis.metrics import (
     no_answer,
 )
 from analysis.structured import SCHEMA_VALID_RATIO
-from sparkload.records import STREAM_MEANINGLESS
+from sparkload.records import STREAM_MEANINGLESS, RequestMetric
 
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
 _BREACHED = {"<=": ">", "<": ">=", ">=": "<", ">": "<="}  # what a breach of each operator shows
@@ -63,9 +62,9 @@ STREAM_FLAGS = "stream_flags"
 EMPTY_RATIO = "empty_ratio"
 # bounds on a level as a whole, not on requests
 LEVEL_FIGURES = (FAILURE_RATIO, STREAM_FLAGS, SCHEMA_VALID_RATIO, EMPTY_RATIO)
-# THE bound names: the per-request metrics a bound may name (--slo, --check, --find-capacity),
-# each with its unit (a duration's default unit, "" for a rate)
-BOUND_METRICS: dict[str, Metric] = {m.field: m for m in (*METRICS, TTFO)}
+# THE bound names: the per-request metrics a bound may name (--slo, --check, --find-capacity;
+# ``RequestMetric.bound``), each with its unit (a duration's default unit, "" for a rate)
+BOUND_METRICS: dict[str, RequestMetric] = {f: m for f, m in METRIC_BY_FIELD.items() if m.bound}
 _DEFAULT_UNIT = {name: m.unit if m.unit in ("ms", "s") else "" for name, m in BOUND_METRICS.items()}
 _BOUND = re.compile(
     rf"^(?:({'|'.join(BOUND_METRICS)})_(mean|p\d{{1,2}}(?:\.\d+)?)(?:_(ms|s))?"

@@ -7,8 +7,9 @@ when the target is a time-scaled simulator, ``Manifest.time_scale`` says how to 
 simulated time (``scale_to_simulated_time``).
 
 Its rooms: ``vocabulary`` (file names, exit codes, workload names, statuses, flag kinds),
-``requests`` (``RequestRecord``), ``telemetry`` (the node telemetry families), ``manifest``
-(``Manifest``, ``LevelEntry``, ``WorkerEntry``), ``entries`` (the manifest's other entries),
+``requests`` (``RequestRecord``), ``metrics`` (each per-request metric's one declaration),
+``telemetry`` (the node telemetry families), ``manifest`` (``Manifest``, ``LevelEntry``,
+``WorkerEntry``), ``entries`` (the manifest's other entries),
 ``verdicts`` (a level's verdict and a capacity search's answer) and ``codec`` (how every entry
 reads from JSON and writes back). Every public name is here, so ``from sparkload.records import
 X`` reads any of them.
@@ -52,6 +53,15 @@ from sparkload.records.manifest import (
     Manifest,
     WorkerEntry,
     read_manifest,
+)
+from sparkload.records.metrics import (
+    QUANTILES,
+    REQUEST_METRICS,
+    SCALED_DURATION,
+    SCALED_RATE,
+    LiveFigures,
+    PrometheusHistogram,
+    RequestMetric,
 )
 from sparkload.records.quality import (
     CONFIDENCE,
@@ -203,6 +213,7 @@ __all__ = [
     "LEGACY_QUANTIZATION",
     "LEGACY_SIMULATOR_SETUP",
     "LengthComponent",
+    "LiveFigures",
     "LevelEntry",
     "MANIFEST_FILE",
     "MEMORY_AVAILABLE",
@@ -223,20 +234,26 @@ __all__ = [
     "level_name",
     "sample_text",
     "PromptsEntry",
+    "PrometheusHistogram",
     "QUALITY_FILE",
     "QUALITY_SCHEMA",
+    "QUANTILES",
     "QualityEntry",
     "QualityItem",
     "QualityLevel",
     "QualityResult",
     "RATE_FIELDS",
     "REQUESTS_FILE",
+    "REQUEST_METRICS",
     "ReceiveStamps",
     "RefusedWorker",
     "RepeatEntry",
     "RequestEntry",
     "RequestRecord",
+    "RequestMetric",
     "SCHEMA_VERSION",
+    "SCALED_DURATION",
+    "SCALED_RATE",
     "SERVER_METRICS_FILE",
     "SM_CLOCK",
     "SM_CLOCK_MAX",

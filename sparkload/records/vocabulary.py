@@ -6,6 +6,8 @@ The load side writes these names and the analysis reads them; neither copies the
 
 from __future__ import annotations
 
+from sparkload.records.metrics import REQUEST_METRICS, SCALED_DURATION, SCALED_RATE
+
 SCHEMA_VERSION = 1
 
 # Exit codes of every entry point (the locustfile, ``sparkload`` and its subcommands, and
@@ -68,25 +70,10 @@ STREAM_MEANINGLESS = (STREAM_COLLAPSED, STREAM_PARTIAL_BURST)
 # What a level's client or stream check shows where the level has no answered request to judge
 CHECK_NO_DATA = "no data"
 
-# Fields measured in seconds (multiplied by the time scale) and in per-second rates (divided).
-DURATION_FIELDS = (
-    "ttfb",
-    "ttft",
-    "ttfc",
-    "t_last_token",
-    "latency",
-    "itl",
-    "queue_wait",
-    "chunk_gap_mean",
-    "chunk_gap_p50",
-    "chunk_gap_p90",
-    "chunk_gap_p99",
-    "chunk_gap_max",
-    "ttfo",
-    "t_last_reasoning",
-    "tool_args_done",
-)
-RATE_FIELDS = ("tps", "decode_tps", "reasoning_tps", "answer_tps")
+# Fields measured in seconds (multiplied by the time scale) and in per-second rates (divided):
+# as the per-request metrics' declarations (``metrics.REQUEST_METRICS``) say.
+DURATION_FIELDS = tuple(m.field for m in REQUEST_METRICS if m.time == SCALED_DURATION)
+RATE_FIELDS = tuple(m.field for m in REQUEST_METRICS if m.time == SCALED_RATE)
 # Fields that are wall-clock times (epoch seconds): on the master's clock once the master took the
 # record (shifted by the sending worker's clock offset, ``RequestRecord.clock_offset``).
 WALL_CLOCK_FIELDS = ("start_time", "scheduled_time")

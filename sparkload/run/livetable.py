@@ -26,11 +26,15 @@ from sparkload.records import (
     CHECK_NO_DATA,
     FINISH_LENGTH,
     PHASE_MEASURE,
+    QUANTILES,
+    REQUEST_METRICS,
     STATUS_OK,
     STRUCTURED_PARSE_ERROR,
     STRUCTURED_SCHEMA_ERROR,
     STRUCTURED_TRUNCATED,
     STRUCTURED_VALID,
+    LiveFigures,
+    RequestMetric,
     linear_percentile,
 )
 
@@ -38,31 +42,55 @@ EXACT_VALUES = 20_000  # values per metric and level kept exactly; a sketch beyo
 SKETCH_ACCURACY = 0.01  # the sketch's relative error bound
 RECENT_TTFTS = 256  # the latest TTFTs a level keeps in order (the over-saturation watch's)
 
-COLUMNS = (
-    ("level", "C / rate"),
-    ("n", "n"),
-    ("failures", "fail"),
-    ("ttft_ms_mean", "TTFT ms mean"),
-    ("ttft_ms_p50", "p50"),
-    ("ttft_ms_p90", "p90"),
-    ("itl_ms_mean", "ITL ms mean"),
-    ("itl_ms_p50", "p50"),
-    ("itl_ms_p90", "p90"),
-    ("tps_mean", "TPS mean"),
-    ("latency_s_mean", "latency s mean"),
+HEAD_COLUMNS = (("level", "C / rate"), ("n", "n"), ("failures", "fail"))
+TAIL_COLUMNS = (
     ("system_rps", "system RPS"),
     ("total_tps", "total tok/s"),
     ("client", "client check"),
     ("stream", "stream check"),
 )
+NO_ANSWER_COLUMN = ("no_answer", "no answer")  # the requests without a TTFO, beside its columns
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """A live metric's statistic in a row: its key (``ttft_ms_p50``), its title (the metric's
+    heading on its first statistic only: "TTFT ms mean", "p50", "p90"), and its quantile (None:
+    the mean)."""
+
+    key: str
+    title: str
+    quantile: float | None
+
+
+def _cells(metric: RequestMetric, live: LiveFigures) -> tuple[_Cell, ...]:
+    return tuple(
+        _Cell(
+            f"{metric.column}_{stat}", stat if i else f"{live.heading} {stat}", QUANTILES.get(stat)
+        )
+        for i, stat in enumerate(live.stats)
+    )
+
+
+# The per-request metrics the table shows (``RequestMetric.live``) with their cells, in the
+# declarations' order; a thinking one's only in a thinking model's or an agent's table.
+LIVE_METRICS = tuple((m, _cells(m, m.live)) for m in REQUEST_METRICS if m.live is not None)
+_LIVE_FIELDS = tuple(m.field for m, _ in LIVE_METRICS)  # what ``add`` reads of each record
+
+
+def _table_columns(thinking: bool) -> tuple[tuple[str, str], ...]:
+    columns = list(HEAD_COLUMNS)
+    for metric, cells in LIVE_METRICS:
+        if thinking or not metric.thinking:
+            columns += [(cell.key, cell.title) for cell in cells]
+            if metric.field == "ttfo":
+                columns.append(NO_ANSWER_COLUMN)
+    return (*columns, *TAIL_COLUMNS)
+
+
+COLUMNS = _table_columns(thinking=False)
 # A thinking model's or an agent's run: TTFO after TTFT's columns, and the requests without one.
-TTFO_COLUMNS = (
-    ("ttfo_ms_mean", "TTFO ms mean"),
-    ("ttfo_ms_p50", "p50"),
-    ("ttfo_ms_p90", "p90"),
-    ("no_answer", "no answer"),
-)
-THINKING_COLUMNS = (*COLUMNS[:6], *TTFO_COLUMNS, *COLUMNS[6:])
+THINKING_COLUMNS = _table_columns(thinking=True)
 # --response-format: the share of finished replies that match (truncated ones apart), and each
 # failure kind's count (the report's schema_valid_ratio, ``analysis/structured.py``)
 STRUCTURED_COLUMNS = (
@@ -141,11 +169,10 @@ class LevelTally:
     sessions: int | None = None  # ladder: the sessions the level needs (None: not counted)
     sessions_begun: int = 0  # sessions whose first measured record is in
     planned: int = 0  # the requests those sessions hold
-    ttft: Distribution = field(default_factory=Distribution)
-    itl: Distribution = field(default_factory=Distribution)
-    tps: Distribution = field(default_factory=Distribution)
-    latency: Distribution = field(default_factory=Distribution)
-    ttfo: Distribution = field(default_factory=Distribution)
+    # each live metric's values, by its record field
+    figures: dict[str, Distribution] = field(
+        default_factory=lambda: {name: Distribution() for name in _LIVE_FIELDS}
+    )
     thinking: bool = False  # some record reasoned or called tools: the row shows TTFO
     no_answer: int = 0  # ok records that reasoned until max_tokens without a first output token
     verdicts: Counter = field(default_factory=Counter)  # ok records' structured verdicts
@@ -179,10 +206,10 @@ class LevelTally:
             self.failures += 1
             self.error_kinds[record.get("error_kind") or "unknown"] += 1
             return
-        for name in ("ttft", "itl", "tps", "latency", "ttfo"):
+        for name in _LIVE_FIELDS:
             value = record.get(name)
             if value is not None:
-                getattr(self, name).add(value)
+                self.figures[name].add(value)
         reasoning = record.get("reasoning_tokens")
         if reasoning or record.get("tool_calls"):
             self.thinking = True
@@ -197,6 +224,18 @@ class LevelTally:
         if record.get("ttft") is not None:
             self.recent_ttfts.append(record["ttft"])
         self.output_tokens += record.get("output_tokens") or 0
+
+    @property
+    def ttft(self) -> Distribution:
+        return self.figures["ttft"]
+
+    @property
+    def tps(self) -> Distribution:
+        return self.figures["tps"]
+
+    @property
+    def latency(self) -> Distribution:
+        return self.figures["latency"]
 
     @property
     def complete(self) -> bool:
@@ -229,9 +268,7 @@ class LevelTally:
     def row(self) -> dict:
         """The live table's row. Closed loop: the reports' C-based figures. Open loop: C is only
         the pool size, so the rate columns are what was achieved over the level's wall time."""
-        ms = 1000.0
         mean_latency = self.latency.mean()
-        mean_tps = self.tps.mean()
         if self.arrival_rate is not None:
             wall = self.wall_time
             system_rps = (self.measured - self.failures) / wall if wall else None
@@ -243,24 +280,12 @@ class LevelTally:
             "level": level,
             "n": self.measured - self.failures,
             "failures": self.failures,
-            "ttft_ms_mean": _scaled(self.ttft.mean(), ms),
-            "ttft_ms_p50": _scaled(self.ttft.quantile(0.5), ms),
-            "ttft_ms_p90": _scaled(self.ttft.quantile(0.9), ms),
-            "itl_ms_mean": _scaled(self.itl.mean(), ms),
-            "itl_ms_p50": _scaled(self.itl.quantile(0.5), ms),
-            "itl_ms_p90": _scaled(self.itl.quantile(0.9), ms),
-            "tps_mean": mean_tps,
-            "latency_s_mean": mean_latency,
+            **self._figures(thinking=False),
             "system_rps": system_rps,
             "total_tps": self.total_tps,
         }
         if self.thinking:  # a thinking model's or an agent's level: its time to answer
-            row.update(
-                ttfo_ms_mean=_scaled(self.ttfo.mean(), ms),
-                ttfo_ms_p50=_scaled(self.ttfo.quantile(0.5), ms),
-                ttfo_ms_p90=_scaled(self.ttfo.quantile(0.9), ms),
-                no_answer=self.no_answer,
-            )
+            row.update(self._figures(thinking=True), no_answer=self.no_answer)
         if self.verdicts:  # --response-format
             valid, parse_error = (
                 self.verdicts[STRUCTURED_VALID],
@@ -275,6 +300,19 @@ class LevelTally:
                 truncated=self.verdicts[STRUCTURED_TRUNCATED],
             )
         return row
+
+    def _figures(self, thinking: bool) -> dict[str, float | None]:
+        """The live metrics' cells (the thinking ones', or the others'), in their units."""
+        out = {}
+        for metric, cells in LIVE_METRICS:
+            if metric.thinking == thinking:
+                values = self.figures[metric.field]
+                for cell in cells:
+                    value = (
+                        values.mean() if cell.quantile is None else values.quantile(cell.quantile)
+                    )
+                    out[cell.key] = _scaled(value, metric.factor)
+        return out
 
 
 NO_DATA = CHECK_NO_DATA  # a check's cell where the level has no answered request to judge

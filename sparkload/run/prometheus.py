@@ -29,48 +29,15 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from sparkload.errors import ConfigError
-from sparkload.records import PHASE_MEASURE, STATUS_OK
+from sparkload.records import PHASE_MEASURE, REQUEST_METRICS, STATUS_OK
 from sparkload.run.livetable import LevelTally
 
 logger = logging.getLogger("sparkload")
 
-# Seconds. TTFT and TTFO: a cached short prompt's few ms to a queued long prefill's minute.
-TTFT_BUCKETS = (
-    0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75,
-    1.0, 1.5, 2.0, 3.0, 5.0, 7.5, 10.0, 15.0, 20.0, 30.0, 60.0,
-)  # fmt: skip
-# End to end: as TTFT's, on to the several minutes of a long reply at high concurrency.
-LATENCY_BUCKETS = (*TTFT_BUCKETS, 90.0, 120.0, 180.0, 300.0)
-# A request's inter-token latency: MTP's few ms per token to a saturated server's second.
-ITL_BUCKETS = (
-    0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.02, 0.025, 0.03,
-    0.04, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0,
-)  # fmt: skip
-
 RUN_LABELS = ("label", "variant")
 LEVEL_LABELS = (*RUN_LABELS, "level")
-# (record field, metric name, help, buckets): one histogram per level of each
-HISTOGRAMS = (
-    ("ttft", "sparkload_ttft_seconds", "Time to first token (any kind).", TTFT_BUCKETS),
-    (
-        "ttfo",
-        "sparkload_ttfo_seconds",
-        "Time to first output token: content or a tool call, reasoning excluded.",
-        TTFT_BUCKETS,
-    ),
-    (
-        "itl",
-        "sparkload_itl_seconds",
-        "A request's inter-token latency: (last token - first) / (output tokens - 1).",
-        ITL_BUCKETS,
-    ),
-    (
-        "latency",
-        "sparkload_request_latency_seconds",
-        "End-to-end latency: the send to the stream's end.",
-        LATENCY_BUCKETS,
-    ),
-)
+# (record field, its histogram): one histogram per level of each metric that declares one
+HISTOGRAMS = tuple((m.field, m.histogram) for m in REQUEST_METRICS if m.histogram is not None)
 
 
 @dataclass(frozen=True)
@@ -90,8 +57,10 @@ class RunMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self._histograms = {
-            field: Histogram(name, doc, LEVEL_LABELS, registry=self.registry, buckets=buckets)
-            for field, name, doc, buckets in HISTOGRAMS
+            field: Histogram(
+                spec.name, spec.doc, LEVEL_LABELS, registry=self.registry, buckets=spec.buckets
+            )
+            for field, spec in HISTOGRAMS
         }
         self._completed = Counter(
             "sparkload_requests_completed",

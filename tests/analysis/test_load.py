@@ -12,7 +12,8 @@ import pytest
 import analysis
 from analysis.cli import main
 from analysis.errors import InputError
-from analysis.load import discover, load
+from analysis.load import NUMERIC_FIELDS, THINKING_FIELDS, discover, load
+from analysis.metrics import METRIC_BY_FIELD
 from sparkload.records import MANIFEST_FILE, Manifest
 from tests.analysis_synthetic import DATA, closed_loop_level, make_record, write_run
 
@@ -287,3 +288,7 @@ def test_only_the_loader_reads_the_results_files():
         if re.search(r"REQUESTS_FILE|MANIFEST_FILE|read_manifest|requests\.jsonl", path.read_text())
     ]
     assert readers == ["load.py"]
+
+
+def test_every_summary_metric_is_read_from_the_records():
+    assert set(METRIC_BY_FIELD) <= {*NUMERIC_FIELDS, *THINKING_FIELDS}

@@ -91,6 +91,18 @@ def test_a_plain_runs_table_keeps_its_columns_though_its_records_have_a_ttfo():
     assert " ".join(format_table([row]).splitlines()[0].split()) == " ".join(PLAIN_HEADER.split())
 
 
+def test_each_declared_live_metric_shows_its_statistics_in_its_unit():
+    tally = LevelTally(0, 1, None)
+    add(tally, reasoning_tokens=8, **{m.field: 0.5 for m, _ in livetable.LIVE_METRICS})
+    row = tally.row()
+    for metric, _ in livetable.LIVE_METRICS:
+        assert metric.live is not None
+        for stat in metric.live.stats:
+            key = f"{metric.column}_{stat}"
+            assert row[key] == pytest.approx(0.5 * metric.factor), key
+            assert key in dict(livetable.THINKING_COLUMNS)
+
+
 def test_a_thinking_runs_table_shows_ttfo_after_ttft():
     row = thinking_tally().row()
     assert row["ttfo_ms_mean"] == pytest.approx(255.0)
@@ -117,7 +129,7 @@ def test_requests_that_never_answered_are_counted_and_not_in_ttfo():
         finish_reason="length",
     )
     row = tally.row()
-    assert (row["n"], row["no_answer"], tally.ttfo.count) == (11, 1, 10)
+    assert (row["n"], row["no_answer"], tally.figures["ttfo"].count) == (11, 1, 10)
 
 
 def test_a_reply_that_stopped_after_its_reasoning_is_not_one_that_never_answered():
@@ -126,7 +138,7 @@ def test_a_reply_that_stopped_after_its_reasoning_is_not_one_that_never_answered
         tally, ttft=0.02, reasoning_tokens=120, output_tokens=123, latency=1.0, finish_reason="stop"
     )
     row = tally.row()
-    assert (row["n"], row["no_answer"], tally.ttfo.count) == (11, 0, 10)
+    assert (row["n"], row["no_answer"], tally.figures["ttfo"].count) == (11, 0, 10)
 
 
 def test_a_level_without_reasoning_in_a_thinking_run_shows_dashes_for_ttfo():

@@ -9,6 +9,7 @@ from prometheus_client import REGISTRY, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from sparkload.errors import ConfigError
+from sparkload.records import REQUEST_METRICS
 from sparkload.run.livetable import LevelTally
 from sparkload.run.prometheus import MetricsServer, RunMetrics
 
@@ -103,6 +104,18 @@ def test_itl_buckets_run_from_1_ms_to_1_s():
     bounds = [s.labels["le"] for s in samples(started(), "sparkload_itl_seconds_bucket")]
     assert (bounds[0], bounds[-2], bounds[-1]) == ("0.001", "1.0", "+Inf")
     assert len(bounds) >= 15  # fine enough to read a p90 of 20-100 ms decode steps
+
+
+def test_each_declared_histogram_is_served_with_its_buckets_and_observes_its_field():
+    declared = [m for m in REQUEST_METRICS if m.histogram is not None]
+    metrics = started()
+    metrics.took([record(**{m.field: 0.25 for m in declared})])
+    for metric in declared:
+        assert metric.histogram is not None
+        name = metric.histogram.name
+        bounds = [float(s.labels["le"]) for s in samples(metrics, f"{name}_bucket")]
+        assert bounds == [*metric.histogram.buckets, float("inf")]
+        assert value(metrics, f"{name}_sum", level="4") == 0.25
 
 
 def test_a_measured_record_is_observed_in_each_histogram_under_its_level_and_variant():
