@@ -40,9 +40,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis import percentiles
-from analysis.metrics import no_answer
-from analysis.tolerances import MEAN, QUANTILE, SHARE, THROUGHPUT, Compared
+from analysis.compare.tolerances import MEAN, QUANTILE, SHARE, THROUGHPUT, Compared
+from analysis.figures import percentiles
+from analysis.figures.metrics import no_answer
 
 CONFIDENCE = 0.90  # the report's intervals' (percentiles.bootstrap_ci)
 MIN_FOR_INTERVAL = 5  # values on each side below which a relative change has no interval

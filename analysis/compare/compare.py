@@ -43,8 +43,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import load, percentiles
-from analysis.change_intervals import (
+from analysis.compare.change_intervals import (
     CONFIDENCE,
     MIN_FOR_INTERVAL,
     LevelSample,
@@ -53,9 +52,11 @@ from analysis.change_intervals import (
     own_value,
     sample_size,
 )
+from analysis.compare.run_settings import SettingDifference, differences
+from analysis.compare.tolerances import COMPARED, HIGHER_IS_WORSE, QUANTILE, Compared, Tolerance
 from analysis.errors import InputError
-from analysis.load import Dataset
-from analysis.metrics import (
+from analysis.figures import percentiles
+from analysis.figures.metrics import (
     LOOPS,
     Settings,
     has_thinking,
@@ -65,8 +66,8 @@ from analysis.metrics import (
     measured_ok,
     summarize,
 )
-from analysis.run_settings import SettingDifference, differences
-from analysis.tolerances import COMPARED, HIGHER_IS_WORSE, QUANTILE, Compared, Tolerance
+from analysis.reading import load
+from analysis.reading.load import Dataset
 
 BETTER, WORSE, NOISE, NO_DATA = "better", "worse", "within noise", "n/a"
 VERDICTS = (WORSE, BETTER, NOISE, NO_DATA)

@@ -1,4 +1,4 @@
-"""Command line: ``python -m analysis.compare_cli BASELINE_DIR RUN_DIR [options]`` (also
+"""Command line: ``python -m analysis.compare.compare_cli BASELINE_DIR RUN_DIR [options]`` (also
 ``sparkload compare``).
 
 Prints the comparison's Markdown table on stdout (and writes it to ``--markdown FILE``, its
@@ -15,14 +15,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis import compare, percentiles, tolerances
 from analysis.arguments import Parser, non_negative
+from analysis.compare import compare, compare_json, compare_markdown, tolerances
 from analysis.errors import guarded, split_prog
-from analysis.metrics import Settings
-from analysis.outputs import compare_json, compare_markdown
+from analysis.figures import percentiles
+from analysis.figures.metrics import Settings
 from sparkload.records import EXIT_CHECK_FAILED
 
-PROG = "python -m analysis.compare_cli"
+PROG = "python -m analysis.compare.compare_cli"
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:

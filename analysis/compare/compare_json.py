@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from analysis.compare import Comparison
+from analysis.compare.compare import Comparison
 
 
 def document(comparison: Comparison) -> dict:

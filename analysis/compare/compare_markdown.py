@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from analysis.compare import (
+from analysis.compare.compare import (
     BETTER,
     NO_DATA,
     NOISE,

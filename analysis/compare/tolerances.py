@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from analysis.errors import InputError
-from analysis.metrics import METRIC_BY_FIELD, QUANTILES
+from analysis.figures.metrics import METRIC_BY_FIELD, QUANTILES
 
 MEAN, QUANTILE, THROUGHPUT, SHARE = "mean", "quantile", "throughput", "share"
 HIGHER_IS_WORSE, LOWER_IS_WORSE = "+", "-"
@@ -35,7 +35,7 @@ class Compared:
     family: str
     title: str
     unit: str
-    column: str  # analysis.metrics' summary column ("" for a share: from the level's counts)
+    column: str  # figures.metrics' summary column ("" for a share: from the level's counts)
     kind: str  # MEAN | QUANTILE | THROUGHPUT | SHARE
     field: str = ""  # the records' field (MEAN, QUANTILE); a share's count (LevelSample.share)
     factor: float = 1.0  # record unit → summary unit

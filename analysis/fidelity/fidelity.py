@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis.errors import InputError
-from analysis.load import KeptOutput, Run, load_outputs
+from analysis.reading.load import KeptOutput, Run, load_outputs
 from sparkload.records import CONFIDENCE, linear_percentile, wilson_interval
 
 

@@ -1,5 +1,5 @@
-"""Command line: ``python -m analysis.fidelity_cli RUN_DIR [--reference DIR] [options]`` (also
-``sparkload fidelity``).
+"""Command line: ``python -m analysis.fidelity.fidelity_cli RUN_DIR [--reference DIR]
+[options]`` (also ``sparkload fidelity``).
 
 Holds every level of a run's kept greedy replies (``--keep-outputs``) to a reference's, by
 prompt: another run's level, or, without ``--reference``, a level of the same run (its lowest
@@ -15,12 +15,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis import fidelity
 from analysis.arguments import Parser
 from analysis.errors import guarded, split_prog
-from analysis.outputs import fidelity_json, fidelity_markdown
+from analysis.fidelity import fidelity, fidelity_json, fidelity_markdown
 
-PROG = "python -m analysis.fidelity_cli"
+PROG = "python -m analysis.fidelity.fidelity_cli"
 
 
 def _concurrency(text: str) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis import fidelity
+from analysis.fidelity import fidelity
 
 
 def document(result: fidelity.Fidelity) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis import fidelity
+from analysis.fidelity import fidelity
 
 
 def render(result: fidelity.Fidelity) -> str:

@@ -29,7 +29,7 @@ from statistics import NormalDist
 
 import pandas as pd
 
-from analysis.load import Dataset
+from analysis.reading.load import Dataset
 from sparkload.records import QUALITY_FILE, QualityEntry, read_quality
 
 ALPHA = 0.05

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.load import Dataset, Run
+from analysis.reading.load import Dataset, Run
 
 NONE = "none"
 MTP_SUFFIX = "-mtp"

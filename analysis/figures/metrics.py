@@ -46,7 +46,7 @@ requests that report them (older records lack them: they read as missing):
   tool_args_truncated  requests whose tool calls were cut by max_tokens (finish "length"):
                        truncated, counted apart, never valid (``truncated_calls``)
 
-Structured output (``--response-format``): ``analysis/structured.py``'s columns, only where
+Structured output (``--response-format``): ``analysis/figures/structured.py``'s columns, only where
 some record carries a verdict.
 Per-request itl/tps come from the records (``RequestRecord.derive``) and are never recomputed.
 Extra columns beside them: p99s, bootstrap CIs, decode tok/s, chunk ITL (vLLM's per-chunk gap,
@@ -67,11 +67,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis import percentiles
-from analysis import structured as st
-from analysis.load import Dataset, describe_level
-from analysis.manifest_levels import FLAG_KINDS, level_flags, level_schedules, saturation_stops
-from analysis.replies import no_answer, truncated_calls
+from analysis.figures import percentiles
+from analysis.figures import structured as st
+from analysis.figures.replies import no_answer, truncated_calls
+from analysis.reading.load import Dataset, describe_level
+from analysis.reading.manifest_levels import (
+    FLAG_KINDS,
+    level_flags,
+    level_schedules,
+    saturation_stops,
+)
 
 
 @dataclass(frozen=True)
@@ -579,7 +584,7 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
         for column in ("no_answer", "tool_calls", "tool_call_requests", "tool_args_truncated"):
             levels[column] = levels[column].astype("Int64")
         columns = columns + THINKING_COLUMNS
-    if st.has_structured(dataset.records):  # --response-format (analysis/structured.py)
+    if st.has_structured(dataset.records):  # --response-format (analysis/figures/structured.py)
         levels = levels.reindex(columns=[*levels.columns.difference(st.COLUMNS), *st.COLUMNS])
         levels[st.COUNT_COLUMNS] = levels[st.COUNT_COLUMNS].astype("Int64")
         columns = columns + st.COLUMNS

@@ -7,9 +7,9 @@ tokens / latency (``tps_mean``: what one user sees). Going up the levels, aggreg
 climbs while per-stream throughput and TTFT get worse; where the climb flattens, more streams buy
 little and cost every user (the single-Spark notes: C=8 is the better operating point than C=16).
 
-A level meets the SLO as ``analysis.slo`` judges it (``--slo``); the capacity point is the level a
-capacity search settled on (``Manifest.capacity``: the probe of its ``capacity`` value), with its
-goodput under the search's own bounds.
+A level meets the SLO as ``analysis.figures.slo`` judges it (``--slo``); the capacity point is
+the level a capacity search settled on (``Manifest.capacity``: the probe of its ``capacity``
+value), with its goodput under the search's own bounds.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis import slo
 from analysis.errors import InputError
-from analysis.load import Dataset, Run
-from analysis.metrics import Settings, level_keys, level_name
+from analysis.figures import slo
+from analysis.figures.metrics import Settings, level_keys, level_name
+from analysis.reading.load import Dataset, Run
 from sparkload.records import OVER_CONCURRENCY, OVER_RATE, sample_text
 from sparkload.records import level_name as level_name_of
 

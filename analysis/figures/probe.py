@@ -17,10 +17,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis import percentiles, slo
 from analysis.errors import InputError
-from analysis.load import Dataset
-from analysis.metrics import CLOSED, OPEN, Settings, level_name, loop_records, measured_ok
+from analysis.figures import percentiles, slo
+from analysis.figures.metrics import CLOSED, OPEN, Settings, level_name, loop_records, measured_ok
+from analysis.reading.load import Dataset
 from sparkload.records import INTERVAL_CONFIDENCE, ProbeVerdict
 
 DEFAULT_SETTINGS = Settings()

@@ -2,7 +2,8 @@
 first and the last steady windows (thermal throttling in a long run).
 
 Definitions (all times in the target's time, like every figure of the analysis: a simulator
-run's records are scaled to simulated time by ``analysis.load``, so S is simulated seconds there):
+run's records are scaled to simulated time by ``analysis.reading.load``, so S is simulated
+seconds there):
 
 - A level's windows are [t0 + k·S, t0 + (k+1)·S), t0 = the level's first measured send, until
   the level's last completion; the last window is closed on the right and usually shorter
@@ -38,10 +39,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis import percentiles
 from analysis.errors import InputError
-from analysis.load import Dataset, Run, describe_level
-from analysis.metrics import Settings
+from analysis.figures import percentiles
+from analysis.figures.metrics import Settings
+from analysis.reading.load import Dataset, Run, describe_level
 
 DEFAULT_DRIFT_THRESHOLD_PCT = 10.0
 MIN_STEADY_WINDOWS = 4  # fewer steady windows say nothing about a trend

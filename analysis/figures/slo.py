@@ -9,7 +9,7 @@ or ``failure_ratio``, the
 level's failures / (n + failures) of measured requests; or ``stream_flags``, how many kinds of
 flag the level's stream check raised (``stream_flags<=0``: no flag at all); or
 ``schema_valid_ratio`` (``--response-format``: valid replies / the replies that finished,
-``analysis/structured.py``; a level without verdicts never meets it); or ``empty_ratio``, the
+``figures/structured.py``; a level without verdicts never meets it); or ``empty_ratio``, the
 level's empty replies / (n + failures): ok requests with no token at all (the model ended at
 once; no TTFT), which count as answered otherwise. A level meets the SLO
 when every bound holds for its statistic. Goodput counts single requests: a request is good when
@@ -38,10 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis import percentiles
 from analysis.errors import InputError
-from analysis.load import Dataset
-from analysis.metrics import (
+from analysis.figures import percentiles
+from analysis.figures.metrics import (
     LOOPS,
     METRICS,
     TTFO,
@@ -53,7 +52,8 @@ from analysis.metrics import (
     measured_ok,
     no_answer,
 )
-from analysis.structured import SCHEMA_VALID_RATIO
+from analysis.figures.structured import SCHEMA_VALID_RATIO
+from analysis.reading.load import Dataset
 from sparkload.records import STREAM_MEANINGLESS
 
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}

@@ -30,8 +30,8 @@ import orjson
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from analysis import locust_csv
 from analysis.errors import InputError
+from analysis.reading import locust_csv
 from sparkload.records import (
     DURATION_FIELDS,
     MANIFEST_FILE,

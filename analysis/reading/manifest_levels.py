@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from analysis.load import Dataset, Run
+from analysis.reading.load import Dataset, Run
 from sparkload.records import LevelEntry, Schedule
 
 # LevelEntry fields, one summary column each: the lists of flags, and what showed a level

@@ -24,7 +24,7 @@ at the bounds are never used (a closed-loop level starts and ends idle). Derived
   server TTFT / ITL      Δ histogram sum / Δ histogram count (ms)
 Several runs of one label add their deltas before the ratios are taken. Only the target's own
 endpoints count here; ``--scrape`` nodes (snapshots with a ``node`` but no ``endpoint``) are
-read by ``analysis/telemetry.py``.
+read by ``analysis/reading/telemetry.py``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from analysis.load import Dataset, Run
+from analysis.reading.load import Dataset, Run
 
 _COUNTERS = {
     "gen_tokens": "vllm:generation_tokens_total",

@@ -50,8 +50,13 @@ from urllib.parse import urlsplit
 import numpy as np
 import pandas as pd
 
-from analysis.load import Dataset, Run
-from analysis.server_metrics import MIN_GAUGE_SAMPLES, Window, measured_windows, read_snapshots
+from analysis.reading.load import Dataset, Run
+from analysis.reading.server_metrics import (
+    MIN_GAUGE_SAMPLES,
+    Window,
+    measured_windows,
+    read_snapshots,
+)
 from sparkload.records import (
     CPU_BUSY,
     CPU_SECONDS,

@@ -25,10 +25,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import conversations, percentiles, replies
-from analysis.charts import Chart
-from analysis.metrics import Settings
-from analysis.tables import Table, slug
+from analysis.figures import percentiles, replies
+from analysis.figures.metrics import Settings
+from analysis.views import conversations
+from analysis.views.charts import Chart
+from analysis.views.tables import Table, slug
 
 CHART = "ttfo_vs_context"
 _MS = "{:.1f}"

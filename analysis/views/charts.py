@@ -5,9 +5,9 @@ p50 and p90 (percentiles with their bootstrap 90 % CI as error bars), and throug
 per-stream, system-wide (C / mean latency) and measured RPS. Across labels: mean TTFT, mean TPS,
 total tokens/s and the saturation index. Per open-loop label, one chart against the offered rate:
 the achieved rate beside the line achieved = offered. Per sliced run, output tokens/s and TTFT
-p90 per window over time, one line per level (``analysis.slices``). Across labels and levels,
-aggregate tokens/s against per-stream tokens/s and against TTFT p90, the levels meeting the SLO
-and the capacity point marked (``analysis.operating_points``).
+p90 per window over time, one line per level (``analysis.figures.slices``). Across labels and
+levels, aggregate tokens/s against per-stream tokens/s and against TTFT p90, the levels meeting the
+SLO and the capacity point marked (``analysis.figures.operating_points``).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from analysis.metrics import METRICS
-from analysis.operating_points import MEETS_SLO, POINT_LEVEL, is_capacity
-from analysis.slices import LevelSlices
-from analysis.tables import labels_of, slug
+from analysis.figures.metrics import METRICS
+from analysis.figures.operating_points import MEETS_SLO, POINT_LEVEL, is_capacity
+from analysis.figures.slices import LevelSlices
+from analysis.views.tables import labels_of, slug
 
 COMPARISON_FOLDER = "comparison"
 OPEN_LOOP_CHART = "achieved_vs_offered"

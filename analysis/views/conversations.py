@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import percentiles
-from analysis.charts import Chart, Series
-from analysis.metrics import Settings
-from analysis.tables import Table, slug
+from analysis.figures import percentiles
+from analysis.figures.metrics import Settings
+from analysis.views.charts import Chart, Series
+from analysis.views.tables import Table, slug
 
 TTFT_FORMATS = {"TTFT ms mean": "{:.1f}", "TTFT ms p50": "{:.1f}", "TTFT ms p90": "{:.1f}"}
 CHART = "ttft_vs_context"
@@ -39,7 +39,7 @@ def turned_records(records: pd.DataFrame) -> pd.DataFrame:
 
 def turn_records(records: pd.DataFrame) -> pd.DataFrame:
     """Measured closed-loop records of conversation turns (empty when there are none). An
-    agent's steps carry a turn too, and are the agents section's (``analysis.agents``)."""
+    agent's steps carry a turn too, and are the agents section's (``analysis.views.agents``)."""
     turned = turned_records(records)
     if "step" not in turned:
         return turned

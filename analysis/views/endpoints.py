@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import percentiles
-from analysis.metrics import Settings, measured_ok
-from analysis.tables import Table
+from analysis.figures import percentiles
+from analysis.figures.metrics import Settings, measured_ok
+from analysis.views.tables import Table
 
 KEY = "endpoints"
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import accuracy, slo, telemetry
-from analysis.charts import LINEAR_AXIS, Chart, Series
-from analysis.load import Dataset
-from analysis.metrics import Settings
-from analysis.operating_points import CapacityFinding
+from analysis.figures import accuracy, slo
+from analysis.figures.metrics import Settings
+from analysis.figures.operating_points import CapacityFinding
+from analysis.reading import telemetry
+from analysis.reading.load import Dataset
+from analysis.views.charts import LINEAR_AXIS, Chart, Series
 
 CHART_FOLDER = "comparison"
 CHART_KEY = "speed_vs_accuracy"

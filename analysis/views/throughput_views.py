@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.load import Dataset
-from analysis.tables import Table, slug
+from analysis.reading.load import Dataset
+from analysis.views.tables import Table, slug
 from sparkload.records import WORKLOAD_PREFILL
 
 

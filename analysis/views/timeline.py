@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.load import Dataset, describe_level
-from analysis.slices import timed
-from analysis.tables import slug
+from analysis.figures.slices import timed
+from analysis.reading.load import Dataset, describe_level
+from analysis.views.tables import slug
 
 FOLDER = "timelines"
 MAX_BARS = 400
@@ -27,7 +27,7 @@ MAX_BARS = 400
 
 @dataclass
 class Timeline:
-    """One level's bars; ``folder``/``key``/``title`` as a chart's (``analysis.charts.Chart``)."""
+    """One level's bars; ``folder``/``key``/``title`` as a chart's (``charts.Chart``)."""
 
     folder: str
     key: str
@@ -60,7 +60,7 @@ def sample(count: int, most: int = MAX_BARS) -> np.ndarray:
 def level_timeline(
     frame: pd.DataFrame, key: str, label: str, run: str, level: str, title: str, note: str
 ) -> Timeline:
-    """The timeline of one level's measured records (``analysis.load`` columns)."""
+    """The timeline of one level's measured records (``analysis.reading.load`` columns)."""
     frame = frame.sort_values("start_time", kind="stable")
     origin = float(frame["start_time"].min())
     chosen = frame.iloc[sample(len(frame))]

@@ -2,7 +2,7 @@
 which phase limits it under load, how predictable it is, its optimal concurrency for latency
 and for throughput, and which label suits which scenario (the quantization report's 6.3, 7.2,
 8.2 and 8.1). Nothing here measures anew: every figure is a summary column
-(``analysis.metrics``) or a p90/p50 ratio of two (``tables.with_tail_ratios``).
+(``analysis.figures.metrics``) or a p90/p50 ratio of two (``tables.with_tail_ratios``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis import percentiles, tables
+from analysis.figures import percentiles
+from analysis.views import tables
 
 # ----- prefill against decode -------------------------------------------------------------------
 FLAT_GROWTH = 1.10  # below this growth in both TTFT and ITL, neither phase felt the load

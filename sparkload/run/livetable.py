@@ -64,7 +64,7 @@ TTFO_COLUMNS = (
 )
 THINKING_COLUMNS = (*COLUMNS[:6], *TTFO_COLUMNS, *COLUMNS[6:])
 # --response-format: the share of finished replies that match (truncated ones apart), and each
-# failure kind's count (the report's schema_valid_ratio, ``analysis/structured.py``)
+# failure kind's count (the report's schema_valid_ratio, ``analysis/figures/structured.py``)
 STRUCTURED_COLUMNS = (
     ("schema_valid_pct", "schema valid %"),
     ("parse_error", "parse err"),

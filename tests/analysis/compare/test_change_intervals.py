@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import percentiles
-from analysis.change_intervals import (
+from analysis.compare.change_intervals import (
     MIN_FOR_INTERVAL,
     Change,
     LevelSample,
@@ -18,7 +17,8 @@ from analysis.change_intervals import (
     own_value,
     sample_size,
 )
-from analysis.tolerances import BY_NAME
+from analysis.compare.tolerances import BY_NAME
+from analysis.figures import percentiles
 
 TTFT_P90, TTFT_MEAN = BY_NAME["ttft_p90_ms"], BY_NAME["ttft_mean_ms"]
 THROUGHPUT, FAILURES = BY_NAME["output_tok_s"], BY_NAME["failure_ratio"]

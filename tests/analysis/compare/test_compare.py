@@ -7,8 +7,7 @@ import math
 
 import pytest
 
-from analysis import load
-from analysis.compare import (
+from analysis.compare.compare import (
     BETTER,
     NO_DATA,
     NOISE,
@@ -20,9 +19,10 @@ from analysis.compare import (
     pair_labels,
     verdict,
 )
+from analysis.compare.tolerances import Tolerance, defaults
 from analysis.errors import InputError
-from analysis.metrics import Settings, summarize
-from analysis.tolerances import Tolerance, defaults
+from analysis.figures.metrics import Settings, summarize
+from analysis.reading import load
 from tests.analysis_synthetic import arrival_manifest, compare_run, open_loop_level, write_run
 
 HIGHER, LOWER = Tolerance(10, "+"), Tolerance(10, "-")

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from analysis.compare_cli import main
+from analysis.compare.compare_cli import main
 from sparkload.records import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
 from tests.analysis_synthetic import compare_run
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from analysis.compare import NOISE, WORSE, Cell, Comparison, LevelComparison
-from analysis.outputs.compare_json import document, write
-from analysis.run_settings import SettingDifference
+from analysis.compare.compare import NOISE, WORSE, Cell, Comparison, LevelComparison
+from analysis.compare.compare_json import document, write
+from analysis.compare.run_settings import SettingDifference
 
 
 def comparison(verdict: str, run: float | None = 101.0) -> Comparison:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.compare import NOISE, WORSE, Cell, Comparison, LevelComparison
-from analysis.outputs.compare_markdown import number, render
-from analysis.run_settings import SettingDifference
+from analysis.compare.compare import NOISE, WORSE, Cell, Comparison, LevelComparison
+from analysis.compare.compare_markdown import number, render
+from analysis.compare.run_settings import SettingDifference
 
 
 def cell(figure: str = "ttft_p90_ms", verdict: str = NOISE, **fields) -> Cell:

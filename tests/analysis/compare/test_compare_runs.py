@@ -3,7 +3,7 @@ within noise in every cell (exit 0); a run against a simulator with a slower pre
 its TTFT cells (exit 4), and the Markdown names them; runs of another max_tokens are refused
 (exit 2), and allowed, a run whose requests reasoned to max_tokens is worse in its answered
 share (exit 4). (That the other figures stay within noise
-is tests/analysis/test_compare.py's, on synthetic runs: here a busy machine may slow a few
+is tests/analysis/compare/test_compare.py's, on synthetic runs: here a busy machine may slow a few
 requests' tokens of one run.)"""
 
 from __future__ import annotations

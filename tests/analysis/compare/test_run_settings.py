@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from analysis.run_settings import (
+from analysis.compare.run_settings import (
     NOT_SETTINGS,
     SETTINGS,
     UNSET,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from analysis.compare.tolerances import BY_NAME, COMPARED, Tolerance, defaults, parse
 from analysis.errors import InputError
-from analysis.tolerances import BY_NAME, COMPARED, Tolerance, defaults, parse
 
 
 def test_latencies_tolerate_10_percent_higher_throughputs_10_percent_lower_failures_1_point():

@@ -1,13 +1,13 @@
-"""Output fidelity (``analysis/fidelity.py``): where two replies part, the reference's reply per
-prompt, and each level's exact-match share against it, on synthetic run directories."""
+"""Output fidelity (``analysis/fidelity/fidelity.py``): where two replies part, the reference's
+reply per prompt, and each level's exact-match share against it, on synthetic run directories."""
 
 from __future__ import annotations
 
 import pytest
 
-from analysis import fidelity
 from analysis.errors import InputError
-from analysis.load import KeptOutput, load_outputs
+from analysis.fidelity import fidelity
+from analysis.reading.load import KeptOutput, load_outputs
 from sparkload.records import wilson_interval
 from tests.analysis_synthetic import write_run
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from analysis.fidelity_cli import main
+from analysis.fidelity.fidelity_cli import main
 from sparkload.records import EXIT_BAD_INPUT
-from tests.analysis.test_fidelity import GREEDY, record
+from tests.analysis.fidelity.test_fidelity import GREEDY, record
 from tests.analysis_synthetic import write_run
 
 PROG = "sparkload fidelity"

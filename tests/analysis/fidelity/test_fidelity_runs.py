@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from analysis.fidelity_cli import main
+from analysis.fidelity.fidelity_cli import main
 from tests.conftest import run_locust
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator, twice

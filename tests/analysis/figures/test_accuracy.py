@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis import accuracy
-from analysis.load import load
+from analysis.figures import accuracy
+from analysis.reading.load import load
 from sparkload.records import QUALITY_FILE, QualityEntry, QualityResult, wilson_interval
 from tests.analysis_synthetic import closed_loop_level, write_run
 

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from analysis.metrics import LENGTH_COLUMNS, Settings, length_stats
+from analysis.figures.metrics import LENGTH_COLUMNS, Settings, length_stats
 
 SETTINGS = Settings(bootstrap_resamples=0)
 PROMPT = np.array([400.0, 100.0, np.nan, 300.0, 200.0, np.inf])  # finite: 100, 200, 300, 400

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.metrics import add_rates
+from analysis.figures.metrics import add_rates
 
 
 def levels() -> pd.DataFrame:

@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.load import load
-from analysis.metrics import (
+from analysis.figures.metrics import (
     CLOSED,
     EXTRA_COLUMNS,
     OPEN,
@@ -20,6 +19,7 @@ from analysis.metrics import (
     loop_levels,
     summarize,
 )
+from analysis.reading.load import load
 from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,

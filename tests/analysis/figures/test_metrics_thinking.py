@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.load import load
-from analysis.metrics import EXTRA_COLUMNS, SUMMARY_COLUMNS, THINKING_COLUMNS, Settings, summarize
+from analysis.figures.metrics import (
+    EXTRA_COLUMNS,
+    SUMMARY_COLUMNS,
+    THINKING_COLUMNS,
+    Settings,
+    summarize,
+)
+from analysis.reading.load import load
 from tests.analysis_synthetic import closed_loop_level, make_record, write_run
 
 

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from analysis import slo
-from analysis.charts import throughput_latency_charts
 from analysis.cli import main
-from analysis.load import load
-from analysis.metrics import Settings, summarize
-from analysis.operating_points import capacity_finding, of_dataset
+from analysis.figures import slo
+from analysis.figures.metrics import Settings, summarize
+from analysis.figures.operating_points import capacity_finding, of_dataset
+from analysis.reading.load import load
+from analysis.views.charts import throughput_latency_charts
 from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,

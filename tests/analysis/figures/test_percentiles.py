@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import percentiles
 from analysis.cli import main
+from analysis.figures import percentiles
 from tests.analysis_synthetic import make_record, write_run
 
 TEN = np.array([100.0, 110, 120, 130, 140, 150, 160, 170, 180, 190])

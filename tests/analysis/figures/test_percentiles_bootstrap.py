@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from analysis import percentiles
+from analysis.figures import percentiles
 
 DRAWS = 200_000
 TOLERANCE = 0.01  # in probability; the draws' own error is about 0.001

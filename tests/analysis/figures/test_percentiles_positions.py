@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from analysis import percentiles
+from analysis.figures import percentiles
 
 TEN = np.arange(10.0, 110.0, 10.0)  # 10, 20, ..., 100
 

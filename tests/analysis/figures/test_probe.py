@@ -8,7 +8,7 @@ import json
 import pytest
 
 from analysis.cli import main
-from tests.analysis.test_slo_check import flagged_run
+from tests.analysis.figures.test_slo_check import flagged_run
 from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis import slo
-from analysis.percentiles import interval_needs, order_statistic_interval
-from analysis.probe import sample_verdict
+from analysis.figures import slo
+from analysis.figures.percentiles import interval_needs, order_statistic_interval
+from analysis.figures.probe import sample_verdict
 from sparkload.capacity import CapacityResult
 from sparkload.records import CapacityProbe, ProbeVerdict
 
@@ -101,9 +101,9 @@ def test_the_capacity_line_gives_the_interval_of_a_probe_with_enough_requests():
 
 
 def test_the_report_states_the_deciding_probes_requests_and_the_warning(tmp_path):
-    from analysis.load import load
-    from analysis.operating_points import capacity_finding
-    from tests.analysis.test_operating_points import CAPACITY, ladder_run
+    from analysis.figures.operating_points import capacity_finding
+    from analysis.reading.load import load
+    from tests.analysis.figures.test_operating_points import CAPACITY, ladder_run
 
     few = "ttft_p90_ms<=800: 16 requests are too few to bound a p90 (a 90 % interval needs 29)"
     probes = [dict(p, requests=4 * p["value"], caveats=[]) for p in CAPACITY["probes"]]

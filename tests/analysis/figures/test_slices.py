@@ -10,9 +10,8 @@ import pytest
 
 from analysis.cli import main
 from analysis.errors import InputError
-from analysis.load import load
-from analysis.metrics import Settings, summarize
-from analysis.slices import (
+from analysis.figures.metrics import Settings, summarize
+from analysis.figures.slices import (
     MIN_STEADY_WINDOWS,
     LevelRequests,
     Slicing,
@@ -21,6 +20,7 @@ from analysis.slices import (
     slice_level,
     slice_runs,
 )
+from analysis.reading.load import load
 from tests.analysis_synthetic import closed_loop_level, make_record, write_run
 
 NAN = float("nan")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from analysis import slo
 from analysis.cli import main
 from analysis.errors import InputError
-from analysis.load import load
-from analysis.metrics import Settings, summarize
+from analysis.figures import slo
+from analysis.figures.metrics import Settings, summarize
+from analysis.reading.load import load
 from tests.analysis_synthetic import closed_loop_level, make_record, write_run
 
 SLO = "ttft_p90_ms<=1000,tps_p10>=15"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from analysis import slo
 from analysis.cli import main
-from analysis.load import load
-from analysis.metrics import Settings, summarize
+from analysis.figures import slo
+from analysis.figures.metrics import Settings, summarize
+from analysis.reading.load import load
 from sparkload.records import EXIT_CHECK_FAILED
 from tests.analysis_synthetic import (
     arrival_manifest,

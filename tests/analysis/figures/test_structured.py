@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from analysis.cli import main
-from analysis.load import load
-from analysis.metrics import Settings, summarize
+from analysis.figures.metrics import Settings, summarize
+from analysis.reading.load import load
 from sparkload.records import EXIT_CHECK_FAILED
 from tests.analysis_synthetic import make_record, write_run
 

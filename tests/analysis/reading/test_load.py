@@ -12,7 +12,7 @@ import pytest
 import analysis
 from analysis.cli import main
 from analysis.errors import InputError
-from analysis.load import discover, load
+from analysis.reading.load import discover, load
 from sparkload.records import MANIFEST_FILE, Manifest
 from tests.analysis_synthetic import DATA, closed_loop_level, make_record, write_run
 

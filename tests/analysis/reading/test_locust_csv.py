@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from analysis.cli import main
-from analysis.locust_csv import classify
+from analysis.reading.locust_csv import classify
 
 HEADER = (
     "Type,Name,Request Count,Failure Count,Median Response Time,Average Response Time,"

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from analysis import server_metrics
 from analysis.cli import main
-from analysis.load import load
+from analysis.reading import server_metrics
+from analysis.reading.load import load
 from tests.analysis_synthetic import closed_loop_level, write_run
 
 

@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from analysis import server_metrics, telemetry
 from analysis.cli import main as analysis_main
-from analysis.load import load
+from analysis.reading import server_metrics, telemetry
+from analysis.reading.load import load
 from tests.analysis_synthetic import closed_loop_level, write_run
 from tests.report_files import table_path
 

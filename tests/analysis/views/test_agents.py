@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis import agents
-from analysis.load import load
-from analysis.metrics import Settings
+from analysis.figures.metrics import Settings
+from analysis.reading.load import load
+from analysis.views import agents
 from tests.analysis_synthetic import make_record, write_run
 
 SETTINGS = Settings(bootstrap_resamples=0)

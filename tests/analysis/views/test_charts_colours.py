@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.image import imread
 
-from analysis.charts import PALETTE, colours, comparison_charts, label_look
 from analysis.outputs import charts_html, charts_png
+from analysis.views.charts import PALETTE, colours, comparison_charts, label_look
 
 
 def test_no_two_of_sixty_labels_look_alike():

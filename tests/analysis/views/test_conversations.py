@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from analysis import conversations, report
-from analysis.load import load
-from analysis.metrics import Settings
+from analysis import report
+from analysis.figures.metrics import Settings
+from analysis.reading.load import load
+from analysis.views import conversations
 from tests.analysis_synthetic import make_record, markdown_table, write_run
 
 PROMPT = {1: 140, 2: 400, 3: 660}  # prompt tokens by turn

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import speed_accuracy
+from analysis.views import speed_accuracy
 
 
 def summary() -> pd.DataFrame:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis import drafting, tables
 from analysis.cli import main
-from analysis.load import load
+from analysis.figures import drafting
+from analysis.reading.load import load
+from analysis.views import tables
 from tests.analysis_synthetic import closed_loop_level, markdown_table, write_run
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from analysis.cli import main
-from analysis.load import load
 from analysis.outputs.timeline_html import figure
-from analysis.timeline import MAX_BARS, sample, timelines
+from analysis.reading.load import load
+from analysis.views.timeline import MAX_BARS, sample, timelines
 from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,

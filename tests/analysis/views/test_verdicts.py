@@ -1,5 +1,5 @@
-"""The report's verdicts: each rule of ``analysis.verdicts`` on a summary built for it, and the
-four sections in a report, each naming every label."""
+"""The report's verdicts: each rule of ``analysis.views.verdicts`` on a summary built for it, and
+the four sections in a report, each naming every label."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import pytest
 
-from analysis import verdicts
+from analysis.views import verdicts
 
 
 def level(label: str, c: int, **figures: float) -> dict:
