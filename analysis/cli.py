@@ -8,8 +8,9 @@ stderr, one line per stage.
 definitions) and fails every level whose streams were collapsed on the way (its stream check),
 prints one line per breach, or one line saying all hold, on stdout, and exits 0 or
 EXIT_CHECK_FAILED. The load side runs it at the end of a run. With ``--check-level INDEX`` it
-judges that one level of one run and prints its verdict as one JSON object (``analysis.probe``),
-exit 0 whether it meets the bounds or not: the capacity search asks it after every probe.
+judges that one level of one run and prints its verdict as one JSON object
+(``analysis.figures.probe``), exit 0 whether it meets the bounds or not: the capacity search asks
+it after every probe.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from analysis import load, percentiles, probe, report, slices, slo
+from analysis import report
 from analysis.arguments import Parser, non_negative
 from analysis.errors import InputError, guarded, split_prog
-from analysis.metrics import Settings, summarize
+from analysis.figures import percentiles, probe, slices, slo
+from analysis.figures.metrics import Settings, summarize
+from analysis.reading import load
 from sparkload.records import EXIT_CHECK_FAILED
 
 

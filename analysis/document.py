@@ -12,9 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.charts import Chart
-from analysis.tables import Table
-from analysis.timeline import Timeline
+from analysis.views.charts import Chart
+from analysis.views.tables import Table
+from analysis.views.timeline import Timeline
 
 
 @dataclass

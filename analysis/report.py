@@ -22,29 +22,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from analysis import (
-    accuracy,
-    agents,
-    conversations,
-    operating_points,
-    server_metrics,
-    slices,
-    slo,
-    speed_accuracy,
-    tables,
-    telemetry,
-    timeline,
-)
-from analysis.charts import (
-    comparison_charts,
-    label_charts,
-    open_loop_chart,
-    slice_charts,
-    throughput_latency_charts,
-)
 from analysis.document import Report, Section
-from analysis.load import Dataset
-from analysis.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
+from analysis.figures import accuracy, operating_points, slices, slo
+from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import (
     charts_html,
     charts_png,
@@ -54,6 +34,8 @@ from analysis.outputs import (
     summary_json,
     timeline_html,
 )
+from analysis.reading import server_metrics, telemetry
+from analysis.reading.load import Dataset
 from analysis.sections import (
     Context,
     agreement,
@@ -89,7 +71,15 @@ from analysis.sections import agents as agents_section
 from analysis.sections import conversations as conversations_section
 from analysis.sections import fidelity as fidelity_section
 from analysis.sections import structured as structured_section
-from analysis.tables import Table
+from analysis.views import agents, conversations, speed_accuracy, tables, timeline
+from analysis.views.charts import (
+    comparison_charts,
+    label_charts,
+    open_loop_chart,
+    slice_charts,
+    throughput_latency_charts,
+)
+from analysis.views.tables import Table
 
 SECTIONS = (
     conditions,
@@ -120,7 +110,7 @@ SECTIONS = (
     agents_section,
     structured_section,
     fidelity_section,
-    # the verdicts (analysis.verdicts), last as in the quantization report
+    # the verdicts (analysis.views.verdicts), last as in the quantization report
     bottleneck,
     predictability,
     optimal_concurrency,

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from analysis.charts import LEVELS_AXIS, Chart, colours
+from analysis.views.charts import LEVELS_AXIS, Chart, colours
 
 PLOTLY_JS = "plotly.min.js"
 _DASH = {"solid": "solid", "dash": "dash", "dot": "dot", "none": "solid"}

@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from analysis.charts import LEVELS_AXIS, Chart, colours
+from analysis.views.charts import LEVELS_AXIS, Chart, colours
 
 _LINESTYLE = {"solid": "-", "dash": "--", "dot": ":", "none": ""}
 _MARKER: dict[str, dict[str, Any]] = {  # Series.marker -> matplotlib marker settings

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from analysis.document import Report
-from analysis.tables import labels_of, slug
+from analysis.views.tables import labels_of, slug
 
 FLOAT_FORMAT = "%.10g"  # full precision without binary noise such as 270.57000000000005
 TABLES_FOLDER = "tables"

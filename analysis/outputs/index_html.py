@@ -5,13 +5,13 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from analysis.charts import COMPARISON_FOLDER
 from analysis.document import Report
 from analysis.outputs.csv import SUMMARY_FILE, TABLES_FOLDER
 from analysis.outputs.markdown import REPORT_FILE
 from analysis.outputs.summary_json import FILE as SUMMARY_JSON
-from analysis.tables import labels_of, slug
-from analysis.timeline import FOLDER as TIMELINES_FOLDER
+from analysis.views.charts import COMPARISON_FOLDER
+from analysis.views.tables import labels_of, slug
+from analysis.views.timeline import FOLDER as TIMELINES_FOLDER
 
 SUMMARY_FILES = (SUMMARY_FILE, SUMMARY_JSON)
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}

@@ -8,7 +8,7 @@ import pandas as pd
 
 from analysis.document import Image, Report
 from analysis.outputs.csv import TABLES_FOLDER
-from analysis.tables import Table
+from analysis.views.tables import Table
 
 MISSING = "—"
 REPORT_FILE = "report.md"

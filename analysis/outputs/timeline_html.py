@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from analysis.outputs.charts_html import PLOTLY_JS
-from analysis.timeline import Timeline
+from analysis.views.timeline import Timeline
 
 WAITING, DECODING, FAILED = "#f0a030", "#3070c0", "#d03030"
 

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analysis import slo
 from analysis.document import Image
-from analysis.load import Dataset
-from analysis.metrics import Settings
-from analysis.operating_points import CapacityFinding
-from analysis.slices import LevelSlices
-from analysis.timeline import Timeline
+from analysis.figures import slo
+from analysis.figures.metrics import Settings
+from analysis.figures.operating_points import CapacityFinding
+from analysis.figures.slices import LevelSlices
+from analysis.reading.load import Dataset
+from analysis.views.timeline import Timeline
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Context:
     open_loop: pd.DataFrame = field(default_factory=pd.DataFrame)
     telemetry: pd.DataFrame = field(default_factory=pd.DataFrame)  # per level and node
     slices: list[LevelSlices] = field(default_factory=list)  # levels cut into time windows
-    points: pd.DataFrame = field(default_factory=pd.DataFrame)  # analysis.operating_points
+    points: pd.DataFrame = field(default_factory=pd.DataFrame)  # analysis.figures.operating_points
     capacities: list[CapacityFinding] = field(default_factory=list)  # the runs' capacity searches
     timelines: list[Timeline] = field(default_factory=list)
     # the sections a build referred to (``ref``, ``holds``): its text depends on their numbers
@@ -56,5 +56,5 @@ class Context:
 
 
 def image(folder: str, key: str, alt: str) -> Image:
-    """A chart of ``analysis.charts`` (written as ``folder/key.png``)."""
+    """A chart of ``analysis.views.charts`` (written as ``folder/key.png``)."""
     return Image(f"{folder}/{key}.png", alt)

@@ -1,14 +1,16 @@
 """Accuracy: each run's accuracy probes (quality.json), their intervals, and what it takes to
-tell the two closest variants apart (``analysis/accuracy.py`` defines every figure)."""
+tell the two closest variants apart (``analysis/figures/accuracy.py`` defines every figure)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from analysis import accuracy, fidelity, speed_accuracy
 from analysis.document import Block, Section
+from analysis.fidelity import fidelity
+from analysis.figures import accuracy
 from analysis.sections import Context, image
-from analysis.tables import Table
+from analysis.views import speed_accuracy
+from analysis.views.tables import Table
 from sparkload.records import CONFIDENCE
 
 TITLE = "Accuracy"

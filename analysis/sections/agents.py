@@ -3,9 +3,9 @@ argument time and validity by step kind and by turn, and TTFO against context le
 
 from __future__ import annotations
 
-from analysis import agents, conversations
 from analysis.document import Block, Section
 from analysis.sections import Context, image
+from analysis.views import agents, conversations
 
 TITLE = "Agents"
 

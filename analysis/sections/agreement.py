@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from analysis import tables, throughput_views
 from analysis.document import Block, Section
 from analysis.sections import Context
+from analysis.views import tables, throughput_views
 
 
 def build(context: Context) -> Section:

@@ -1,12 +1,12 @@
 """Prefill against decode: which phase limits each label as load grows (the quantization
-report's 6.3), by ``analysis.verdicts.bottlenecks``."""
+report's 6.3), by ``analysis.views.verdicts.bottlenecks``."""
 
 from __future__ import annotations
 
-from analysis import verdicts
 from analysis.document import Section
 from analysis.sections import Context
-from analysis.tables import Table
+from analysis.views import verdicts
+from analysis.views.tables import Table
 
 
 def build(context: Context) -> Section:

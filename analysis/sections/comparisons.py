@@ -1,5 +1,5 @@
 """Quantization comparison: pairwise differences without drafting, side by side with it (which
-label drafts: ``analysis.drafting``, from the manifests and /metrics, not from names)."""
+label drafts: ``analysis.figures.drafting``, from the manifests and /metrics, not from names)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import itertools
 
 import pandas as pd
 
-from analysis import drafting, tables
-from analysis.charts import COMPARISON_FOLDER
 from analysis.document import Section
+from analysis.figures import drafting
 from analysis.sections import Context, image
-from analysis.tables import slug
+from analysis.views import tables
+from analysis.views.charts import COMPARISON_FOLDER
+from analysis.views.tables import slug
 
 DIFFERENCES = (
     ("tps_mean", "TPS (tok/s)"),

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from analysis import tables
 from analysis.document import Section
 from analysis.sections import Context
+from analysis.views import tables
 
 GRIDS = (  # (heading, table title, summary column, table key)
     ("TPS drop", "Mean TPS per stream (tok/s)", "tps_mean", "tps"),

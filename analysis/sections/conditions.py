@@ -14,10 +14,10 @@ from typing import Any
 import pandas as pd
 
 from analysis.document import Block, Section
-from analysis.load import Run
+from analysis.reading.load import Run
 from analysis.sections import Context
 from analysis.sections.runs import cache_busted
-from analysis.tables import Table
+from analysis.views.tables import Table
 from sparkload.records import Manifest
 
 UNKNOWN = "not recorded"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from analysis import throughput_views
 from analysis.document import Block, Section
 from analysis.sections import Context
+from analysis.views import throughput_views
 
 
 def build(context: Context) -> Section | None:

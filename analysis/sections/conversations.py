@@ -3,9 +3,9 @@ against context length."""
 
 from __future__ import annotations
 
-from analysis import conversations
 from analysis.document import Block, Section
 from analysis.sections import Context, image
+from analysis.views import conversations
 
 TITLE = "Conversations"
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from analysis import endpoints
 from analysis.document import Section
-from analysis.metrics import CLOSED, loop_records
+from analysis.figures.metrics import CLOSED, loop_records
 from analysis.sections import Context
+from analysis.views import endpoints
 
 TITLE = "Per-endpoint breakdown"
 

@@ -2,18 +2,18 @@
 
 Per level the cluster's joules, mean watts, joules per output token and output tokens per
 joule; per level and node the same and the node's power peak, temperature, SM clocks, GPU and
-CPU use, memory and throttling flags (``analysis/telemetry.py`` defines every figure).
+CPU use, memory and throttling flags (``analysis/reading/telemetry.py`` defines every figure).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from analysis import telemetry
 from analysis.document import Block, Section
+from analysis.reading import telemetry
+from analysis.reading.server_metrics import MIN_GAUGE_SAMPLES, TOO_FEW_SAMPLES
 from analysis.sections import Context
-from analysis.server_metrics import MIN_GAUGE_SAMPLES, TOO_FEW_SAMPLES
-from analysis.tables import Table
+from analysis.views.tables import Table
 
 TITLE = "Energy and node telemetry"
 METHOD = (

@@ -1,16 +1,16 @@
 """Output fidelity: each run that kept its replies (``--keep-outputs``), every level held to its
-own lowest concurrency, by prompt (``analysis/fidelity.py`` defines every figure; ``sparkload
-fidelity --reference DIR`` holds a run to another run)."""
+own lowest concurrency, by prompt (``analysis/fidelity/fidelity.py`` defines every figure;
+``sparkload fidelity --reference DIR`` holds a run to another run)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from analysis import fidelity
 from analysis.document import Block, Section
 from analysis.errors import InputError
+from analysis.fidelity import fidelity
 from analysis.sections import Context
-from analysis.tables import Table
+from analysis.views.tables import Table
 
 TITLE = "Output fidelity"
 

@@ -1,16 +1,17 @@
-"""MTP effect: each label against its twin that differs in drafting only (``analysis.drafting``:
-by what the manifests and /metrics say, not by name), and the speed-up per concurrency with the
-twin's acceptance and tokens per verify step beside it."""
+"""MTP effect: each label against its twin that differs in drafting only
+(``analysis.figures.drafting``: by what the manifests and /metrics say, not by name), and the
+speed-up per concurrency with the twin's acceptance and tokens per verify step beside it."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from analysis import drafting, tables
-from analysis.charts import COMPARISON_FOLDER
 from analysis.document import Section
+from analysis.figures import drafting
 from analysis.sections import Context, image
-from analysis.tables import Table, slug
+from analysis.views import tables
+from analysis.views.charts import COMPARISON_FOLDER
+from analysis.views.tables import Table, slug
 
 RULE = (
     "Two labels pair when one drafts (speculative decoding: MTP, DSpark, n-gram, ...) and the "

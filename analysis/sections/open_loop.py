@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import tables
-from analysis.charts import OPEN_LOOP_CHART
 from analysis.document import Block, Section
-from analysis.load import Run
+from analysis.reading.load import Run
 from analysis.sections import Context, image
-from analysis.tables import Table, slug
+from analysis.views import tables
+from analysis.views.charts import OPEN_LOOP_CHART
+from analysis.views.tables import Table, slug
 
 TITLE = "Open loop: offered vs achieved"
 INTRO = (

@@ -1,14 +1,14 @@
 """Optimal concurrency per label, for latency and for throughput, with the scaling efficiency
-there (the quantization report's 8.2), by ``analysis.verdicts.optima``."""
+there (the quantization report's 8.2), by ``analysis.views.verdicts.optima``."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from analysis import verdicts
 from analysis.document import Section
 from analysis.sections import Context
-from analysis.tables import Table
+from analysis.views import verdicts
+from analysis.views.tables import Table
 
 
 def build(context: Context) -> Section:

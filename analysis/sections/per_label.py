@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import percentiles, tables
 from analysis.document import Block, Section
-from analysis.metrics import WARM_CACHE_PCT
+from analysis.figures import percentiles
+from analysis.figures.metrics import WARM_CACHE_PCT
 from analysis.sections import Context, image
-from analysis.tables import slug
+from analysis.views import tables
+from analysis.views.tables import slug
 
 
 def warm_cache_note(summary: pd.DataFrame, label: str) -> str | None:

@@ -1,12 +1,13 @@
 """Which label is most predictable (the quantization report's 7.2): a ranking by p90/p50, by
-``analysis.verdicts.predictability``."""
+``analysis.views.verdicts.predictability``."""
 
 from __future__ import annotations
 
-from analysis import percentiles, verdicts
 from analysis.document import Section
+from analysis.figures import percentiles
 from analysis.sections import Context
-from analysis.tables import Table
+from analysis.views import verdicts
+from analysis.views.tables import Table
 
 
 def build(context: Context) -> Section:

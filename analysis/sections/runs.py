@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import percentiles
 from analysis.document import Block, Section
-from analysis.load import SOURCE_LOCUST, Run
+from analysis.figures import percentiles
+from analysis.reading.load import SOURCE_LOCUST, Run
 from analysis.sections import Context
-from analysis.tables import Table
+from analysis.views.tables import Table
 from sparkload.records import ArrivalEntry, ServerEntry
 
 METHOD_TEXT = {

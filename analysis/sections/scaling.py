@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from analysis import tables
-from analysis.charts import COMPARISON_FOLDER
 from analysis.document import Section
 from analysis.sections import Context, image
+from analysis.views import tables
+from analysis.views.charts import COMPARISON_FOLDER
 
 
 def build(context: Context) -> Section:

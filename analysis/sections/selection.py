@@ -1,14 +1,15 @@
 """A variant selection guide by scenario (the quantization report's 8.1), each choice with the
-rule and the figure that made it, by ``analysis.verdicts.selection``."""
+rule and the figure that made it, by ``analysis.views.verdicts.selection``."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from analysis import slo, tables, verdicts
 from analysis.document import Section
+from analysis.figures import slo
 from analysis.sections import Context
-from analysis.tables import Table
+from analysis.views import tables, verdicts
+from analysis.views.tables import Table
 
 
 def slo_capacities(context: Context) -> dict[str, float | None] | None:

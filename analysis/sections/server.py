@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.document import Block, Section
+from analysis.reading.server_metrics import MIN_GAUGE_SAMPLES, TOO_FEW_SAMPLES
 from analysis.sections import Context, energy
-from analysis.server_metrics import MIN_GAUGE_SAMPLES, TOO_FEW_SAMPLES
-from analysis.tables import Table
+from analysis.views.tables import Table
 
 TITLE = "Server-side metrics"
 METHOD = (

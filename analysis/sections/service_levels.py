@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import slo, tables
 from analysis.document import Section
+from analysis.figures import slo
 from analysis.sections import Context
-from analysis.tables import Table, slug
+from analysis.views import tables
+from analysis.views.tables import Table, slug
 
 
 def _capacity_text(label: str, cap: slo.Capacity) -> str:

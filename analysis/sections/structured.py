@@ -3,10 +3,10 @@ schema and that parse, each failure kind counted apart, beside the level's TTFT 
 
 from __future__ import annotations
 
-from analysis import structured
 from analysis.document import Section
+from analysis.figures import structured
 from analysis.sections import Context
-from analysis.tables import Table, slug
+from analysis.views.tables import Table, slug
 
 TITLE = "Structured output"
 COLUMNS = {

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from analysis import percentiles, tables
 from analysis.document import Section
+from analysis.figures import percentiles
 from analysis.sections import Context
+from analysis.views import tables
 
 RATIOS = (("itl_ms", "ITL"), ("ttft_ms", "TTFT"), ("tps", "TPS"))
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.charts import COMPARISON_FOLDER, THROUGHPUT_LATENCY_CHARTS
 from analysis.document import Block, Section
-from analysis.operating_points import CAPACITY, MEETS_SLO, POINT_LEVEL
+from analysis.figures.operating_points import CAPACITY, MEETS_SLO, POINT_LEVEL
 from analysis.sections import Context, image
-from analysis.tables import Table
+from analysis.views.charts import COMPARISON_FOLDER, THROUGHPUT_LATENCY_CHARTS
+from analysis.views.tables import Table
 
 TITLE = "Throughput against latency: operating points"
 INTRO = (

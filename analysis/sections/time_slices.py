@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.charts import SLICE_CHARTS
 from analysis.document import Block, Section
+from analysis.figures.slices import MIN_STEADY_WINDOWS, LevelSlices
 from analysis.sections import Context, image
-from analysis.slices import MIN_STEADY_WINDOWS, LevelSlices
-from analysis.tables import Table, slug
+from analysis.views.charts import SLICE_CHARTS
+from analysis.views.tables import Table, slug
 
 TITLE = "Time slices and drift"
 WINDOW_HEADINGS = {  # slices.WINDOW_COLUMNS -> heading

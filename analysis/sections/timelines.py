@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from analysis.document import Block, Section
 from analysis.sections import Context
-from analysis.timeline import MAX_BARS
+from analysis.views.timeline import MAX_BARS
 
 INTRO = (
     "One interactive page per level (plotly, in the report folder's `timelines/`; not written "

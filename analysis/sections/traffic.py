@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import server_metrics
 from analysis.document import Block, Section
-from analysis.load import Run
-from analysis.metrics import level_keys, level_name
+from analysis.figures.metrics import level_keys, level_name
+from analysis.reading import server_metrics
+from analysis.reading.load import Run
 from analysis.sections import Context
-from analysis.tables import Table, slug
+from analysis.views.tables import Table, slug
 from sparkload.records import LengthComponent
 
 TITLE = "Request lengths and the prefix cache"

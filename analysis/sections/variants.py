@@ -1,7 +1,7 @@
 """Tested variants (the quantization report's 1.2): each label's quantization format, drafting
 method and depth, TP size and nodes, and its size where the run recorded one.
 
-Drafting is ``analysis.drafting``'s reading (metadata, the simulator's setting, the target's
+Drafting is ``analysis.figures.drafting``'s reading (metadata, the simulator's setting, the target's
 spec-decode counters, else the variant name), the one the MTP section pairs by. The format is
 read from the user's ``--metadata`` first (``quantization``, ``build``), then the names the run
 gave (variant, simulator profile, model, label), in which a known format's name (``nvfp4``,
@@ -14,11 +14,11 @@ import re
 
 import pandas as pd
 
-from analysis import drafting
 from analysis.document import Section
-from analysis.load import Run
+from analysis.figures import drafting
+from analysis.reading.load import Run
 from analysis.sections import Context
-from analysis.tables import Table
+from analysis.views.tables import Table
 from sparkload.records import Manifest
 
 UNKNOWN = "—"
@@ -62,7 +62,7 @@ def quantization(run: Run) -> str:
 
 
 def row(run: Run, deployment: drafting.Deployment) -> dict[str, object]:
-    """One label's row; drafting is ``analysis.drafting``'s reading, the one the MTP section
+    """One label's row; drafting is ``analysis.figures.drafting``'s reading, the one the MTP section
     pairs by."""
     drafted = deployment.drafting
     method = METHODS.get(drafted.method, drafted.method) if drafted.drafts else "none"

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis import server_metrics
-from analysis.load import Dataset
-from analysis.throughput_views import per_run_levels
+from analysis.reading import server_metrics
+from analysis.reading.load import Dataset
+from analysis.views.throughput_views import per_run_levels
 from sparkload.records import Manifest
 
 BUILD_NAMES = {"fp8": "FP8", "int4": "MixedInt4", "nvfp4": "NVFP4"}  # the notes' order

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.load import Dataset
+from analysis.reading.load import Dataset
 from analysis.single_spark.setups import (
     BUILD_NAMES,
     DEFAULT_WORD,
@@ -25,8 +25,8 @@ from analysis.single_spark.setups import (
     runs_cell,
     spec_depth,
 )
-from analysis.tables import Table
-from analysis.throughput_views import prefill_rows, spread_pct
+from analysis.views.tables import Table
+from analysis.views.throughput_views import prefill_rows, spread_pct
 from sparkload.records import WORKLOAD_EDIT, WORKLOAD_FRESH, WORKLOAD_PREFILL
 
 HELD_SPEC = "dspark:7"  # the drafting the notes hold constant across builds (§1) and budgets (§3a)

@@ -36,7 +36,7 @@ MEMORY_AVAILABLE = "memory_available_bytes"
 # dcgm-exporter's DCGM fields (power in W, energy in mJ since boot), ``sparkload node-exporter``
 # (nvidia-smi once a second, energy integrated there), node_exporter's hwmon, cpu and meminfo
 # collectors. Written by ``sparkload.run.scrape`` and ``sparkload node-exporter``, read by
-# ``analysis/telemetry.py``.
+# ``analysis/reading/telemetry.py``.
 TELEMETRY = (
     TelemetryFamily("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", ENERGY, 1e-3),
     TelemetryFamily("sparkload_gpu_energy_joules", ENERGY),

@@ -92,7 +92,7 @@ COLUMNS = _table_columns(thinking=False)
 # A thinking model's or an agent's run: TTFO after TTFT's columns, and the requests without one.
 THINKING_COLUMNS = _table_columns(thinking=True)
 # --response-format: the share of finished replies that match (truncated ones apart), and each
-# failure kind's count (the report's schema_valid_ratio, ``analysis/structured.py``)
+# failure kind's count (the report's schema_valid_ratio, ``analysis/figures/structured.py``)
 STRUCTURED_COLUMNS = (
     ("schema_valid_pct", "schema valid %"),
     ("parse_error", "parse err"),

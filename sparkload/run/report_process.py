@@ -2,7 +2,7 @@
 
 The load side never imports ``analysis``; the two meet in results directories. ``sparkload
 report``, the matrix's combined report and ``--check`` all run ``python -m analysis``;
-``sparkload compare`` runs ``python -m analysis.compare_cli``.
+``sparkload compare`` runs ``python -m analysis.compare.compare_cli``.
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ def report_command(args: list[str]) -> list[str]:
 
 
 def compare_command(args: list[str]) -> list[str]:
-    """``sparkload compare ARGS``: a run held to a baseline run (``analysis.compare``)."""
-    return [*_PYTHON, "analysis.compare_cli", "--prog", "sparkload compare", *args]
+    """``sparkload compare ARGS``: a run held to a baseline run (``analysis.compare.compare``)."""
+    return [*_PYTHON, "analysis.compare.compare_cli", "--prog", "sparkload compare", *args]
 
 
 def fidelity_command(args: list[str]) -> list[str]:
     """``sparkload fidelity ARGS``: a run's kept outputs held to a reference's
-    (``analysis.fidelity``)."""
-    return [*_PYTHON, "analysis.fidelity_cli", "--prog", "sparkload fidelity", *args]
+    (``analysis.fidelity.fidelity``)."""
+    return [*_PYTHON, "analysis.fidelity.fidelity_cli", "--prog", "sparkload fidelity", *args]
 
 
 def check_options(args: list[str]) -> str | None:

@@ -1,8 +1,8 @@
 """Prometheus endpoints read at level boundaries into ``server_metrics.jsonl``: the target's
 ``/metrics`` and every node of ``--scrape NAME=URL``.
 
-One snapshot per node and scrape (the format ``analysis/server_metrics.py`` and
-``analysis/telemetry.py`` read)::
+One snapshot per node and scrape (the format ``analysis/reading/server_metrics.py`` and
+``analysis/reading/telemetry.py`` read)::
 
     {"level_index": 0, "concurrency": 4, "when": "start" | "measure" | "during" | "end",
      "time": <epoch s>, "node": "api", "endpoint": "http://spark-1:8000",
@@ -59,7 +59,7 @@ def metrics_url(endpoint_url: str) -> str:
 # What a scrape in the middle of a level keeps: vLLM's gauges (~0 at the boundaries of a
 # closed-loop level), the node gauges (power, clocks, temperature, utilization, memory) and the
 # energy counters, so that a node's peak power is read from the same counter as its mean (the
-# highest mean between two samples; ``analysis/telemetry.py``); the other counters (CPU
+# highest mean between two samples; ``analysis/reading/telemetry.py``); the other counters (CPU
 # seconds, vLLM's) are read at the boundaries.
 GAUGES = (
     "vllm:num_requests_running",

@@ -70,7 +70,7 @@ class SearchShape(LadderShape):
 class RateSearchShape(ArrivalShape):
     """Open loop: a rate sweep whose next rate the capacity search chooses. An over-saturated
     probe is flagged, not stopped: it is not the plan's last (the search goes on below it), and
-    its flag breaks the bounds (``analysis/probe.py``)."""
+    its flag breaks the bounds (``analysis/figures/probe.py``)."""
 
     def __init__(
         self,

@@ -8,8 +8,8 @@ import re
 import pandas as pd
 import pytest
 
-from analysis.charts import comparison_charts, label_charts
 from analysis.cli import main
+from analysis.views.charts import comparison_charts, label_charts
 from tests.analysis_synthetic import REPORT_ORDER, closed_loop_level, write_run
 from tests.report_files import table_path
 

@@ -6,9 +6,9 @@ import re
 
 from analysis import report
 from analysis.cli import main
-from analysis.load import load
-from analysis.metrics import Settings
-from tests.analysis.test_agents import session
+from analysis.figures.metrics import Settings
+from analysis.reading.load import load
+from tests.analysis.views.test_agents import session
 from tests.analysis_synthetic import closed_loop_level, write_run
 
 REFERENCE = re.compile(r"§(\d+(?:\.\d+)*)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from analysis.cli import main
-from analysis.load import load
+from analysis.reading.load import load
 from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,

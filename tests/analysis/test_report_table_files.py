@@ -9,10 +9,10 @@ import pytest
 
 from analysis import report
 from analysis.document import Report, Section
-from analysis.load import load
-from analysis.metrics import Settings
+from analysis.figures.metrics import Settings
 from analysis.outputs import csv
-from analysis.tables import Table
+from analysis.reading.load import load
+from analysis.views.tables import Table
 from tests.analysis_synthetic import markdown_table
 
 

@@ -9,10 +9,10 @@ import pytest
 
 from analysis import report
 from analysis.document import Section
-from analysis.load import load
-from analysis.metrics import Settings, summarize
+from analysis.figures.metrics import Settings, summarize
+from analysis.reading.load import load
 from analysis.sections import Context
-from analysis.tables import Table
+from analysis.views.tables import Table
 
 NUMBERED = re.compile(r"^\d")
 

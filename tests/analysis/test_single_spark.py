@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from analysis import report
-from analysis.load import load
-from analysis.metrics import Settings
+from analysis.figures.metrics import Settings
 from analysis.outputs import markdown
+from analysis.reading.load import load
 from analysis.single_spark import setups
 from tests.analysis_synthetic import closed_loop_level, make_record, write_run
 

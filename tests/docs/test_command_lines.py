@@ -162,8 +162,8 @@ def run_problem(args: list[str]) -> str | None:
 
 
 def report_problem(args: list[str]) -> str | None:
-    from analysis import slo
     from analysis.cli import build_parser
+    from analysis.figures import slo
 
     parser = build_parser("sparkload report")
     problem = argparse_problem(parser, args)
@@ -197,7 +197,7 @@ def no_options(args: list[str]) -> str | None:
 SUBCOMMANDS: dict[str, Callable[[list[str]], str | None]] = {
     "run": run_problem,
     "report": report_problem,
-    "compare": parser_of("analysis.compare_cli", "sparkload compare"),
+    "compare": parser_of("analysis.compare.compare_cli", "sparkload compare"),
     "matrix": parser_of("sparkload.matrix.__main__"),
     "quality": parser_of("sparkload.run.quality_options"),
     "demo": parser_of("sparkload.demo"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.load import load
-from analysis.metrics import Settings, summarize
+from analysis.figures.metrics import Settings, summarize
+from analysis.reading.load import load
 from tests.conftest import run_locust
 from tests.sparkload.workloads.agent_servers import ToolScript, tool_server
 

@@ -98,7 +98,7 @@ def test_every_module_of_the_measurement_core_is_a_target():
         "sparkload/transport/client.py",
         "sparkload/records/requests.py",
         "sparkload/streamcheck.py",
-        "analysis/percentiles.py",
-        "analysis/metrics.py",
+        "analysis/figures/percentiles.py",
+        "analysis/figures/metrics.py",
     }
     assert {target.source for target in TARGETS} == core

@@ -5,9 +5,9 @@ all for runs without quality.json."""
 from __future__ import annotations
 
 from analysis.cli import main
+from tests.analysis.fidelity.test_fidelity import GREEDY
+from tests.analysis.figures.test_accuracy import quality_run
 from tests.analysis.sections.test_sections_fidelity import records as kept_records
-from tests.analysis.test_accuracy import quality_run
-from tests.analysis.test_fidelity import GREEDY
 from tests.analysis_synthetic import closed_loop_level, write_run
 from tests.report_files import section_number
 

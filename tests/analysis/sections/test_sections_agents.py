@@ -10,10 +10,10 @@ import pytest
 
 from analysis import report
 from analysis.cli import main as analysis_main
-from analysis.load import load
-from analysis.metrics import Settings
-from analysis.tables import Table
-from tests.analysis.test_agents import session
+from analysis.figures.metrics import Settings
+from analysis.reading.load import load
+from analysis.views.tables import Table
+from tests.analysis.views.test_agents import session
 from tests.analysis_synthetic import closed_loop_level, write_run
 from tests.conftest import run_locust
 

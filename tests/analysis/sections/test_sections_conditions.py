@@ -4,9 +4,9 @@ labels, what they share and, a row per label, what differs."""
 from __future__ import annotations
 
 from analysis import report
-from analysis.load import load
-from analysis.metrics import Settings
+from analysis.figures.metrics import Settings
 from analysis.outputs import markdown
+from analysis.reading.load import load
 from tests.analysis_synthetic import closed_loop_level, markdown_table, write_run
 
 SETTINGS = Settings(bootstrap_resamples=0)

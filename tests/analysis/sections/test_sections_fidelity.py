@@ -4,7 +4,7 @@ own lowest level; nothing at all for a run that kept none."""
 from __future__ import annotations
 
 from analysis.cli import main
-from tests.analysis.test_fidelity import GREEDY
+from tests.analysis.fidelity.test_fidelity import GREEDY
 from tests.analysis_synthetic import closed_loop_level, write_run
 
 TITLE = ". Output fidelity"

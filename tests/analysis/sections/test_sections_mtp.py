@@ -7,9 +7,9 @@ import json
 
 import pandas as pd
 
-from analysis import drafting
 from analysis.cli import main
-from analysis.load import load
+from analysis.figures import drafting
+from analysis.reading.load import load
 from tests.analysis_synthetic import closed_loop_level, markdown_table, write_run
 
 RATIO = "MTP speed-up ratio (TPS with MTP / TPS without) per concurrency"

@@ -4,8 +4,8 @@ verdicts, left out of a plain run."""
 from __future__ import annotations
 
 from analysis import report
-from analysis.load import load
-from analysis.metrics import Settings
+from analysis.figures.metrics import Settings
+from analysis.reading.load import load
 from tests.analysis_synthetic import make_record, write_run
 
 SETTINGS = Settings(bootstrap_resamples=0)

@@ -4,9 +4,9 @@ size and nodes, from what the run recorded, else from the names it gave."""
 from __future__ import annotations
 
 from analysis import report
-from analysis.load import load
-from analysis.metrics import Settings
+from analysis.figures.metrics import Settings
 from analysis.outputs import markdown
+from analysis.reading.load import load
 from tests.analysis_synthetic import closed_loop_level, markdown_table, write_run
 
 SETTINGS = Settings(bootstrap_resamples=0)

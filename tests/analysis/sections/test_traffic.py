@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from analysis.cli import main
-from analysis.load import load
-from analysis.metrics import Settings, summarize
+from analysis.figures.metrics import Settings, summarize
+from analysis.reading.load import load
 from tests.analysis_synthetic import (
     arrival_manifest,
     closed_loop_level,

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from analysis import server_metrics
-from analysis.load import load
+from analysis.reading import server_metrics
+from analysis.reading.load import load
 from sparkload.run.scrape import (
     GAUGES,
     NoMetrics,

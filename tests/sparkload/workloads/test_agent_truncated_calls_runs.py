@@ -8,9 +8,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis import agents
-from analysis.load import load
-from analysis.metrics import Settings
+from analysis.figures.metrics import Settings
+from analysis.reading.load import load
+from analysis.views import agents
 from tests.sparkload.workloads.agent_servers import ToolScript, tool_server
 from tests.sparkload.workloads.test_agent_runs import against
 

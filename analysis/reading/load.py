@@ -1,0 +1,587 @@
+"""Results directories in, one column-oriented table of records plus run metadata out.
+
+Reading speed decides the whole post-processor's speed at 1,000,000 records. Measured on this
+project's 2-core machine with 1,000,000 records (790 MB of JSON lines): orjson line by line into
+column lists took 7.7 s and 660 MB peak; pyarrow's JSON reader took 2.1 s and 760 MB but is a
+45 MB dependency and rejects a whole file on one torn line; ``pandas.read_json(lines=True)``
+builds every field of every record. orjson per line wins on robustness (a killed run's partial
+last line is skipped and counted, never fatal) at a speed well inside the budget.
+
+Only the fields the metrics, the workload tables, the time slices and the request timelines need
+are kept, as float/bool arrays (the workload fields of ``RequestRecord.extra`` as
+``extra_<name>`` columns); durations are converted to simulated time here, once, so that nothing
+downstream has to know about time scales. This is the only reader of requests.jsonl and
+manifest.json in the analysis.
+
+An open-loop run (``mode == "arrival"``) keeps all its levels at one pool size C, which says
+nothing about the load: its levels differ by offered rate. Each record gets its level's offered
+rate here (``offered_rps``, in simulated time like every other figure; NaN for closed-loop runs),
+which is what the metrics tell open-loop levels apart by.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pandas as pd
+from pandas.api.types import union_categoricals
+
+from analysis.errors import InputError
+from analysis.reading import locust_csv
+from sparkload.records import (
+    DURATION_FIELDS,
+    MANIFEST_FILE,
+    PHASE_MEASURE,
+    RATE_FIELDS,
+    REQUESTS_FILE,
+    SCHEMA_VERSION,
+    SERVER_METRICS_FILE,
+    STATUS_COMPLETE,
+    STATUS_OK,
+    TARGET_TIME,
+    ArrivalEntry,
+    LevelEntry,
+    Manifest,
+    read_manifest,
+)
+
+# fmt: off
+# Every record's numeric fields; older records lack the later ones (NaN): ttfo (issue 26); turn
+# and turns (a conversation's requests: the turn, 1-based, and the turns it was planned with).
+NUMERIC_FIELDS = (
+    "level", "level_index", "start_time", "ttft", "t_last_token", "itl", "tps", "latency",
+    "decode_tps", "output_tokens", "chunk_gap_mean", "prompt_tokens", "cached_tokens",
+    "queue_wait", "turn", "turns", "scheduled_time", "ttfo",
+)
+# A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
+# a batch of records without reasoning or tool calls costs one pass for all of them;
+# tool_args_valid's true/false read as 1.0/0.0.
+THINKING_FIELDS = (
+    "t_last_reasoning", "reasoning_tokens", "answer_tokens", "reasoning_tps", "answer_tps",
+    "tool_calls", "tool_args_done", "tool_args_valid",
+)
+# Workload fields of ``RequestRecord.extra`` the workload tables read, kept as ``extra_<name>``;
+# user_turn and step_index: an agent's step, its user turn and its place in it.
+EXTRA_FIELDS = (
+    "target_tokens", "prefill_s", "identical", "prefix", "prefix_tokens",
+    "expected_cached_tokens", "user_turn", "step_index",
+)
+# fmt: on
+EXTRA_DURATIONS = ("prefill_s",)  # seconds, scaled like DURATION_FIELDS
+SOURCE_RECORDS = "records"
+SOURCE_LOCUST = "locust-csv"
+MODE_ARRIVAL = "arrival"  # Manifest.mode of an open-loop run
+_CHUNK_BYTES = 16 << 20  # lines are parsed in ~16 MB batches to bound peak memory
+_TIMESTAMP_PREFIX = re.compile(r"^\d{8}T?\d{4,6}Z?[-_]")
+
+
+@dataclass
+class Run:
+    """One results directory and its manifest (a default one when the directory has none)."""
+
+    path: Path
+    source: str
+    manifest: Manifest
+    has_manifest: bool = True
+    records: int = 0
+    skipped_lines: int = 0
+    notes: list[str] = field(default_factory=list)
+    # The wall-clock second (epoch, the master's clock, as the snapshots of server_metrics.jsonl
+    # are timed) that the records' start_time counts from once loaded: their first send
+    time_origin: float = float("nan")
+
+    @property
+    def label(self) -> str:
+        return self.manifest.label
+
+    @property
+    def variant(self) -> str:
+        return self.manifest.variant or self.label
+
+    @property
+    def tp(self) -> int | None:
+        return self.manifest.tp
+
+    @property
+    def nodes(self) -> int | None:
+        return self.manifest.nodes
+
+    @property
+    def time_scale(self) -> float:
+        return self.manifest.time_scale
+
+    @property
+    def status(self) -> str:
+        return self.manifest.status if self.has_manifest else "unknown (no manifest)"
+
+    @property
+    def incomplete(self) -> bool:
+        """The manifest says the run did not finish (a run without a manifest cannot say)."""
+        return self.has_manifest and self.status != STATUS_COMPLETE
+
+    @property
+    def open_loop(self) -> bool:
+        """Requests were sent at offered rates (arrivals), not by a fixed number of users."""
+        return self.manifest.mode == MODE_ARRIVAL
+
+    def offered_rates(self) -> dict[int, float]:
+        """Level index → offered rate (requests/s, simulated time) of an open-loop run.
+
+        From each level's ``arrival_rate``; manifests written before rates were per level give
+        ``arrival.rates`` (one per level) or ``arrival.rate`` (a single level). Rates are in the
+        target's time when ``arrival.time`` says so (``TARGET_TIME``, sparkload since issue 18);
+        before that they were per real second, and are turned into simulated time here.
+        """
+        arrival = self.manifest.arrival or ArrivalEntry()
+        rates = dict(enumerate(arrival.rates))
+        if arrival.rate is not None:
+            rates.setdefault(0, arrival.rate)
+        rates.update(
+            {
+                level.index: level.arrival_rate
+                for level in self.manifest.levels
+                if level.arrival_rate is not None
+            }
+        )
+        divisor = self.time_scale if arrival.time != TARGET_TIME else 1.0
+        return {index: rate / divisor for index, rate in rates.items() if rate}
+
+    def level_name(self, level: LevelEntry) -> str:
+        """How messages name one of the run's levels: by C, or by offered rate when open loop."""
+        if not self.open_loop:
+            return describe_level(level.concurrency, None)
+        return describe_level(None, self.offered_rates().get(level.index, np.nan))
+
+    @property
+    def server_metrics_path(self) -> Path | None:
+        path = self.path / SERVER_METRICS_FILE
+        return path if path.is_file() else None
+
+
+@dataclass
+class Dataset:
+    """Everything loaded: raw records of all runs, Locust-CSV level rows, and the runs."""
+
+    records: pd.DataFrame
+    csv_levels: pd.DataFrame
+    runs: list[Run]
+    skipped_runs: list[str] = field(default_factory=list)
+
+    @property
+    def labels(self) -> list[str]:
+        """Labels in order of first appearance (the order the user gave the runs in)."""
+        return list(dict.fromkeys(run.label for run in self.runs))
+
+
+def describe_level(concurrency: int | None, offered_rps: float | None) -> str:
+    """A level as reports and messages name it: "C=4" (closed loop) or "offered 150 req/s"."""
+    if concurrency is not None:
+        return f"C={concurrency}"
+    return f"offered {offered_rps:.4g} req/s"
+
+
+def _holds_records(path: Path) -> bool:
+    return (path / REQUESTS_FILE).is_file() or (path / MANIFEST_FILE).is_file()
+
+
+def _is_run_dir(path: Path) -> bool:
+    return _holds_records(path) or locust_csv.find_stats_csv(path) is not None
+
+
+def discover(paths: list[str | Path]) -> list[Path]:
+    """Run directories named directly, or found one level below a directory such as results/.
+
+    A directory with run directories below it is their parent, not a run, even when it also
+    holds Locust CSVs (``--csv results/loc`` writes them beside the run directories); only a
+    directory with a manifest or records of its own, or Locust CSVs and no runs below, is a run.
+    """
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw).resolve()  # "." and "..": the directory's own name in the report
+        if not path.is_dir():
+            raise InputError(f"no such directory: {path}")
+        if _holds_records(path):
+            found.append(path)
+            continue
+        children = sorted(p for p in path.iterdir() if p.is_dir() and _is_run_dir(p))
+        if not children and locust_csv.find_stats_csv(path) is not None:
+            children = [path]
+        if not children:
+            raise InputError(
+                f"{path}: no {REQUESTS_FILE}, {MANIFEST_FILE} or Locust *_stats.csv here "
+                "or in its subdirectories"
+            )
+        found.extend(children)
+    return list(dict.fromkeys(found))
+
+
+def _read_manifest(path: Path, notes: list[str]) -> Manifest | None:
+    if not (path / MANIFEST_FILE).is_file():
+        notes.append(f"no {MANIFEST_FILE}: label taken from the directory name")
+        return None
+    try:
+        return read_manifest(path)
+    except (OSError, ValueError) as exc:
+        notes.append(f"unreadable {MANIFEST_FILE} ({exc.__class__.__name__}): ignored")
+        return None
+
+
+def _checked(manifest: Manifest, notes: list[str]) -> Manifest:
+    """The manifest with a note for each figure it could not give: a value of the wrong type
+    (the field holds its default, the value stays in ``unknown``) or out of range."""
+    if manifest.unknown.get("time_scale") is not None:
+        notes.append("time_scale unreadable: 1.0 assumed")
+    manifest.time_scale = manifest.time_scale or 1.0
+    width = manifest.slice_duration
+    if "slice_duration" in manifest.unknown or (width is not None and not 0 <= width < np.inf):
+        written = manifest.unknown.get("slice_duration", width)
+        notes.append(f"slice_duration {written!r} unreadable: no time slices")
+        manifest.slice_duration = None
+    if manifest.schema != SCHEMA_VERSION:
+        notes.append(f"manifest schema {manifest.schema} (this analysis reads {SCHEMA_VERSION})")
+    return manifest
+
+
+def _level_notes(run: Run) -> list[str]:
+    """What the manifest says went wrong per level: missing records, client and stream flags,
+    an over-saturated level (where a sweep stopped, or flagged)."""
+    notes = []
+    for level in run.manifest.levels:
+        name = run.level_name(level)
+        if level.expected is not None and level.received < level.expected:
+            notes.append(f"level {name}: {level.received} of {level.expected} records received")
+        notes += [f"level {name}: client flag {flag}" for flag in level.client_flags]
+        notes += [f"level {name}: stream flag {flag}" for flag in level.stream_flags]
+        if level.saturation and level.index == run.manifest.saturated_at:
+            notes.append(
+                f"level {name}: over-saturated, its arrivals stopped early ({level.unsent} "
+                f"unsent) and the sweep ended there: {level.saturation}"
+            )
+        elif level.saturation:
+            notes.append(
+                f"level {name}: over-saturated (flagged, the plan ran on): {level.saturation}"
+            )
+    return notes
+
+
+def _run_from_manifest(path: Path, source: str) -> Run:
+    notes: list[str] = []
+    manifest = _read_manifest(path, notes)
+    found = manifest is not None
+    manifest = _checked(manifest, notes) if manifest is not None else Manifest(label="")
+    manifest.label = manifest.label or _TIMESTAMP_PREFIX.sub("", path.name) or path.name
+    run = Run(path=path, source=source, manifest=manifest, has_manifest=found, notes=notes)
+    run.notes += _level_notes(run)
+    return run
+
+
+def _floats(values: list) -> np.ndarray:
+    """Floats with None → NaN; anything non-numeric (a corrupt field) also becomes NaN."""
+    try:
+        return np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.array(
+            [
+                v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+                for v in values
+            ],
+            dtype=np.float64,
+        )
+
+
+def _flags(values: list) -> np.ndarray:
+    """True/False as 1.0/0.0; anything else (missing, corrupt) NaN."""
+    return np.array(
+        [1.0 if v is True else 0.0 if v is False else np.nan for v in values], dtype=np.float64
+    )
+
+
+def _parse_lines(lines: list[bytes]) -> tuple[list[dict], int]:
+    parsed, bad = [], 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            bad += 1
+            continue
+        if isinstance(obj, dict):
+            parsed.append(obj)
+        else:
+            bad += 1
+    return parsed, bad
+
+
+def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
+    """Column arrays of every parsable line, and the number of unparsable lines."""
+    numeric = (*NUMERIC_FIELDS, *THINKING_FIELDS, *(f"extra_{name}" for name in EXTRA_FIELDS))
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in (*numeric, "measure", "ok")}
+    kinds: list[list] = []
+    counted_by: list[pd.Categorical] = []
+    endpoints: list[pd.Categorical] = []
+    sessions: list[pd.Categorical] = []
+    steps: list[pd.Categorical] = []  # an agent's step kind ("" for other requests)
+    verdicts: list[pd.Categorical] = []  # a structured reply's verdict ("" where none)
+    finishes: list[pd.Categorical] = []  # finish_reason ("" where none: a failure)
+    parse_errors: list[pd.Categorical] = []  # a parse_error's kind ("" where none)
+    bad = 0
+    with file.open("rb") as handle:
+        while lines := handle.readlines(_CHUNK_BYTES):
+            records, skipped = _parse_lines(lines)
+            bad += skipped
+            for name in NUMERIC_FIELDS:
+                parts[name].append(_floats([r.get(name) for r in records]))
+            thinking = any("reasoning_tokens" in r or "tool_calls" in r for r in records)
+            for name in THINKING_FIELDS:
+                if not thinking:
+                    parts[name].append(np.full(len(records), np.nan))
+                elif name == "tool_args_valid":
+                    parts[name].append(_flags([r.get(name) for r in records]))
+                else:
+                    parts[name].append(_floats([r.get(name) for r in records]))
+            counted_by.append(  # "" where not counted, as the other text columns
+                pd.Categorical(
+                    [_text(r.get("reasoning_counted_by")) for r in records]
+                    if thinking
+                    else [""] * len(records)
+                )
+            )
+            for name, values in _extra_columns(records).items():
+                parts[f"extra_{name}"].append(values)
+            parts["measure"].append(
+                np.array([r.get("phase") == PHASE_MEASURE for r in records], bool)
+            )
+            parts["ok"].append(np.array([r.get("status") == STATUS_OK for r in records], bool))
+            kinds.append([r.get("error_kind") for r in records])
+            # one string per record would cost ~75 bytes each at 1M records; codes cost 1
+            endpoints.append(pd.Categorical([_text(r.get("endpoint")) for r in records]))
+            sessions.append(pd.Categorical([_text(r.get("session_id")) for r in records]))
+            steps.append(pd.Categorical([_text(r.get("step")) for r in records]))
+            verdicts.append(pd.Categorical([_text(r.get("structured")) for r in records]))
+            finishes.append(pd.Categorical([_text(r.get("finish_reason")) for r in records]))
+            parse_errors.append(pd.Categorical([_text(r.get("structured_error")) for r in records]))
+    columns = {
+        name: np.concatenate(chunks)
+        if chunks
+        else np.empty(0, bool if name in ("measure", "ok") else float)
+        for name, chunks in parts.items()
+    }
+    columns["error_kind"] = np.array([k for chunk in kinds for k in chunk], dtype=object)
+    columns["reasoning_counted_by"] = (
+        union_categoricals(counted_by) if counted_by else pd.Categorical([], categories=[""])
+    )
+    for name, parts_of in (
+        ("endpoint", endpoints),
+        ("session_id", sessions),
+        ("step", steps),
+        ("structured", verdicts),
+        ("finish_reason", finishes),
+        ("structured_error", parse_errors),
+    ):
+        columns[name] = (
+            union_categoricals(parts_of) if parts_of else pd.Categorical([], categories=[""])
+        )
+    return columns, bad
+
+
+def _extra_columns(records: list[dict]) -> dict[str, np.ndarray]:
+    """EXTRA_FIELDS of the records' ``extra``; a batch without extras costs one pass."""
+    extras = [e if isinstance(e := r.get("extra"), dict) else None for r in records]
+    if not any(extras):
+        return {name: np.full(len(records), np.nan) for name in EXTRA_FIELDS}
+    return {name: _floats([e.get(name) if e else None for e in extras]) for name in EXTRA_FIELDS}
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> float:
+    """In place: ``scale_to_simulated_time`` for whole columns, start times included (counted
+    from the first send); returns that first send's wall-clock second (NaN: none)."""
+    starts = columns["start_time"]
+    origin = float("nan")
+    if len(starts) and np.isfinite(starts).any():
+        origin = float(np.nanmin(starts))
+        columns["start_time"] = (starts - origin) * time_scale
+        columns["scheduled_time"] = (columns["scheduled_time"] - origin) * time_scale
+    if time_scale == 1:
+        return origin
+    for name in (*DURATION_FIELDS, *(f"extra_{name}" for name in EXTRA_DURATIONS)):
+        if name in columns:
+            columns[name] = columns[name] * time_scale
+    for name in RATE_FIELDS:
+        if name in columns:
+            columns[name] = columns[name] / time_scale
+    return origin
+
+
+def _measured_itl(columns: dict[str, np.ndarray]) -> np.ndarray:
+    """The records' ITL, undefined (NaN) where no time passed between the first token and the
+    last: records written before ``RequestRecord.derive`` left it undefined there say 0.0 for a
+    reply that came as one chunk, a gap that was never measured."""
+    no_gap = columns["t_last_token"] <= columns["ttft"]  # NaN compares False: kept
+    return np.where(no_gap, np.nan, columns["itl"])
+
+
+def _expected_cached(columns: dict[str, np.ndarray]) -> np.ndarray:
+    """Per record, the prompt tokens a prefix cache that keeps everything would serve (NaN where
+    prompts share nothing by design): a trace line's own figure (its leading blocks an earlier
+    line sent whole), or, with shared prefixes, the prefix's tokens for every request after the
+    first of its prefix in the run (by send time, warm-ups included)."""
+    expected = columns["extra_expected_cached_tokens"].copy()
+    prefix = columns["extra_prefix"]
+    shared = np.flatnonzero(np.isfinite(prefix))
+    if len(shared):
+        order = shared[np.argsort(columns["start_time"][shared], kind="stable")]
+        _, first = np.unique(prefix[order], return_index=True)
+        expected[shared] = columns["extra_prefix_tokens"][shared]
+        expected[order[first]] = 0.0
+    return expected
+
+
+def _offered_rps(run: Run, level_index: np.ndarray) -> np.ndarray:
+    """Per record, the offered rate of its level (open loop; NaN when unknown or closed loop)."""
+    rates = run.offered_rates() if run.open_loop else {}
+    return pd.Series(level_index).map(rates).to_numpy(np.float64, na_value=np.nan)
+
+
+def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
+    file = run.path / REQUESTS_FILE
+    columns, bad = _read_requests(file)
+    run.skipped_lines = bad
+    if bad:
+        run.notes.append(f"{bad} unparsable line(s) in {REQUESTS_FILE} skipped")
+    columns["offered_rps"] = _offered_rps(run, columns["level_index"])
+    no_level = ~np.isfinite(columns["level"])
+    if no_level.any():
+        run.notes.append(f"{int(no_level.sum())} record(s) without a level skipped")
+    no_rate = run.open_loop & ~no_level & ~np.isfinite(columns["offered_rps"])
+    if no_rate.any():
+        run.notes.append(
+            f"{int(no_rate.sum())} record(s) of open-loop levels without an offered rate skipped"
+        )
+    if (skip := no_level | no_rate).any():
+        columns = {name: values[~skip] for name, values in columns.items()}
+    run.records = len(columns["level"])
+    if run.records == 0:
+        return None
+    run.time_origin = _to_simulated_time(columns, run.time_scale)
+    columns["itl"] = _measured_itl(columns)
+    columns["expected_cached_tokens"] = _expected_cached(columns)
+    frame = pd.DataFrame(columns)
+    frame["level"] = frame["level"].astype(np.int64)
+    frame["error_kind"] = frame["error_kind"].astype("category")
+    frame.insert(0, "run", np.int32(run_index))
+    return frame
+
+
+def load_with_records(path: str | Path) -> Dataset:
+    """One run directory that must hold per-request records (a comparison draws its intervals
+    from them); InputError otherwise."""
+    dataset = load([path])
+    if dataset.records.empty or "level" not in dataset.records:
+        raise InputError(
+            f"{path}: no per-request records ({REQUESTS_FILE}; Locust CSVs alone "
+            "have no requests to draw from)"
+        )
+    return dataset
+
+
+def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
+    """Load every run under ``paths``; raise InputError when nothing usable is there."""
+    runs: list[Run] = []
+    frames: list[pd.DataFrame] = []
+    csv_frames: list[pd.DataFrame] = []
+    skipped: list[str] = []
+    for path in discover(paths):
+        if (path / REQUESTS_FILE).is_file():
+            run = _run_from_manifest(path, SOURCE_RECORDS)
+            frame = _load_records(run, len(runs))
+            if frame is None:
+                skipped.append(f"{path}: no records in {REQUESTS_FILE}")
+                continue
+            frames.append(frame)
+        elif (stats := locust_csv.find_stats_csv(path)) is not None:
+            run = _run_from_manifest(path, SOURCE_LOCUST)
+            try:
+                levels = locust_csv.read_levels(stats, run.notes)
+            except (KeyError, ValueError) as exc:  # pandas' ParserError is a ValueError
+                raise InputError(
+                    f"{stats}: not a Locust stats CSV ({exc.__class__.__name__}: {exc})"
+                ) from None
+            if levels.empty:
+                skipped.append(f"{path}: no usable rows in {stats.name}")
+                continue
+            levels.insert(0, "label", run.label)
+            run.records = int(levels["n"].sum() + levels["failures"].sum())
+            csv_frames.append(levels)
+        else:
+            skipped.append(f"{path}: no {REQUESTS_FILE} and no Locust *_stats.csv")
+            continue
+        runs.append(run)
+        progress(f"read {path.name}: {run.records:,} records ({run.source})")
+    if not runs:
+        raise InputError("no records: " + "; ".join(skipped))
+    labels = list(dict.fromkeys(run.label for run in runs))
+    if frames:
+        records = pd.concat(frames, ignore_index=True)
+        # concat widens categoricals to object
+        for name in ("endpoint", "session_id", "step", "structured", "reasoning_counted_by"):
+            records[name] = records[name].astype("category")
+        run_labels = np.array([run.label for run in runs], dtype=object)
+        records.insert(
+            1, "label", pd.Categorical(run_labels[records["run"].to_numpy()], categories=labels)
+        )
+    else:
+        records = pd.DataFrame(
+            {"run": pd.Series(dtype=np.int32), "label": pd.Categorical([], categories=labels)}
+        )
+    csv_levels = pd.concat(csv_frames, ignore_index=True) if csv_frames else pd.DataFrame()
+    return Dataset(records=records, csv_levels=csv_levels, runs=runs, skipped_runs=skipped)
+
+
+@dataclass(frozen=True)
+class KeptOutput:
+    """One measured, answered request's reply as ``--keep-outputs`` kept it."""
+
+    level: int  # its level's concurrency
+    level_index: int
+    prompt_key: str
+    text: str
+    chunks: tuple[int, ...]  # characters of each text chunk, in order
+
+
+def load_outputs(path: str | Path) -> tuple[Run, list[KeptOutput]]:
+    """A run's kept outputs (measured requests that were answered, in the file's order);
+    InputError for a directory without records or a run that kept none (no --keep-outputs)."""
+    path = Path(path)
+    if not (path / REQUESTS_FILE).is_file():
+        raise InputError(f"{path}: no {REQUESTS_FILE}: not a run directory")
+    run = _run_from_manifest(path, SOURCE_RECORDS)
+    if run.manifest.outputs_kept is not True:
+        raise InputError(f"{path}: outputs were not kept (run it with --keep-outputs)")
+    outputs: list[KeptOutput] = []
+    with (path / REQUESTS_FILE).open("rb") as handle:
+        while lines := handle.readlines(_CHUNK_BYTES):
+            records, bad = _parse_lines(lines)
+            run.skipped_lines += bad
+            outputs += [kept for r in records if (kept := _kept(r)) is not None]
+    return run, outputs
+
+
+def _kept(r: dict) -> KeptOutput | None:
+    key, text, level, chunks = (
+        r.get(k) for k in ("prompt_key", "output_text", "level", "output_chunks")
+    )
+    if r.get("phase") != PHASE_MEASURE or r.get("status") != STATUS_OK:
+        return None
+    if not (isinstance(key, str) and isinstance(text, str) and isinstance(level, int)):
+        return None
+    sizes = tuple(n for n in chunks if isinstance(n, int)) if isinstance(chunks, list) else ()
+    return KeptOutput(level, int(r.get("level_index") or 0), key, text, sizes)
