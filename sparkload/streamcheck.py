@@ -132,6 +132,11 @@ class PathEvidence:
     intermediaries: Sequence[str] = ()
     client_flags: Sequence[str] = ()
 
+    def writers_only(self) -> PathEvidence:
+        """The evidence for a burst the sender framed as one event: a late reader can join
+        events that arrived apart, never make one, so the client's flags do not count."""
+        return PathEvidence(self.intermediaries, ())
+
     def cause(self) -> str:
         if self.intermediaries:
             return CAUSE_INTERMEDIARY
@@ -193,6 +198,8 @@ def level_stream_shape(
     )
     itl = _median(r.get("itl") for r in ok)
     burst = _median_burst(ok)
+    if burst is not None and burst.one_event:
+        evidence = evidence.writers_only()
     adjusted = counts.clock_adjusted if counts else sum(bool(r.get("clock_adjusted")) for r in ok)
     resent = counts.resent if counts else sum(bool(r.get("resent")) for r in ok)
     summary.update(
@@ -263,6 +270,7 @@ class _Burst(NamedTuple):
     chunks: int
     of: int
     tokens_are_chunks: bool
+    one_event: bool = False  # the reply's tokens came in one event: framed so by its sender
 
     @property
     def share(self) -> float:
@@ -292,7 +300,7 @@ def _request_burst(record: dict) -> _Burst | None:
     one step, so one event carrying that many is the most collapsed stream there is."""
     chunks, tokens = record.get("chunks") or 0, record.get("output_tokens") or 0
     if chunks == 1 and tokens >= BURST_MIN_CHUNKS:
-        return _Burst(tokens, tokens, True)
+        return _Burst(tokens, tokens, True, one_event=True)
     if chunks >= BURST_MIN_CHUNKS and record.get("burst_chunks"):
         return _Burst(record["burst_chunks"], chunks, tokens == chunks)
     return None

@@ -318,6 +318,17 @@ def one_chunk(tokens: int) -> dict:
     return rec(tokens=tokens, gap=0.0, burst=None, chunks=1, chunk_gap_p50=None, itl=None)
 
 
+def test_a_reply_sent_as_one_event_is_the_servers_even_on_a_flagged_client():
+    starved = "client starved of CPU: waited for a free core 33 % of the time"
+    check = level_stream_shape(
+        [one_chunk(64) for _ in range(3)], evidence=PathEvidence(client_flags=(starved,))
+    )
+    assert (
+        check.summary["burst_cause"] == streamcheck.CAUSE_SERVER
+    )  # a late read joins, never frames
+    assert "in one burst from the server" in check.flags[0]
+
+
 def test_a_reply_of_sixty_four_tokens_in_one_chunk_is_a_collapsed_stream():
     check = level_stream_shape([one_chunk(64) for _ in range(5)])
     assert check.kinds[0] == STREAM_COLLAPSED

@@ -46,7 +46,7 @@ def test_a_server_sending_each_reply_as_one_event_is_collapsed_and_fails_any_che
     assert run.returncode == EXIT_CHECK_FAILED, run.output
     (level,) = run.manifest["levels"]
     assert level["stream_flag_kinds"][0] == STREAM_COLLAPSED
-    assert level["stream"]["burst_cause"] == "server"
+    assert level["stream"]["burst_cause"] == "server"  # whatever the client check says
     assert "64 of 64 tokens of the median request arrived in one burst" in level["stream_flags"][0]
     assert "in one burst from the server" in level["stream_flags"][0]
     (line,) = check_lines(run.output)
@@ -69,11 +69,15 @@ def test_a_server_bursting_its_streams_directly_is_flagged_as_its_own_not_a_prox
     run = run_against(BURSTS, tmp_path)
     (level,) = run.manifest["levels"]
     assert level["stream_flag_kinds"] == [STREAM_PARTIAL_BURST]
-    assert level["client_flags"] == []  # an idle client
     (flag,) = level["stream_flags"]
-    assert "arrived in bursts from the server" in flag
-    assert "buffering" not in flag
-    assert "partial burst 32/64 from server" in run.output  # the live table
+    assert "buffering" not in flag  # nothing on the path named itself
+    # an idle client: the server's; a busy machine may have flagged the client, which could
+    # have read the bursts together (the rule itself: tests/sparkload/test_streamcheck.py)
+    cause = "client" if level["client_flags"] else "server"
+    assert level["stream"]["burst_cause"] == cause
+    if cause == "server":
+        assert "arrived in bursts from the server" in flag
+    assert f"partial burst 32/64 from {cause}" in run.output  # the live table
 
 
 def test_a_level_where_every_request_failed_says_its_checks_have_no_data(tmp_path):
