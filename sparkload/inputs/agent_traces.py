@@ -36,7 +36,6 @@ line (JSONL, a JSON syntax error) or the conversation and turn, before anything 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -45,7 +44,9 @@ from pathlib import Path
 from typing import Any
 
 from sparkload.errors import ConfigError
+from sparkload.inputs import files
 from sparkload.inputs.datasets import Messages
+from sparkload.inputs.files import UserFile
 from sparkload.inputs.tools import Tools, check_tools
 from sparkload.records import STEP_ANSWER, STEP_TOOL_CALL
 
@@ -106,34 +107,25 @@ class AgentTrace:
 
 def load_agent_trace(path: Path) -> AgentTrace:
     """The sessions recorded in ``path``; a ConfigError of one line if they cannot be replayed."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"{FLAG}: no such file: {path}") from None
-    except OSError as exc:
-        raise ConfigError(f"{FLAG}: cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{FLAG}: {path} is not UTF-8 text") from None
-    fmt, found = _parse(text, path)
+    file = files.read(FLAG, path)
+    fmt, found = _parse(file)
     sessions = tuple(session for session in found if session is not None)
     if not sessions:
         raise ConfigError(f"{FLAG}: {path} holds no session with a message to send")
-    digest = hashlib.sha256(raw).hexdigest()
-    return AgentTrace(path, fmt, sessions, digest, skipped=len(found) - len(sessions))
+    return AgentTrace(path, fmt, sessions, file.sha256, skipped=len(found) - len(sessions))
 
 
-def _parse(text: str, path: Path) -> tuple[str, list[RecordedSession | None]]:
+def _parse(file: UserFile) -> tuple[str, list[RecordedSession | None]]:
     """The file's format and its sessions (None: one with nothing to send)."""
-    if path.suffix.lower() == ".jsonl":
-        return JSONL, _jsonl(text, str(path))
+    path = file.path
+    if file.suffix == ".jsonl":
+        return JSONL, _jsonl(file)
     try:
-        whole = json.loads(text)
-    except json.JSONDecodeError as exc:
-        if not _looks_like_jsonl(text):  # one JSON document, broken
-            raise ConfigError(f"{FLAG}: {path} line {exc.lineno}: not JSON ({exc.msg})") from None
-        return JSONL, _jsonl(text, str(path))
+        whole = file.json()
+    except ConfigError:
+        if not _looks_like_jsonl(file.text):  # one JSON document, broken
+            raise
+        return JSONL, _jsonl(file)
     if isinstance(whole, dict) and "conversations" in whole:
         return SGLANG, _sglang(whole, str(path))
     if isinstance(whole, dict) and "messages" not in whole:
@@ -212,18 +204,11 @@ def _sglang_session(
 
 
 # ----- JSONL: one message list a line ------------------------------------------------------
-def _jsonl(text: str, name: str) -> list[RecordedSession | None]:
-    out: list[RecordedSession | None] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{name} line {number}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{FLAG}: {where}: not JSON ({exc.msg})") from None
-        out.append(_jsonl_session(data, where, number))
-    return out
+def _jsonl(file: UserFile) -> list[RecordedSession | None]:
+    return [
+        _jsonl_session(data, f"{file.path} line {number}", number)
+        for number, data in file.json_lines()
+    ]
 
 
 def _jsonl_session(data: Any, where: str, number: int) -> RecordedSession | None:

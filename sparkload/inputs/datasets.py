@@ -30,11 +30,11 @@ levels comparable. Any problem is a ``ConfigError`` of one line naming the file 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from sparkload.errors import ConfigError
+from sparkload.inputs.files import UserFile
 from sparkload.inputs.schemas import checked_schema
 from sparkload.sim.textlength import estimate_tokens
 
@@ -103,36 +103,24 @@ class DatasetConversation:
     turns: tuple[DatasetTurn, ...]  # at least one
 
 
-def _items(name: str, text: str, fmt: str) -> list[tuple[str, Any]]:
+def _items(file: UserFile, fmt: str) -> list[tuple[str, Any]]:
     """Each record of the file with where it is (``name line N`` / ``name item N``)."""
+    name = str(file.path)
     if fmt == JSONL:
-        return [
-            (f"{name} line {number}", _json(line, name, number))
-            for number, line in enumerate(text.splitlines(), 1)
-            if line.strip()
-        ]
-    data = _json(text, name, 1)
+        return [(f"{name} line {number}", item) for number, item in file.json_lines()]
+    data = file.json()
     if not isinstance(data, list):
         raise ConfigError(f"--prompts: {name}: a .json dataset is a JSON list (ShareGPT)")
     return [(f"{name} item {number}", item) for number, item in enumerate(data, 1)]
 
 
-def parse(name: str, text: str, fmt: str, reply_lengths: bool = False) -> PromptDataset:
-    """The dataset in ``text`` (``fmt`` from ``sniff``); ``name`` names the file in errors."""
-    found = [_prompt(item, where, reply_lengths) for where, item in _items(name, text, fmt)]
+def parse(file: UserFile, fmt: str, reply_lengths: bool = False) -> PromptDataset:
+    """The dataset in ``file`` (``fmt`` from ``sniff``)."""
+    found = [_prompt(item, where, reply_lengths) for where, item in _items(file, fmt)]
     prompts = tuple(prompt for prompt in found if prompt is not None)
     if not prompts:
-        raise ConfigError(f"--prompts: {name} holds no prompts")
+        raise ConfigError(f"--prompts: {file.path} holds no prompts")
     return PromptDataset(fmt, prompts, skipped=len(found) - len(prompts))
-
-
-def _json(text: str, name: str, first_line: int) -> Any:
-    """Parsed JSON; a syntax error names the file's line (``text`` starts at ``first_line``)."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        line = first_line + exc.lineno - 1
-        raise ConfigError(f"--prompts: {name} line {line}: not JSON ({exc.msg})") from None
 
 
 def _prompt(item: Any, where: str, reply_lengths: bool) -> DatasetPrompt | None:
@@ -213,14 +201,14 @@ def _sharegpt_messages(turns: Any, where: str) -> Messages:
 
 
 def parse_conversations(
-    name: str, text: str, fmt: str, reply_lengths: bool = False
+    file: UserFile, fmt: str, reply_lengths: bool = False
 ) -> tuple[tuple[DatasetConversation, ...], int]:
-    """The conversations in ``text`` and how many were skipped (no user message); a file with
+    """The conversations in ``file`` and how many were skipped (no user message); a file with
     no conversation that has a user message is a ConfigError of one line."""
-    found = [_conversation(item, where, reply_lengths) for where, item in _items(name, text, fmt)]
+    found = [_conversation(item, where, reply_lengths) for where, item in _items(file, fmt)]
     conversations = tuple(c for c in found if c is not None)
     if not conversations:
-        raise ConfigError(f"--prompts: {name} holds no conversation with a user turn")
+        raise ConfigError(f"--prompts: {file.path} holds no conversation with a user turn")
     return conversations, len(found) - len(conversations)
 
 

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 from dataclasses import dataclass
 from pathlib import Path
 
 from sparkload.errors import ConfigError
-from sparkload.inputs import datasets
+from sparkload.inputs import datasets, files
 from sparkload.inputs.datasets import DatasetConversation, DatasetPrompt
+from sparkload.inputs.files import UserFile
 
 
 @dataclass(frozen=True)
@@ -53,44 +53,31 @@ class ConversationSet:
 
 def load_prompts(path: Path, reply_lengths: bool = False) -> PromptSet:
     """Read a prompt file or dataset; any problem with it is a ConfigError with one line."""
-    text, digest, fmt = _read(path)
+    file, fmt = _read(path)
     if fmt != datasets.TEXT:
-        found = datasets.parse(str(path), text, fmt, reply_lengths)
+        found = datasets.parse(file, fmt, reply_lengths)
         texts = tuple(prompt.text for prompt in found.prompts)
-        return PromptSet(path, texts, digest, found.prompts, fmt, found.skipped)
-    prompts = tuple(line.strip() for line in text.splitlines() if line.strip())
+        return PromptSet(path, texts, file.sha256, found.prompts, fmt, found.skipped)
+    prompts = tuple(line.strip() for line in file.text.splitlines() if line.strip())
     if not prompts:
         raise ConfigError(f"--prompts: {path} holds no prompts (one prompt per line expected)")
-    return PromptSet(path, prompts, digest)
+    return PromptSet(path, prompts, file.sha256)
 
 
 def load_conversations(path: Path, reply_lengths: bool = False) -> ConversationSet | None:
     """A dataset's conversations; None for a plain prompt file (one prompt per line), whose
     lines are the user messages of synthetic conversations (``load_prompts``)."""
-    text, digest, fmt = _read(path)
+    file, fmt = _read(path)
     if fmt == datasets.TEXT:
         return None
-    found, skipped = datasets.parse_conversations(str(path), text, fmt, reply_lengths)
-    return ConversationSet(path, digest, found, fmt, skipped)
+    found, skipped = datasets.parse_conversations(file, fmt, reply_lengths)
+    return ConversationSet(path, file.sha256, found, fmt, skipped)
 
 
-def _read(path: Path) -> tuple[str, str, str]:
-    """A prompt file's text, its sha256 and its format; a ConfigError of one line if unreadable."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"--prompts: no such file: {path}") from None
-    except IsADirectoryError:
-        raise ConfigError(f"--prompts: {path} is a directory, not a prompt file") from None
-    except PermissionError:
-        raise ConfigError(f"--prompts: permission denied reading {path}") from None
-    except OSError as exc:
-        raise ConfigError(f"--prompts: cannot read {path}: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"--prompts: {path} is not UTF-8 text") from None
-    return text, hashlib.sha256(raw).hexdigest(), datasets.sniff(path.suffix.lower(), text)
+def _read(path: Path) -> tuple[UserFile, str]:
+    """A prompt file and its format; a ConfigError of one line if it cannot be read."""
+    file = files.read("--prompts", path)
+    return file, datasets.sniff(file.suffix, file.text)
 
 
 class PromptOrder:

@@ -30,6 +30,7 @@ import jsonschema
 import orjson
 
 from sparkload.errors import ConfigError
+from sparkload.inputs import files
 from sparkload.records import (
     PARSE_CONTROL_CHARACTER,
     PARSE_EMPTY,
@@ -153,13 +154,7 @@ def parse_response_format(flag: str, value: Any) -> ResponseFormat | None:
 
 def read_schema(flag: str, path: Path) -> dict[str, Any]:
     """The JSON Schema in ``path``, checked by ``jsonschema`` under its own draft."""
-    try:
-        schema = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{flag}: cannot read {path}: {exc.strerror or exc}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{flag}: {path} is not JSON ({exc})") from None
-    return checked_schema(f"{flag}: {path}", schema)
+    return checked_schema(f"{flag}: {path}", files.read(flag, path).json())
 
 
 def checked_schema(where: str, schema: Any) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sparkload.errors import ConfigError
+from sparkload.inputs import files
 
 Tools = tuple[dict[str, Any], ...]
 NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -47,19 +48,8 @@ class ToolSet:
 
 def load_tools(path: Path) -> ToolSet:
     """The tools of ``--tools FILE``; a ConfigError of one line when it cannot be used."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"--tools: no such file: {path}") from None
-    except OSError as exc:
-        raise ConfigError(f"--tools: cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigError(f"--tools: {path} is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"--tools: {path} line {exc.lineno}: not JSON ({exc.msg})") from None
-    return ToolSet(check_tools(data, f"--tools: {path}"), str(path), _digest(raw))
+    file = files.read("--tools", path)
+    return ToolSet(check_tools(file.json(), f"--tools: {path}"), str(path), file.sha256)
 
 
 def check_tools(data: Any, where: str) -> Tools:

@@ -17,9 +17,6 @@ and the line, before anything is sent.
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import json
 import math
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from sparkload.errors import ConfigError
+from sparkload.inputs import files
+from sparkload.inputs.files import UserFile
 
 MOONCAKE, AZURE = "mooncake", "azure"
 BLOCK_TOKENS = 512  # Mooncake's hash_ids: one per 512-token block
@@ -73,13 +72,9 @@ class Trace:
 
 def load_trace(path: Path) -> Trace:
     """The trace at ``path``, sorted by time; a ConfigError of one line if it cannot be read."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"--trace: cannot read {path}: {exc.strerror or exc}") from None
-    text = raw.decode("utf-8", errors="replace")
-    kind = AZURE if path.suffix.lower() == ".csv" else MOONCAKE
-    parsed = _azure(text, path) if kind == AZURE else _mooncake(text, path)
+    file = files.read("--trace", path)
+    kind = AZURE if file.suffix == ".csv" else MOONCAKE
+    parsed = _azure(file) if kind == AZURE else _mooncake(file)
     if len(parsed) < 2:
         raise ConfigError(
             f"--trace: {path} holds {len(parsed)} line(s); a replay needs two or more"
@@ -94,22 +89,16 @@ def load_trace(path: Path) -> Trace:
         raise ConfigError(
             f"--trace: every line of {path} has the same timestamp: no rate to replay"
         )
-    return Trace(path, kind, lines, hashlib.sha256(raw).hexdigest())
+    return Trace(path, kind, lines, file.sha256)
 
 
 Parsed = tuple[float, int, int, tuple[int, ...], int]  # seconds, input, output, hash ids, line
 
 
-def _mooncake(text: str, path: Path) -> list[Parsed]:
+def _mooncake(file: UserFile) -> list[Parsed]:
     out: list[Parsed] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path} line {number}"
-        try:
-            data = json.loads(line)
-        except ValueError as exc:
-            raise ConfigError(f"--trace: {where}: not JSON ({exc})") from None
+    for number, data in file.json_lines():
+        where = f"{file.path} line {number}"
         if not isinstance(data, dict):
             raise ConfigError(f"--trace: {where}: expected a JSON object")
         missing = [k for k in ("timestamp", "input_length", "output_length") if k not in data]
@@ -131,18 +120,18 @@ def _mooncake(text: str, path: Path) -> list[Parsed]:
     return out
 
 
-def _azure(text: str, path: Path) -> list[Parsed]:
-    rows = csv.reader(text.splitlines())
-    header = [name.strip() for name in next(rows, [])]
+def _azure(file: UserFile) -> list[Parsed]:
+    rows = file.csv_rows()
+    header = [name.strip() for name in next(rows, (1, []))[1]]
     missing = [name for name in AZURE_FIELDS if name not in header]
     if missing:
-        raise ConfigError(f"--trace: {path} line 1: no {', '.join(missing)} column (Azure CSV)")
+        raise ConfigError(f"{file.at(1)}: no {', '.join(missing)} column (Azure CSV)")
     at = {name: header.index(name) for name in AZURE_FIELDS}
     out: list[Parsed] = []
-    for number, row in enumerate(rows, 2):
+    for number, row in rows:
         if not any(cell.strip() for cell in row):
             continue
-        where = f"{path} line {number}"
+        where = f"{file.path} line {number}"
         if len(row) <= max(at.values()):
             raise ConfigError(f"--trace: {where}: {len(row)} field(s), {len(header)} expected")
         stamp = row[at["TIMESTAMP"]].strip()

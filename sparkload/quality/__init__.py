@@ -12,8 +12,11 @@ pieces. Its modules:
   prompt and expected), each bad line one clear ``ConfigError`` before any request;
 - ``probes``: the built-in probes generated from a seed (multi-step arithmetic, long-context
   retrieval of a key planted at a chosen depth);
-- ``tally``: graded items into the results contract's ``QualityResult``.
+- ``tally``: graded items into the results contract's ``QualityResult``;
+- ``options``: ``sparkload quality``'s own option rows, typed as ``QualityOptions``, and the
+  rows of the option table it shares with ``run``.
 
-It imports the results contract, the workloads' seeded filler and token counting, and nothing
-of the run, so the run's stages may import it.
+It imports the results contract, the option table, the user-file reader (``inputs.files``), the
+workloads' seeded filler and token counting, and nothing of the run, so the run's stages may
+import it.
 """

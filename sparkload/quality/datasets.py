@@ -1,8 +1,9 @@
 """The user's datasets: GSM8K, multiple choice in MMLU's layout, and a generic prompt/expected file.
 
 ``read_dataset(path)`` reads one file into an ``ItemSet``; anything wrong in it is one
-``ConfigError`` naming the file and the line (``--dataset data.jsonl:7: ...``), raised before
-any request is sent. The forms read:
+``ConfigError`` naming the file and the line (``--dataset: data.jsonl line 7: ...``), raised
+before any request is sent. Each file may be gzip-compressed (``data.jsonl.gz``; the form is
+then told by the name under ``.gz``). The forms read:
 
 - **GSM8K** (``openai/gsm8k`` as JSON lines): ``question``, and ``answer`` whose last line is
   ``#### N`` (the worked solution above it is never shown to the model). Graded by the final
@@ -26,10 +27,6 @@ is its ``id`` field when it has one, else its line number (a JSON array's: its p
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
-import json
 import re
 import string
 from collections.abc import Iterator
@@ -37,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from sparkload.errors import ConfigError
+from sparkload.inputs import files
+from sparkload.inputs.files import UserFile
 from sparkload.quality.items import (
     FINAL_ANSWER_INSTRUCTION,
     GENERIC_MATCHES,
@@ -78,80 +77,63 @@ def gsm8k_prompt(question: str) -> str:
 
 
 def read_dataset(
-    path: Path, form: str | None = None, match: str | None = None, tolerance: float | None = None
+    path: Path,
+    form: str | None = None,
+    match: str | None = None,
+    tolerance: float | None = None,
+    flag: str = "--dataset",
 ) -> ItemSet:
     """The items of one dataset file (``form``: one of ``FORMS``, else detected); ``match`` and
-    ``tolerance``: a generic file's defaults. A ``ConfigError`` names the file and line."""
-    where = f"--dataset {path}"
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{where}: cannot read it: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{where}: not UTF-8 text") from None
-    rows = list(_rows(text, path, where))
+    ``tolerance``: a generic file's defaults. A ``ConfigError`` names ``flag``, the file and
+    the line."""
+    file = files.read(flag, path)
+    where = f"{flag}: {path}"
+    rows = list(_rows(file, where))
     if not rows:
         raise ConfigError(f"{where}: no items in it")
-    kind = form or _form_of(rows[0][1], f"{where}:{rows[0][0]}")
+    kind = form or _form_of(rows[0][2], rows[0][0])
     items: list[Item] = []
     seen: dict[str, int] = {}
-    for line, row in rows:
-        at = f"{where}:{line}"
+    for at, line, row in rows:
         item = _item(kind, row, line, at, match, tolerance)
         if item.id in seen:
             raise ConfigError(f"{at}: id {item.id!r} given twice (first on line {seen[item.id]})")
         seen[item.id] = line
         items.append(item)
     grading = GRADING.get(kind) or _generic_grading(items)
-    return ItemSet(
-        path.name,
-        kind,
-        grading,
-        str(path),
-        tuple(items),
-        {"form": kind},
-        hashlib.sha256(data).hexdigest(),
-    )
+    return ItemSet(path.name, kind, grading, str(path), tuple(items), {"form": kind}, file.sha256)
 
 
-def _rows(text: str, path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line or position, object) of every item in the file."""
-    if path.suffix.lower() == ".csv":
-        yield from _csv_rows(text, where)
+def _rows(file: UserFile, where: str) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    """(where, line or position, object) of every item in the file."""
+    if file.suffix == ".csv":
+        yield from _csv_rows(file)
         return
-    if path.suffix.lower() == ".json":
+    if file.suffix == ".json":
         try:
-            whole = json.loads(text)
-        except ValueError:
+            whole = file.json()
+        except ConfigError:
             whole = None  # JSON lines under a .json name
         if isinstance(whole, list):
             for position, row in enumerate(whole, 1):
+                at = f"{where} item {position}"
                 if not isinstance(row, dict):
-                    raise ConfigError(f"{where}: item {position} is not a JSON object")
-                yield position, row
+                    raise ConfigError(f"{at}: not a JSON object")
+                yield at, position, row
             return
         if whole is not None and not isinstance(whole, dict):
             raise ConfigError(f"{where}: neither a JSON array of items nor JSON lines")
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise ConfigError(f"{where}:{number}: not JSON ({_json_error(exc)})") from None
+    for number, row in file.json_lines():
         if not isinstance(row, dict):
-            raise ConfigError(f"{where}:{number}: not a JSON object")
-        yield number, row
+            raise ConfigError(f"{file.at(number)}: not a JSON object")
+        yield file.at(number), number, row
 
 
-def _csv_rows(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def _csv_rows(file: UserFile) -> Iterator[tuple[str, int, dict[str, Any]]]:
     """CSV rows as objects: by the header's names, or Hendrycks' question,A,...,answer."""
-    reader = csv.reader(io.StringIO(text, newline=""))  # a quoted cell may hold line breaks
     header: list[str] | None = None
-    for cells in reader:
-        line = reader.line_num
+    for line, cells in file.csv_rows():
+        at = file.at(line)
         if not any(cell.strip() for cell in cells):
             continue
         names = [cell.strip() for cell in cells]
@@ -161,17 +143,16 @@ def _csv_rows(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
             continue
         if header is not None:
             if len(cells) != len(header):
-                raise ConfigError(
-                    f"{where}:{line}: {len(cells)} cells where the header has {len(header)}"
-                )
-            yield line, {name: cell for name, cell in zip(header, cells, strict=True) if name}
+                raise ConfigError(f"{at}: {len(cells)} cells where the header has {len(header)}")
+            yield at, line, {name: cell for name, cell in zip(header, cells, strict=True) if name}
             continue
         if len(cells) < 4:
             raise ConfigError(
-                f"{where}:{line}: give question, two or more options and the answer's letter "
+                f"{at}: give question, two or more options and the answer's letter "
                 "(or a header row naming question, A, B, ... and answer)"
             )
         yield (
+            at,
             line,
             {
                 "question": cells[0],
@@ -179,10 +160,6 @@ def _csv_rows(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
                 "answer": cells[-1].strip(),
             },
         )
-
-
-def _json_error(exc: ValueError) -> str:
-    return exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
 
 
 def _form_of(row: dict[str, Any], at: str) -> str:

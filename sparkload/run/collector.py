@@ -24,7 +24,6 @@ from sparkload.records import (
     scale_to_simulated_time,
 )
 from sparkload.run.livetable import LevelTally, check_cell, format_table
-from sparkload.run.quality import write_quality
 from sparkload.run.quality_probe import ProbeTally
 from sparkload.run.results import ResultsWriter, utc_now
 from sparkload.run.scrape import GAUGES, MetricsScraper
@@ -390,7 +389,7 @@ class RunCollector:
         if self.probes is None:
             return
         mine = [index for index in self.tallies if self._writer_for(index) is writer]
-        write_quality(writer.path, self.probes.entry(mine, complete))
+        writer.write_quality(self.probes.entry(mine, complete))
 
     def close(self, status: str) -> None:
         self._stop_gauges()

@@ -18,7 +18,14 @@ from importlib.metadata import version
 from typing import Any
 
 import sparkload
-from sparkload.config import ARRIVAL, LADDER, SIMULATOR_OPTIONS, STEPS, SimulatorOptions
+from sparkload.config import (
+    ARRIVAL,
+    LADDER,
+    SIMULATOR_OPTIONS,
+    STEPS,
+    RunOptions,
+    SimulatorOptions,
+)
 from sparkload.records import (
     SCHEMA_VERSION,
     TARGET_TIME,
@@ -62,14 +69,12 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
     """The manifest of run ``run`` (0-based) of the plan (``--repeat`` runs it back to back)."""
     opts = context.options
     plan = opts.plan
-    variant = opts.target.variant or (
-        simulated_variant(opts.simulator) if facts.on_simulator else ""
-    )
+    label, variant = label_and_variant(opts, facts.on_simulator, "run")
     ladder_mode = plan.mode == LADDER
     return Manifest(
         schema=SCHEMA_VERSION,
-        label=opts.target.label or (f"{variant}-tp{opts.target.tp}" if variant else "run"),
-        variant=variant or None,
+        label=label,
+        variant=variant,
         tp=opts.target.tp,
         nodes=opts.target.nodes,
         endpoints=[e.url for e in context.endpoints],
@@ -109,6 +114,16 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
         workers=list(facts.workers),
         refused_workers=list(facts.refused_workers),
     )
+
+
+def label_and_variant(
+    opts: RunOptions, on_simulator: bool, fallback: str
+) -> tuple[str, str | None]:
+    """The run's label and variant: as given, else the simulator's deployment as the variant
+    and ``variant-tpN`` as the label, else ``fallback`` (the command's name) and no variant."""
+    variant = opts.target.variant or (simulated_variant(opts.simulator) if on_simulator else "")
+    label = opts.target.label or (f"{variant}-tp{opts.target.tp}" if variant else fallback)
+    return label, variant or None
 
 
 def _asked(**values: Any) -> dict[str, Any]:

@@ -22,14 +22,11 @@ into a file or a printed line.
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import gevent
@@ -46,7 +43,6 @@ from sparkload.records import (
     EXIT_REQUESTS_FAILED,
     MODE_QUALITY,
     PHASE_MEASURE,
-    QUALITY_FILE,
     STATUS_COMPLETE,
     STATUS_STOPPED,
     ClientEntry,
@@ -59,16 +55,13 @@ from sparkload.records import (
     WorkloadEntry,
 )
 from sparkload.redact import redacted_command
-from sparkload.run.manifest import host_now, simulated_variant, simulator_entry, versions_now
-from sparkload.run.quality_options import (
-    PROG,
-    Plan,
-    settle,
-)
+from sparkload.run.context import request_headers
+from sparkload.run.manifest import host_now, label_and_variant, simulator_entry, versions_now
+from sparkload.run.quality_options import PROG, Plan, settle
 from sparkload.run.results import ResultsWriter, utc_now
 from sparkload.run.setup import lookup_headers
 from sparkload.run.simulator_process import SimulatorProcess
-from sparkload.transport.client import Connection, StreamRequest, build_headers, measure
+from sparkload.transport.client import Connection, StreamRequest, measure
 from sparkload.transport.stream import API_CHAT, Reply
 from sparkload.transport.target import Endpoint, ServerInfo, describe_server
 from sparkload.workloads import fitting
@@ -88,36 +81,28 @@ class Target:
 
 
 def look_up(plan: Plan, url: str, on_simulator: bool) -> Target:
-    """The target answers and says its model (one clear line if not)."""
-    try:
-        headers = build_headers(plan.secrets.api_key, "identity", plan.secrets.header)
-    except ValueError as exc:
-        raise ConfigError(f"--header: {exc}") from None
-    endpoint = Endpoint.parse(url)
-    verify = not plan.values["insecure"]
-    server = describe_server(url, lookup_headers(headers), plan.values["model"], verify)
-    return Target(url, endpoint, server, headers, on_simulator)
+    """The target answers and says its model (one clear line if not), as ``run`` looks up its
+    own (``run.setup``): the same headers, the same look-up."""
+    options = plan.options
+    headers = request_headers(options)
+    server = describe_server(
+        url, lookup_headers(headers), options.target.model, not options.target.insecure
+    )
+    return Target(url, Endpoint.parse(url), server, headers, on_simulator)
 
 
 def counter_for(plan: Plan, target: Target) -> fitting.Counter:
-    """How the retrieval probe counts tokens: --tokenizer, the target's route, the estimate."""
-    if plan.values["tokenizer"] is not None:
-        return fitting.FileTokenizer(plan.values["tokenizer"])
-    found = fitting.ServerTokenizer.probe(
-        target.url,
-        target.server.model,
-        API_CHAT,
-        lookup_headers(target.headers),
-        not plan.values["insecure"],
+    """How the retrieval probe counts tokens, as ``run`` counts its prompts': --tokenizer, the
+    target's route, else the estimate (said here; quality.json says so too)."""
+    counter = fitting.counter_for(
+        plan.options, target.url, target.server.model, lookup_headers(target.headers)
     )
-    if isinstance(found, fitting.ServerTokenizer):
-        return found
-    _say(
-        "retrieval: the target has no tokenizer route ("
-        + "; ".join(found)
-        + "): its context is sized at 4 characters a token, an estimate (quality.json says so)"
-    )
-    return fitting.Estimate(why="; ".join(found))
+    if isinstance(counter, fitting.Estimate):
+        _say(
+            f"retrieval: {counter.why}: its context is sized at 4 characters a token, an "
+            "estimate (quality.json says so)"
+        )
+    return counter
 
 
 @dataclass
@@ -144,9 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     simulator: SimulatorProcess | None = None
     try:
         plan = settle(args)
-        url = plan.args.host.strip()
+        url = plan.quality.host
         if not url:
-            sim_args = [*plan.simulator.args(), "--tp", str(plan.values["tp"])]
+            sim_args = [*plan.options.simulator.args(), "--tp", str(plan.options.target.tp)]
             simulator = SimulatorProcess(sim_args)
             url = simulator.start()
             _say(f"no --host: started the built-in simulator ({' '.join(sim_args)}) at {url}")
@@ -154,11 +139,11 @@ def main(argv: list[str] | None = None) -> int:
         if plan.retrieval:
             plan.sets.append(
                 probes.retrieval(
-                    plan.probe_items,
+                    plan.quality.probe_items,
                     counter_for(plan, target),
-                    plan.args.seed,
-                    plan.args.context_tokens,
-                    plan.args.depth,
+                    plan.quality.seed,
+                    plan.quality.context_tokens,
+                    plan.quality.depth,
                 )
             )
         return run(plan, target, args)
@@ -179,18 +164,18 @@ def run(plan: Plan, target: Target, argv: list[str]) -> int:
     """Send every item once, grade it, and keep the run directory current; the exit code."""
     template = body_template(plan, target.server.model)
     work = [(items, index) for items in plan.sets for index in range(len(items.items))]
-    writer = ResultsWriter(plan.values["results_dir"], manifest(plan, target, template, argv))
+    writer = ResultsWriter(plan.options.results.results_dir, manifest(plan, target, template, argv))
     level = writer.manifest.levels[0]
     progress = Progress(len(work))
     _say(
         f"run {writer.path.name}: {len(work)} items of {', '.join(s.name for s in plan.sets)} "
-        f"against {target.url} ({target.server.model}), {plan.args.concurrency} at a time"
+        f"against {target.url} ({target.server.model}), {plan.quality.concurrency} at a time"
     )
 
     def keep(status: str | None = None) -> None:
         level.received = len(progress.outcomes)
         complete = status == STATUS_COMPLETE
-        write_quality(writer.path, quality(plan.sets, progress.outcomes, plan, complete))
+        writer.write_quality(quality(plan.sets, progress.outcomes, plan, complete))
         if status is None:
             writer.write_manifest()
 
@@ -236,16 +221,16 @@ def run(plan: Plan, target: Target, argv: list[str]) -> int:
 
 def body_template(plan: Plan, model: str) -> BodyTemplate:
     """Every request's body beside its prompt: temperature (0), the seed, the run's extras."""
-    values = plan.values
-    extras: dict[str, Any] = {"temperature": values["temperature"], "seed": plan.args.seed}
-    if values["top_p"] is not None:
-        extras["top_p"] = values["top_p"]
-    if values["no_thinking"]:
+    request = plan.options.request
+    extras: dict[str, Any] = {"temperature": request.temperature, "seed": plan.quality.seed}
+    if request.top_p is not None:
+        extras["top_p"] = request.top_p
+    if request.no_thinking:
         extras["chat_template_kwargs"] = {"enable_thinking": False}
-    extras.update(values["extra_body"])
+    extras.update(request.extra_body)
     return BodyTemplate(
         model,
-        plan.args.max_tokens,
+        plan.quality.max_tokens,
         API_CHAT,
         {key: value for key, value in extras.items() if value is not None},
     )
@@ -272,12 +257,13 @@ def send_all(
     """``--concurrency`` greenlets, each on its own connection, taking the next item until none
     is left; every item once."""
     pending: Iterator[tuple[int, tuple[ItemSet, int]]] = iter(enumerate(work))
-    timeout = plan.values["request_timeout"]
-    concurrency = plan.args.concurrency
+    timeout = plan.options.request.request_timeout
+    verify = not plan.options.target.insecure
+    concurrency = plan.quality.concurrency
     path = target.endpoint.path_for(API_CHAT)
 
     def user(index: int) -> None:
-        connection = Connection(target.endpoint.base, timeout, not plan.values["insecure"])
+        connection = Connection(target.endpoint.base, timeout, verify)
         try:
             for number, (items, index_in_set) in pending:
                 planned = items.planned(index_in_set, template.max_tokens)
@@ -317,60 +303,52 @@ def quality(
         by_set[owner[id(outcome.item)]].append(outcome)
     return QualityEntry(
         complete=complete and len(outcomes) == sum(len(s.items) for s in sets),
-        results=[result(s, by_set[s.name], plan.args.keep_outputs) for s in sets],
+        results=[result(s, by_set[s.name], plan.quality.keep_outputs) for s in sets],
     )
-
-
-def write_quality(run_dir: Path, entry: QualityEntry) -> None:
-    """quality.json, replaced atomically (a reader never sees half of it)."""
-    tmp = run_dir / (QUALITY_FILE + ".tmp")
-    tmp.write_text(json.dumps(entry.to_dict(), indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, run_dir / QUALITY_FILE)
 
 
 def manifest(plan: Plan, target: Target, template: BodyTemplate, argv: list[str]) -> Manifest:
     """The run's manifest: a quality run of one level (every item at --concurrency)."""
-    values = plan.values
-    variant = values["variant"] or (
-        simulated_variant(plan.simulator) if target.on_simulator else ""
-    )
-    tp = values["tp"]
+    options, own = plan.options, plan.quality
+    simulator = options.simulator if target.on_simulator else None
+    label, variant = label_and_variant(options, target.on_simulator, MODE_QUALITY)
+    tp = options.target.tp
     total = sum(len(s.items) for s in plan.sets)
     started = utc_now()
     return Manifest(
-        label=values["label"] or (f"{variant}-tp{tp}" if variant else MODE_QUALITY),
-        variant=variant or None,
+        label=label,
+        variant=variant,
         tp=tp,
         nodes=1,
         endpoints=[target.url],
         model=target.server.model,
         mode=MODE_QUALITY,
-        ladder=[plan.args.concurrency],
+        ladder=[own.concurrency],
         requests_per_user=None,
         warmup_requests_per_level=0,
         workload=WorkloadEntry(name=MODE_QUALITY, max_tokens=template.max_tokens),
         prompts=PromptsEntry.from_dict(
-            {"count": total, "sets": [s.name for s in plan.sets], "seed": plan.args.seed}
+            {"count": total, "sets": [s.name for s in plan.sets], "seed": own.seed}
         ),
         sampling=template.sampling_entry(),
-        seed=plan.args.seed,
-        request_timeout=values["request_timeout"],
-        simulator=simulator_entry(plan.simulator, tp) if target.on_simulator else None,
-        time_scale=plan.simulator.time_scale if target.on_simulator else 1.0,
+        seed=own.seed,
+        request_timeout=options.request.request_timeout,
+        simulator=simulator_entry(simulator, tp) if simulator else None,
+        time_scale=simulator.time_scale if simulator else 1.0,
         versions=versions_now(),
         host_info=host_now(),
         client=ClientEntry(runner="local", workers=1, processes=None),
         request=RequestEntry(
             api=API_CHAT,
-            extra_body=values["extra_body"],
-            headers=sorted(plan.secrets.header),  # names only
+            extra_body=options.request.extra_body,
+            headers=sorted(options.request.header),  # names only
             accept_encoding="identity",
         ),
         servers={target.url: target.server.manifest_entry()},
-        metadata=values["metadata"],
+        metadata=options.results.metadata,
         command=redacted_command(["sparkload", "quality", *argv]),
         started_at=started,
-        levels=[LevelEntry(0, plan.args.concurrency, total, started)],
+        levels=[LevelEntry(0, own.concurrency, total, started)],
     )
 
 

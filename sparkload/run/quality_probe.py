@@ -78,12 +78,11 @@ def read(options: RunOptions) -> ItemSet:
     """The dataset file ``--quality-probe`` names, its errors under this flag's name."""
     path = Path(probe_of(options))
     try:
-        return datasets.read_dataset(path)
+        return datasets.read_dataset(path, flag=FLAG)
     except ConfigError as exc:
-        message = str(exc).replace(f"--dataset {path}", f"{FLAG} {path}", 1)
-        if not path.exists() and "cannot read it" in message:
-            message += f" (or give one of {', '.join(PROBES)})"
-        raise ConfigError(message) from None
+        if path.exists():
+            raise
+        raise ConfigError(f"{exc} (or give one of {', '.join(PROBES)})") from None
 
 
 def items_for(options: RunOptions, counter: Counter | None) -> ItemSet | None:

@@ -17,7 +17,14 @@ from typing import TextIO
 import orjson
 
 from sparkload.errors import ConfigError
-from sparkload.records import MANIFEST_FILE, REQUESTS_FILE, SERVER_METRICS_FILE, Manifest
+from sparkload.records import (
+    MANIFEST_FILE,
+    QUALITY_FILE,
+    REQUESTS_FILE,
+    SERVER_METRICS_FILE,
+    Manifest,
+    QualityEntry,
+)
 
 
 def utc_now() -> str:
@@ -49,9 +56,17 @@ class ResultsWriter:
         self._server_metrics.flush()
 
     def write_manifest(self) -> None:
-        tmp = self.path / (MANIFEST_FILE + ".tmp")
-        tmp.write_text(json.dumps(self.manifest.to_dict(), indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path / MANIFEST_FILE)
+        self._replace(MANIFEST_FILE, json.dumps(self.manifest.to_dict(), indent=2))
+
+    def write_quality(self, entry: QualityEntry) -> None:
+        """quality.json (a quality run's, or a load run's ``--quality-probe``)."""
+        self._replace(QUALITY_FILE, json.dumps(entry.to_dict(), indent=1))
+
+    def _replace(self, name: str, text: str) -> None:
+        """One file of the run directory, replaced atomically (a reader never sees half)."""
+        tmp = self.path / (name + ".tmp")
+        tmp.write_text(text + "\n", encoding="utf-8")
+        os.replace(tmp, self.path / name)
 
     def finish(self, status: str) -> None:
         """The run is over (its manifest says so); late records may still be appended."""

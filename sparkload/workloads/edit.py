@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from sparkload.errors import ConfigError
+from sparkload.inputs.files import read
 from sparkload.paths import EDIT_SOURCES
 from sparkload.records import WORKLOAD_EDIT
 from sparkload.workloads.contract import (
@@ -72,10 +73,10 @@ def _edit_prompts(folder: Path) -> tuple[tuple[str, ...], dict]:
         )
     digest = hashlib.sha256()
     prompts = []
-    for file in files:
-        raw = file.read_bytes()
-        digest.update(raw)
-        prompts.append(EDIT_INSTRUCTION + raw.decode("utf-8").rstrip("\n") + "\n```")
+    for path in files:
+        source = read("--workload edit", path)
+        digest.update(source.raw)
+        prompts.append(EDIT_INSTRUCTION + source.text.rstrip("\n") + "\n```")
     return tuple(prompts), {
         "path": str(folder),
         "sha256": digest.hexdigest(),

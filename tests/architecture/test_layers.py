@@ -296,6 +296,38 @@ def test_the_simulator_stands_alone(file):
     }
 
 
+# The modules that are a command of their own (``sparkload.cli`` dispatches to each), with the
+# parser that is part of one: nothing of a run may need them.
+COMMANDS = (
+    "sparkload.cli",
+    "sparkload.demo",
+    "sparkload.matrix.__main__",
+    "sparkload.node_exporter",
+    "sparkload.run.quality",
+    "sparkload.run.quality_options",
+    "sparkload.sim.__main__",
+)
+
+
+def test_the_command_modules_are_modules_of_the_tree():
+    """So that a renamed command cannot leave the next test with nothing to hold."""
+    graph = import_graph(ROOT, "sparkload")
+    assert [name for name in COMMANDS if name not in graph] == []
+
+
+def test_only_a_command_imports_a_command_module():
+    """A run's modules (its collector, set-up, workloads) never import a command: a command
+    composes the load side, and a helper two commands share lives in the load side's own
+    modules (``ResultsWriter.write_quality``, not ``sparkload quality``'s module)."""
+    graph = import_graph(ROOT, "sparkload")
+    found = {
+        module: sorted(set(COMMANDS) & imports)
+        for module, imports in graph.items()
+        if module not in COMMANDS and set(COMMANDS) & imports
+    }
+    assert found == {}
+
+
 MODULE_LINES = 600  # past this a module has more than one job (docs/architecture.md)
 
 

@@ -13,6 +13,7 @@ from sparkload import config
 from sparkload.body import BodyTemplate
 from sparkload.errors import ConfigError
 from sparkload.inputs import datasets
+from sparkload.inputs.files import UserFile
 from sparkload.inputs.prompts import load_prompts
 from sparkload.paths import PROMPTS_DIR
 from sparkload.workloads.contract import PlannedRequest, Slot, UserState, Workload
@@ -157,7 +158,8 @@ def test_the_example_dataset_loads():
 
 # ----- read as whole conversations (--workload conversation) ---------------------------------
 def conversations(text: str, fmt: str = datasets.JSONL, reply_lengths: bool = False):
-    return datasets.parse_conversations("f", text, fmt, reply_lengths)
+    file = UserFile("--prompts", Path("f"), text.encode(), text)
+    return datasets.parse_conversations(file, fmt, reply_lengths)
 
 
 def test_a_jsonl_conversation_is_its_system_prefix_then_each_user_turn_with_its_reply():

@@ -44,7 +44,7 @@ def test_every_builtin_schema_is_a_valid_schema():
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        ("{not json", "is not JSON"),
+        ("{not json", "line 1: not JSON (Expecting property name enclosed in double quotes)"),
         ("[1, 2]", "not a JSON Schema (a schema is a JSON object)"),
         ('{"type": "objekt"}', "not a valid JSON Schema at type"),
         ('{"properties": {"a": {"minimum": "ten"}}}', "not a valid JSON Schema at properties/a"),

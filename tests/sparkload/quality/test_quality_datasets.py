@@ -137,72 +137,88 @@ def test_a_generic_file_matches_per_line_or_per_file(tmp_path):
     numbers = jsonl(tmp_path / "numbers.jsonl", [{"prompt": "2+2?", "expected": "4"}])
     (item,) = read_dataset(numbers, match="numeric", tolerance=0.5).items
     assert (item.match, item.tolerance) == (MATCH_NUMERIC, 0.5)
-    with pytest.raises(ConfigError, match=r"mine.jsonl:1: expected 'Paris' is not a number"):
+    with pytest.raises(ConfigError, match=r"mine.jsonl line 1: expected 'Paris' is not a number"):
         read_dataset(tmp_path / "mine.jsonl", match="numeric")
 
 
 @pytest.mark.parametrize(
     ("name", "text", "message"),
     [
-        ("g.jsonl", "", r"--dataset .*g.jsonl: no items in it"),
+        ("g.jsonl", "", r"--dataset: .*g.jsonl: no items in it"),
         ("g.jsonl", "\n  \n", r"g.jsonl: no items in it"),
-        ("g.jsonl", '{"question": "q", "answer": "#### 1"}\nnot json\n', r"g.jsonl:2: not JSON"),
-        ("g.jsonl", "[1, 2]\n", r"g.jsonl:1: not a JSON object"),
-        ("g.jsonl", '{"question": "q", "answer": "72"}\n', r"g.jsonl:1: answer has no '#### N'"),
+        (
+            "g.jsonl",
+            '{"question": "q", "answer": "#### 1"}\nnot json\n',
+            r"g.jsonl line 2: not JSON",
+        ),
+        ("g.jsonl", "[1, 2]\n", r"g.jsonl line 1: not a JSON object"),
+        (
+            "g.jsonl",
+            '{"question": "q", "answer": "72"}\n',
+            r"g.jsonl line 1: answer has no '#### N'",
+        ),
         (
             "g.jsonl",
             '{"question": "q", "answer": "#### 1"}\n{"question": "q", "answer": "#### many"}\n',
-            r"g.jsonl:2: answer ends '#### many'",
+            r"g.jsonl line 2: answer ends '#### many'",
         ),
         (
             "g.jsonl",
             '{"question": "q", "answer": "#### 1"}\n{"question": "", "answer": "#### 1"}\n',
-            r"g.jsonl:2: no question",
+            r"g.jsonl line 2: no question",
         ),
-        ("g.jsonl", '{"text": "hello"}\n', r"g.jsonl:1: not an item sparkload grades"),
+        ("g.jsonl", '{"text": "hello"}\n', r"g.jsonl line 1: not an item sparkload grades"),
         (
             "mc.jsonl",
             '{"question": "q", "choices": ["a", "b"], "answer": "C"}\n',
-            r"mc.jsonl:1: answer 'C' is not one of the options",
+            r"mc.jsonl line 1: answer 'C' is not one of the options",
         ),
         (
             "mc.jsonl",
             '{"question": "q", "choices": ["a", "b"], "answer": 2}\n',
-            r"mc.jsonl:1: answer 2 is not one of the options",
+            r"mc.jsonl line 1: answer 2 is not one of the options",
         ),
         (
             "mc.jsonl",
             '{"question": "q", "choices": ["a", "b"]}\n',
-            r"mc.jsonl:1: answer none is not one of the options",
+            r"mc.jsonl line 1: answer none is not one of the options",
         ),
         (
             "mc.jsonl",
             '{"question": "q", "choices": ["a"], "answer": 0}\n',
-            r"mc.jsonl:1: only 1 option \(give 2 to 10\)",
+            r"mc.jsonl line 1: only 1 option \(give 2 to 10\)",
         ),
-        ("p.jsonl", '{"prompt": "q"}\n', r"p.jsonl:1: no expected"),
-        ("p.jsonl", '{"prompt": "q", "expected": "x", "match": "fuzzy"}\n', r"p.jsonl:1: match"),
+        ("p.jsonl", '{"prompt": "q"}\n', r"p.jsonl line 1: no expected"),
+        (
+            "p.jsonl",
+            '{"prompt": "q", "expected": "x", "match": "fuzzy"}\n',
+            r"p.jsonl line 1: match",
+        ),
         (
             "p.jsonl",
             '{"prompt": "q", "expected": "(", "match": "regex"}\n',
-            r"p.jsonl:1: expected is not a regular expression",
+            r"p.jsonl line 1: expected is not a regular expression",
         ),
         (
             "p.jsonl",
             '{"prompt": "q", "expected": "1", "match": "numeric", "tolerance": -1}\n',
-            r"p.jsonl:1: tolerance must be a number >= 0",
+            r"p.jsonl line 1: tolerance must be a number >= 0",
         ),
         (
             "p.jsonl",
             '{"prompt": "q", "expected": "1", "id": 7}\n'
             '{"prompt": "q", "expected": "1", "id": "7"}\n',
-            r"p.jsonl:2: id '7' given twice \(first on line 1\)",
+            r"p.jsonl line 2: id '7' given twice \(first on line 1\)",
         ),
-        ("mc.csv", "question,answer\nq,\n", r"mc.csv:2: no answer"),
-        ("mc.csv", "q,a,b\n", r"mc.csv:1: give question, two or more options"),
-        ("mc.csv", "question,A,B,answer\nq,a,b\n", r"mc.csv:2: 3 cells where the header has 4"),
+        ("mc.csv", "question,answer\nq,\n", r"mc.csv line 2: no answer"),
+        ("mc.csv", "q,a,b\n", r"mc.csv line 1: give question, two or more options"),
+        (
+            "mc.csv",
+            "question,A,B,answer\nq,a,b\n",
+            r"mc.csv line 2: 3 cells where the header has 4",
+        ),
         ("a.json", '"items"', r"a.json: neither a JSON array of items nor JSON lines"),
-        ("a.json", '[{"question": "q", "answer": "#### 1"}, 3]', r"a.json: item 2 is not"),
+        ("a.json", '[{"question": "q", "answer": "#### 1"}, 3]', r"a.json item 2: not"),
     ],
 )
 def test_a_bad_file_is_one_line_naming_the_file_and_line(tmp_path, name, text, message):
@@ -214,16 +230,16 @@ def test_a_bad_file_is_one_line_naming_the_file_and_line(tmp_path, name, text, m
 
 
 def test_a_missing_or_binary_file(tmp_path):
-    with pytest.raises(ConfigError, match=r"--dataset .*nowhere.jsonl: cannot read it"):
+    with pytest.raises(ConfigError, match=r"--dataset: no such file: .*nowhere.jsonl"):
         read_dataset(tmp_path / "nowhere.jsonl")
     (tmp_path / "b.jsonl").write_bytes(b"\xff\xfe\x00bad")
-    with pytest.raises(ConfigError, match=r"b.jsonl: not UTF-8 text"):
+    with pytest.raises(ConfigError, match=r"b.jsonl is not UTF-8 text"):
         read_dataset(tmp_path / "b.jsonl")
 
 
 def test_a_form_named_holds_every_line_to_it(tmp_path):
     path = jsonl(tmp_path / "g.jsonl", [{"question": "q", "choices": ["a", "b"], "answer": 0}])
-    with pytest.raises(ConfigError, match=r"g.jsonl:1: no answer \(GSM8K"):
+    with pytest.raises(ConfigError, match=r"g.jsonl line 1: no answer \(GSM8K"):
         read_dataset(path, form=KIND_GSM8K)
 
 

@@ -25,9 +25,9 @@ def error_line(capsys) -> str:
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        ('{"question": "q", "answer": "#### 1"}\n{not json\n', r"bad.jsonl:2: not JSON"),
-        ('{"question": "q", "answer": "72"}\n', r"bad.jsonl:1: answer has no '#### N'"),
-        ('{"question": "q"}\n', r"bad.jsonl:1: not an item sparkload grades"),
+        ('{"question": "q", "answer": "#### 1"}\n{not json\n', r"bad.jsonl line 2: not JSON"),
+        ('{"question": "q", "answer": "72"}\n', r"bad.jsonl line 1: answer has no '#### N'"),
+        ('{"question": "q"}\n', r"bad.jsonl line 1: not an item sparkload grades"),
         ("", r"bad.jsonl: no items in it"),
     ],
 )
@@ -56,7 +56,7 @@ def test_a_bad_dataset_sends_nothing(tmp_path, capsys, text, said):
         (["--probe", "arithmetic", "--request-timeout", "0"], "--request-timeout: must be more"),
         (["--probe", "arithmetic", "--extra-body", "{"], "--extra-body"),
         (["--probe", "arithmetic", "--header", "no colon"], "--header: give 'Name: value'"),
-        (["--dataset", "/nowhere/x.jsonl"], "--dataset /nowhere/x.jsonl: cannot read it"),
+        (["--dataset", "/nowhere/x.jsonl"], "--dataset: no such file: /nowhere/x.jsonl"),
     ],
 )
 def test_options_it_cannot_use_are_one_line(tmp_path, capsys, args, said):

@@ -55,7 +55,7 @@ def test_sessions_past_the_level_s_count_and_warm_ups_send_no_item() -> None:
     [
         ('{"question": "How many?"}\n', "not an item sparkload grades"),
         ("", "no items in it"),
-        ("not json\n", ":1: not JSON"),
+        ("not json\n", " line 1: not JSON"),
         ('{"question": "q", "answer": "42"}\n', "has no '#### N' final answer"),
     ],
     ids=["wrong-fields", "empty", "not-json", "unparsable-answer"],
@@ -67,7 +67,7 @@ def test_a_bad_dataset_is_one_error_naming_the_flag_and_line(
     path.write_text(text)
     with pytest.raises(ConfigError) as raised:
         quality_probe.check(run_options("--quality-probe", str(path)), 1, 1)
-    assert str(raised.value).startswith(f"--quality-probe {path}")
+    assert str(raised.value).startswith(f"--quality-probe: {path}")
     assert expected in str(raised.value)
 
 

@@ -28,7 +28,10 @@ def assert_clean_failure(run, expected: str) -> None:
         (["--ladder", "0"], "--ladder: '0' must be 1 or more"),
         (["--requests-per-user", "many"], "--requests-per-user: 'many' is not a whole number"),
         (["--request-timeout", "0"], "--request-timeout: must be more than 0"),
-        (["--quality-probe", "no-such.jsonl"], "--quality-probe no-such.jsonl: cannot read it"),
+        (
+            ["--quality-probe", "no-such.jsonl"],
+            "--quality-probe: no such file: no-such.jsonl (or give one of arithmetic, retrieval)",
+        ),
     ],
 )
 def test_bad_option_values(tmp_path, args, expected):

@@ -1,0 +1,109 @@
+"""A user's input file read once, the same way for every option that names one.
+
+Prompts, datasets, traces, agent traces, tools, schemas and quality datasets are all read here:
+plain or gzip-compressed (a name ending ``.gz``: ``trace.jsonl.gz``), decoded as UTF-8 (a byte
+order mark, as Windows editors write, is accepted and dropped), then parsed as one JSON
+document, JSON lines or CSV. Whatever is wrong is one ``ConfigError`` line that starts with the
+option and names the file, and the line where there is one::
+
+    --prompts: no such file: chats.jsonl
+    --trace: trace.jsonl line 3: not JSON (Expecting value)
+
+The file's sha256 is of its bytes as stored, so a manifest names the very file given.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sparkload.errors import ConfigError
+
+GZIP_SUFFIX = ".gz"
+
+
+@dataclass(frozen=True)
+class UserFile:
+    flag: str  # the option that named it, the start of every error's line
+    path: Path
+    raw: bytes  # as stored (compressed, if it is)
+    text: str  # decompressed and decoded
+
+    @property
+    def suffix(self) -> str:
+        """The format's suffix, lower case, under a ``.gz`` (``a.JSONL.gz`` -> ``.jsonl``)."""
+        name = self.path.name.lower().removesuffix(GZIP_SUFFIX)
+        return Path(name).suffix
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.raw).hexdigest()
+
+    def at(self, line: int) -> str:
+        """Where a line of the file is, as every error names it (``--trace: t.jsonl line 3``)."""
+        return f"{self.flag}: {self.path} line {line}"
+
+    def json(self) -> Any:
+        """The file as one JSON document; a syntax error names its line."""
+        try:
+            return json.loads(self.text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{self.at(exc.lineno)}: not JSON ({exc.msg})") from None
+
+    def json_lines(self) -> Iterator[tuple[int, Any]]:
+        """(line number, value) of every non-blank line, each line one JSON value."""
+        for number, line in enumerate(self.text.splitlines(), 1):
+            if line.strip():
+                yield number, json_line(line, self.at(number))
+
+    def csv_rows(self) -> Iterator[tuple[int, list[str]]]:
+        """(line number, cells) of every row; a quoted cell may hold line breaks, so the
+        number is the line the row ends on."""
+        reader = csv.reader(io.StringIO(self.text, newline=""))
+        try:
+            for cells in reader:
+                yield reader.line_num, cells
+        except csv.Error as exc:
+            raise ConfigError(f"{self.at(reader.line_num)}: not CSV ({exc})") from None
+
+
+def json_line(line: str, where: str) -> Any:
+    """One line's JSON value; ``where`` (option, file and line) starts the error's line."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{where}: not JSON ({exc.msg})") from None
+
+
+def read(flag: str, path: Path) -> UserFile:
+    """The file at ``path``, read for option ``flag``: a ConfigError of one line if it cannot be
+    read, is not valid gzip (under a ``.gz`` name) or is not UTF-8 text."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{flag}: no such file: {path}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{flag}: {path} is a directory, not a file") from None
+    except PermissionError:
+        raise ConfigError(f"{flag}: permission denied reading {path}") from None
+    except OSError as exc:
+        raise ConfigError(f"{flag}: cannot read {path}: {exc.strerror or exc}") from None
+    data = raw
+    if path.name.lower().endswith(GZIP_SUFFIX):
+        try:
+            data = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ConfigError(f"{flag}: {path} is not gzip-compressed ({exc})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{flag}: {path} is not UTF-8 text") from None
+    return UserFile(flag, path, raw, text)
