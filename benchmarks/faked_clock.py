@@ -35,6 +35,7 @@ from pathlib import Path  # noqa: E402
 import gevent  # noqa: E402
 from harness import reference_server  # noqa: E402 - benchmarks/ is on sys.path as a script
 
+from sparkload.apis.chat import ChatStream  # noqa: E402
 from sparkload.body import BodyTemplate  # noqa: E402
 from sparkload.records import RequestRecord  # noqa: E402
 from sparkload.transport import client as client_module  # noqa: E402
@@ -49,7 +50,7 @@ TOKENS = 64
 def stream(url: str, clients: int, requests: int) -> list[RequestRecord]:
     """``clients`` users, each sending ``requests`` requests one after another."""
     body = BodyTemplate("m", TOKENS).encode(PlannedRequest("hi", TOKENS))
-    request = StreamRequest("/v1/chat/completions", body, build_headers(None), timeout=60)
+    request = StreamRequest("/v1/chat/completions", body, build_headers(None), 60, ChatStream)
 
     def user(number: int) -> list[RequestRecord]:
         connection = Connection(url, timeout=60)

@@ -15,6 +15,7 @@ import brotli
 import gevent
 from gevent.server import StreamServer
 
+from sparkload.apis.chat import ChatStream
 from sparkload.body import BodyTemplate
 from sparkload.records import RequestRecord
 from sparkload.run.simulator_process import READY_PREFIX, ServerProcess
@@ -289,6 +290,7 @@ def measure_on(
             plain_body("hi", max_tokens),
             build_headers(None, accept_encoding=accept_encoding),
             timeout=5,
+            reader=ChatStream,
             keep_chunk_gaps=keep_chunk_gaps,
         )
         records = [

@@ -27,7 +27,7 @@ from sparkload.config.plan import (
     STEPS,
     PlanOptions,
 )
-from sparkload.config.request import APIS, RequestOptions
+from sparkload.config.request import RequestOptions
 from sparkload.config.results import ResultsOptions
 from sparkload.config.server_metrics import ServerMetricsOptions
 from sparkload.config.simulator import SIM_PROFILES, SimulatorOptions
@@ -53,7 +53,6 @@ from sparkload.config.workload import (
 )
 
 __all__ = [
-    "APIS",
     "ARRIVAL",
     "ARRIVAL_PROCESSES",
     "BY_DEST",

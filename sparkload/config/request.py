@@ -16,9 +16,7 @@ from sparkload.config.parsers import (
     positive,
 )
 from sparkload.inputs.schemas import ResponseFormat, parse_response_format
-from sparkload.transport.stream import API_CHAT, API_COMPLETIONS, API_RESPONSES
-
-APIS = (API_CHAT, API_COMPLETIONS, API_RESPONSES)
+from sparkload.records import API_CHAT, API_NAMES
 
 ROWS: tuple[Option, ...] = (
     Option(
@@ -31,12 +29,12 @@ ROWS: tuple[Option, ...] = (
     Option(
         "--api",
         API_CHAT,
-        "Which streaming API: chat (/v1/chat/completions), completions (/v1/completions, the "
-        "prompt as text) or responses (/v1/responses, OpenAI's Responses API: input items, its "
-        "events and usage)",
+        f"Which wire API to stream: {', '.join(API_NAMES)} (chat: /v1/chat/completions; "
+        "completions: /v1/completions, the prompt as text; each is a module of sparkload/apis/, "
+        "docs/workloads.md#apis)",
         REQUEST,
-        one_of(APIS),
-        choices=APIS,
+        one_of(API_NAMES),
+        choices=API_NAMES,
     ),
     Option(
         "--extra-body",

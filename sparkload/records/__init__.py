@@ -115,6 +115,10 @@ from sparkload.records.verdicts import (
     sample_text,
 )
 from sparkload.records.vocabulary import (
+    API_CHAT,
+    API_COMPLETIONS,
+    API_NAMES,
+    API_RESPONSES,
     CHECK_NO_DATA,
     COUNTED_BY_CHUNKS,
     COUNTED_BY_USAGE,
@@ -179,6 +183,10 @@ from sparkload.records.vocabulary import (
 )
 
 __all__ = [
+    "API_CHAT",
+    "API_COMPLETIONS",
+    "API_NAMES",
+    "API_RESPONSES",
     "ArrivalEntry",
     "BURST_GAP_SHARE",
     "CONFIDENCE",

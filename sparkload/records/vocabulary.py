@@ -33,6 +33,11 @@ WORKLOAD_NAMES = (
     WORKLOAD_AGENT,
 )
 WORKLOAD_TRACE = "trace"  # chosen by --trace, not by --workload
+# Wire API names (``--api``, ``Manifest.request``): each is one module of ``sparkload/apis/``.
+API_CHAT = "chat"  # /v1/chat/completions
+API_COMPLETIONS = "completions"  # /v1/completions
+API_RESPONSES = "responses"  # /v1/responses
+API_NAMES = (API_CHAT, API_COMPLETIONS, API_RESPONSES)
 REQUESTS_FILE = "requests.jsonl"
 MANIFEST_FILE = "manifest.json"
 SERVER_METRICS_FILE = "server_metrics.jsonl"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparkload import config
+from sparkload.apis import wire_api
 from sparkload.body import BodyTemplate
 from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
@@ -97,10 +98,11 @@ def endpoints_of(options: RunOptions, host: str | None) -> tuple[Endpoint, ...]:
 
 
 def request_headers(options: RunOptions) -> dict[str, str]:
-    """Every request's headers: the API key, what the client accepts, the user's --header."""
+    """Every request's headers: the API key (in its API's form), what the client accepts, the
+    user's --header."""
+    key = options.target.api_key
+    credentials = wire_api(options.request.api).auth(key) if key else None
     try:
-        return build_headers(
-            options.target.api_key, options.request.accept_encoding, options.request.header
-        )
+        return build_headers(credentials, options.request.accept_encoding, options.request.header)
     except ValueError as exc:
         raise ConfigError(f"--header: {exc}") from None

@@ -37,6 +37,7 @@ from sparkload.quality import probes
 from sparkload.quality.items import ITEM_HEADER, ItemSet
 from sparkload.quality.tally import Outcome, result, summary_line
 from sparkload.records import (
+    API_CHAT,
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -62,7 +63,7 @@ from sparkload.run.results import ResultsWriter, utc_now
 from sparkload.run.setup import lookup_headers
 from sparkload.run.simulator_process import SimulatorProcess
 from sparkload.transport.client import Connection, StreamRequest, measure
-from sparkload.transport.stream import API_CHAT, Reply
+from sparkload.transport.tally import Reply
 from sparkload.transport.target import Endpoint, ServerInfo, describe_server
 from sparkload.workloads import fitting
 from sparkload.workloads.contract import PlannedRequest
@@ -244,7 +245,7 @@ def request_for(
     timeout: float,
 ) -> StreamRequest:
     """One item's request (``ItemSet.planned``) in the run's body, ready to send."""
-    return StreamRequest(path, template.encode(planned), headers, timeout)
+    return StreamRequest(path, template.encode(planned), headers, timeout, template.wire.reader)
 
 
 def send_all(
@@ -260,7 +261,7 @@ def send_all(
     timeout = plan.options.request.request_timeout
     verify = not plan.options.target.insecure
     concurrency = plan.quality.concurrency
-    path = target.endpoint.path_for(API_CHAT)
+    path = target.endpoint.path_for(template.wire.route)
 
     def user(index: int) -> None:
         connection = Connection(target.endpoint.base, timeout, verify)

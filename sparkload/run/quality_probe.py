@@ -42,7 +42,7 @@ from sparkload.records import (
     RequestRecord,
 )
 from sparkload.stages import MEASURE, Stage
-from sparkload.transport.stream import Reply
+from sparkload.transport.tally import Reply
 from sparkload.workloads.contract import PlannedRequest
 from sparkload.workloads.fitting import Counter
 

@@ -28,7 +28,7 @@ from sparkload.run.context import RunContext
 from sparkload.run.quality_probe import ProbeDealer, ProbeTurn
 from sparkload.stages import ARRIVAL, MEASURE, RUN, WARMUP, Arrival, LevelSignal, Stage
 from sparkload.transport.client import Connection, StreamRequest, measure
-from sparkload.transport.stream import Reply
+from sparkload.transport.tally import Reply
 from sparkload.transport.target import Endpoint
 from sparkload.workloads.contract import PlannedRequest, Slot, UserState, prompt_key
 
@@ -186,13 +186,14 @@ class UserSession:
         else:
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
+        wire = ctx.body.wire
         request = StreamRequest(
-            self.endpoint.path_for(opts.request.api),
+            self.endpoint.path_for(wire.route),
             ctx.body.encode(planned),
             ctx.headers if probe is None else probe.headers(ctx.headers),
             opts.request.request_timeout,
+            wire.reader,
             opts.results.keep_chunk_gaps,
-            opts.request.api,
         )
         checker = ctx.checker_for(planned)
         keep = opts.results.keep_outputs

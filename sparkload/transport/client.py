@@ -1,9 +1,10 @@
-"""Send one streaming (chat) completions request and measure it into a RequestRecord.
+"""Send one streaming request and measure it into a RequestRecord.
 
 HTTP with geventhttpclient (Locust's own fast client): its request path costs tens of
 microseconds where ``requests`` spent about 2 ms before the first byte left, time that every
 TTFT would have carried. The body is read as it arrives, each event stamped with the kernel's
-receive time (``sse``); the protocol meaning of each event is ``stream``'s.
+receive time (``sse``); the protocol meaning of each event is its API's reader's (a
+``tally.ReplyTally`` from ``sparkload/apis/``, handed in with the request).
 Every failure ends as a classified record, never an exception: the caller always gets a record.
 """
 
@@ -13,6 +14,7 @@ import json
 import re
 import ssl
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -35,7 +37,6 @@ from sparkload.records import (
     summarize_gaps,
 )
 from sparkload.transport.identity import identifying_headers
-from sparkload.transport.responses_stream import open_stream
 from sparkload.transport.sse import (
     DECODE_ERRORS,
     body_decoder,
@@ -44,7 +45,7 @@ from sparkload.transport.sse import (
     read_events,
     receive,
 )
-from sparkload.transport.stream import API_CHAT, ChatStream, Reply, StreamError
+from sparkload.transport.tally import Reply, ReplyTally, StreamError
 
 MAX_ERROR_BODY = 2048
 ERROR_SNIPPET = 120  # characters of a non-JSON error body kept in the record's message
@@ -59,8 +60,9 @@ class StreamRequest:
     body: bytes
     headers: dict[str, str]
     timeout: float  # whole request, send → end of stream
+    # how to read the events: a new tally of one stream of the request's API (``WireApi.reader``)
+    reader: Callable[[Reply | None], ReplyTally]
     keep_chunk_gaps: bool = False
-    api: str = API_CHAT  # API_CHAT | API_COMPLETIONS | API_RESPONSES: how to read the events
 
 
 class Connection:
@@ -245,12 +247,13 @@ class _Deadline(Exception):
 
 
 def build_headers(
-    api_key: str | None,
+    credentials: Mapping[str, str] | None = None,
     accept_encoding: str = "identity",
     extra_headers: dict[str, str] | None = None,
 ) -> dict[str, str]:
-    """The request headers of a run, built once; a ValueError names a header HTTP cannot carry
-    (the values are not shown: they may be secrets)."""
+    """The request headers of a run, built once; ``credentials``: the API key's headers in its
+    API's form (``WireApi.auth``). A ValueError names a header HTTP cannot carry (the values are
+    not shown: they may be secrets)."""
     headers = {
         "User-Agent": "sparkload",
         "Content-Type": "application/json",
@@ -258,8 +261,7 @@ def build_headers(
         "Accept-Encoding": accept_encoding,
         **(extra_headers or {}),
     }
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
+    headers.update(credentials or {})
     for name, value in headers.items():
         if not _HEADER_NAME.fullmatch(name) or not _HEADER_VALUE.fullmatch(value):
             raise ValueError(f"request header {name!r}: not a valid HTTP header name or value")
@@ -277,7 +279,7 @@ def measure(
     reply: Reply | None = None,
 ) -> RequestRecord:
     """Run ``request`` and fill ``record`` with what was measured (ok or a failure class);
-    ``reply``, when given, gets the reply's text and tool calls (``stream.ReplyStream``).
+    ``reply``, when given, gets the reply's text and tool calls (``tally.ReplyTally``).
 
     One clock for the whole request: ``time.time_ns()``, the clock of the kernel's receive
     stamps (``sparkload.transport.sse``), so every duration is measured from the same send instant.
@@ -285,7 +287,7 @@ def measure(
     t0 = time.time_ns()
     record.start_time = t0 / 1e9
     # fed seconds since the send
-    stream = open_stream(request.api, reply)
+    stream = request.reader(reply)
 
     def on_event(data: bytes, arrival_ns: int) -> bool:
         return stream.feed(data, (arrival_ns - t0) / 1e9)
@@ -344,7 +346,7 @@ def measure(
     return _fill(record, stream, request.keep_chunk_gaps)
 
 
-def _fill(record: RequestRecord, stream: ChatStream, keep_gaps: bool) -> RequestRecord:
+def _fill(record: RequestRecord, stream: ReplyTally, keep_gaps: bool) -> RequestRecord:
     record.ttft = stream.ttft
     record.ttfc = stream.ttfc
     record.t_last_token = stream.t_last_token

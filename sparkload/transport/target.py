@@ -10,7 +10,6 @@ import requests
 from sparkload.errors import ConfigError
 from sparkload.records import ServerEntry
 from sparkload.transport.identity import identifying_headers
-from sparkload.transport.stream import API_COMPLETIONS, API_RESPONSES
 
 
 def chat_completions_url(host: str) -> str:
@@ -25,20 +24,16 @@ def models_url(host: str) -> str:
 
 @dataclass(frozen=True)
 class Endpoint:
-    """One OpenAI-compatible server: where to connect and the paths of its two routes."""
+    """One OpenAI-compatible server: where to connect and the root of its API's routes."""
 
     url: str  # as the user gave it, e.g. http://spark-1:8000 or http://gw/openai/v1
     base: str  # scheme://host:port, what a connection opens
-    chat_path: str
+    api_root: str  # the path every API route is under: /v1, or /openai/v1 behind a gateway
     models_path: str
 
-    def path_for(self, api: str) -> str:
-        """The route of a streaming API (``chat``, ``completions``, ``responses``) here."""
-        if api == API_COMPLETIONS:
-            return self.chat_path.removesuffix("/chat/completions") + "/completions"
-        if api == API_RESPONSES:
-            return self.chat_path.removesuffix("/chat/completions") + "/responses"
-        return self.chat_path
+    def path_for(self, route: str) -> str:
+        """The path of an API's route here (``WireApi.route``: ``/chat/completions``)."""
+        return self.api_root + route
 
     @classmethod
     def parse(cls, url: str) -> Endpoint:
@@ -46,7 +41,8 @@ class Endpoint:
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(f"not an http(s) URL: {url!r}")
         base = f"{parts.scheme}://{parts.netloc}"
-        return cls(url, base, parts.path, parts.path.removesuffix("/chat/completions") + "/models")
+        root = parts.path.removesuffix("/chat/completions")
+        return cls(url, base, root, root + "/models")
 
 
 def served_models(

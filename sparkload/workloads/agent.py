@@ -91,19 +91,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from sparkload.apis import able_to, wire_api
 from sparkload.config import HISTORY_DATASET, HISTORY_MODEL, HISTORY_SERVER, changed, default
-from sparkload.config.workload import (
-    ON_TEXT_CONTINUE,
-    ON_TEXT_STOP,
-    TOOL_CHOICE_NONE,
-)
+from sparkload.config.workload import ON_TEXT_CONTINUE, ON_TEXT_STOP, TOOL_CHOICE_NONE
 from sparkload.errors import ConfigError
 from sparkload.inputs.agent_traces import AgentTrace, RecordedTurn, load_agent_trace
 from sparkload.inputs.prompts import load_prompts
 from sparkload.inputs.tools import Tools, ToolSet, load_tools
 from sparkload.records import STATUS_OK, STEP_ANSWER, STEP_TOOL_CALL, WORKLOAD_CHAT, RequestRecord
 from sparkload.records.vocabulary import WORKLOAD_AGENT
-from sparkload.transport.stream import API_COMPLETIONS, Reply
+from sparkload.transport.tally import Reply
 from sparkload.workloads import fitting
 from sparkload.workloads.coding_tools import BUILTIN_TOOLS, parse_arguments, tool_result
 from sparkload.workloads.contract import (
@@ -214,11 +211,13 @@ class AgentWorkload(Workload[AgentUser]):
                 "which the next step's context holds): drop --arrival-rate, or use the ladder "
                 "or --step-duration"
             )
-        if opts.request.api == API_COMPLETIONS:
-            raise ConfigError("--workload agent sends messages and tools: use --api chat")
+        if not wire_api(opts.request.api).carries_tools:
+            raise ConfigError(
+                f"--workload agent sends messages and tools: use --api {able_to('carries_tools')}"
+            )
         if w.history == HISTORY_SERVER:
             raise ConfigError(
-                "--history server chains a conversation's turns by previous_response_id: it is "
+                "--history server chains a conversation's turns by a reply the server kept: it is "
                 "--workload conversation's (an agent's steps carry their history)"
             )
         if w.identical_prompts or w.cache_bust:

@@ -32,12 +32,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar
 
+from sparkload.apis import able_to, wire_api
 from sparkload.config.parsers import Component
 from sparkload.errors import ConfigError
 from sparkload.inputs.datasets import DatasetPrompt
 from sparkload.inputs.prompts import load_prompts
 from sparkload.records import WORKLOAD_CHAT
-from sparkload.transport.stream import API_COMPLETIONS
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,
@@ -215,13 +215,13 @@ def _for_api(dataset: tuple[DatasetPrompt, ...], opts: RunOptions) -> tuple[Data
     """A dataset as this run sends it: one text for ``--api completions`` (refused when a prompt
     has several messages: joining them would drop the roles the chat template marks), and the
     lines' own max_tokens unless ``--output-tokens`` pins every request."""
-    if opts.request.api == API_COMPLETIONS:
+    if not wire_api(opts.request.api).carries_messages:
         several = next((i for i, p in enumerate(dataset, 1) if len(p.messages) > 1), None)
         if several is not None:
             raise ConfigError(
-                f"--api completions sends one text, but prompt {several} of "
+                f"--api {opts.request.api} sends one text, but prompt {several} of "
                 f"{opts.workload.prompts} has several messages (a system prompt or turns): "
-                "use --api chat"
+                f"use --api {able_to('carries_messages')}"
             )
     if opts.workload.output_tokens is not None:
         return tuple(DatasetPrompt(p.messages, schema=p.schema) for p in dataset)

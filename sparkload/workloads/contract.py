@@ -82,7 +82,7 @@ from sparkload.errors import ConfigError
 from sparkload.inputs.datasets import Messages
 from sparkload.records import WORKLOAD_CHAT, RequestRecord
 from sparkload.stages import Arrival
-from sparkload.transport.stream import Reply
+from sparkload.transport.tally import Reply
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -135,8 +135,9 @@ class PlannedRequest:
     tool_choice: str | None = None
     step: str | None = None
     schema: dict[str, Any] | None = None  # the reply's own JSON Schema (a dataset line's)
-    # the Responses API: the response this turn continues (its history then server-kept)
-    previous_response_id: str | None = None
+    # the server's id of the reply this turn continues, for an API that keeps a conversation's
+    # history server-side (``WireApi.server_history``; the Responses API's previous_response_id)
+    history_id: str | None = None
 
 
 PROMPT_KEY_CHARS = 16  # hex digits of the sha256: 64 bits, no two prompts of a run alike

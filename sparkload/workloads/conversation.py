@@ -60,12 +60,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from sparkload.apis import able_to, wire_api
 from sparkload.config import HISTORY_DATASET, HISTORY_MODEL, HISTORY_SERVER
 from sparkload.errors import ConfigError
 from sparkload.inputs.datasets import DatasetConversation, Messages
 from sparkload.inputs.prompts import load_conversations, load_prompts
 from sparkload.records import STATUS_OK, WORKLOAD_CONVERSATION, RequestRecord, http_error_kind
-from sparkload.transport.stream import API_COMPLETIONS, API_RESPONSES, Reply
+from sparkload.transport.tally import Reply
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,
@@ -141,12 +142,15 @@ class ConversationWorkload(Workload[ConversationUser]):
                 "--workload conversation runs closed loop (each turn waits for the reply before "
                 "it): drop --arrival-rate, or use the ladder or --step-duration"
             )
-        if opts.request.api == API_COMPLETIONS:
-            raise ConfigError("--workload conversation sends messages: use --api chat")
-        if opts.workload.history == HISTORY_SERVER and opts.request.api != API_RESPONSES:
+        wire = wire_api(opts.request.api)
+        if not wire.carries_messages:
             raise ConfigError(
-                "--history server chains turns by the Responses API's previous_response_id: "
-                "give --api responses"
+                f"--workload conversation sends messages: use --api {able_to('carries_messages')}"
+            )
+        if opts.workload.history == HISTORY_SERVER and not wire.server_history:
+            raise ConfigError(
+                "--history server chains turns by the id of the reply the server kept: "
+                f"give --api {able_to('server_history')}"
             )
         if opts.workload.identical_prompts or opts.workload.cache_bust:
             raise ConfigError(
@@ -243,7 +247,7 @@ class ConversationWorkload(Workload[ConversationUser]):
             turn=conversation.turn,
             turns=conversation.turns,
             delay=think,
-            previous_response_id=conversation.last_response_id,
+            history_id=conversation.last_response_id,
         )
 
     def after(
@@ -263,7 +267,7 @@ class ConversationWorkload(Workload[ConversationUser]):
             if record.status == STATUS_OK and record.response_id is not None:
                 conversation.last_response_id = record.response_id
                 conversation.answered += 1
-            elif planned.previous_response_id and record.error_kind == http_error_kind(404):
+            elif planned.history_id and record.error_kind == http_error_kind(404):
                 record.error = f"{record.error} {NO_STORE_HINT}"
             return
         if self.history == HISTORY_DATASET:

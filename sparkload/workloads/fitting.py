@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import requests
 
+from sparkload.apis import wire_api
 from sparkload.config.parsers import Component
 from sparkload.errors import ConfigError
 from sparkload.inputs.traces import BLOCK_TOKENS
 from sparkload.sim.textlength import CHARS_PER_TOKEN, estimate_tokens
-from sparkload.transport.stream import API_COMPLETIONS
 from sparkload.transport.target import models_url
 from sparkload.workloads import blocktext
 from sparkload.workloads.contract import SEPARATOR, Synthetic
@@ -156,7 +156,8 @@ class ServerTokenizer:
         root = models_url(host).removesuffix("/v1/models")
         tried = []
         for llama_cpp in (False, True):
-            found = cls(root, model, api != API_COMPLETIONS, headers, verify_tls, llama_cpp)
+            chat = wire_api(api).carries_messages
+            found = cls(root, model, chat, headers, verify_tls, llama_cpp)
             if llama_cpp:
                 route = "/apply-template+/tokenize" if found.chat else "/tokenize"
                 found.method = f"server:llama.cpp{route}"

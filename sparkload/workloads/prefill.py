@@ -18,7 +18,7 @@ from sparkload.config import OUTPUT_TOKENS, changed
 from sparkload.errors import ConfigError
 from sparkload.records import ERROR_EMPTY_OUTPUT, STATUS_OK, WORKLOAD_PREFILL, RequestRecord
 from sparkload.sim.textlength import CHARS_PER_TOKEN
-from sparkload.transport.stream import Reply
+from sparkload.transport.tally import Reply
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,

@@ -4,6 +4,7 @@ layering), analysis reads only the results contract, the simulator stands alone.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -326,6 +327,54 @@ def test_only_a_command_imports_a_command_module():
         if module not in COMMANDS and set(COMMANDS) & imports
     }
     assert found == {}
+
+
+def test_transport_and_the_workloads_import_no_api_module():
+    """Each API is one module of ``sparkload/apis/``: the transport reads bytes and events with
+    the reader a request hands it, and a workload asks the registry (``sparkload.apis``) what
+    the run's API can carry; neither names an API's module."""
+    graph = import_graph(ROOT, "sparkload")
+    api_modules = {name for name in graph if name.startswith("sparkload.apis.")}
+    found = {
+        module: sorted(imports & (api_modules | {"sparkload.apis"}))
+        if module.startswith("sparkload.transport")
+        else sorted(imports & api_modules)
+        for module, imports in graph.items()
+        if module.startswith(("sparkload.transport", "sparkload.workloads"))
+    }
+    assert {module: names for module, names in found.items() if names} == {}
+
+
+# ``== API_CHAT``, ``API_RESPONSES != api``, ``api in (API_…)``, ``api == "responses"``
+API_COMPARISON = re.compile(
+    r"(==|!=|\bin)\s*\(?\s*API_[A-Z]+|API_[A-Z]+\s*(==|!=)|(==|!=)\s*[\"'](chat|completions|responses)[\"']"
+)
+
+
+def test_no_module_outside_the_api_room_and_the_simulator_compares_an_api_name():
+    """What differs between APIs is the API module's (its body, reader, route, what it can
+    carry); a comparison of its name elsewhere is a rule of that API living in the wrong room."""
+    found = [
+        f"{relative(file)}:{number}"
+        for package in (*PACKAGES, "locustfiles")
+        for file in sorted((ROOT / package).rglob("*.py"))
+        if not str(file.relative_to(ROOT)).startswith(("sparkload/apis/", "sparkload/sim/"))
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1)
+        if API_COMPARISON.search(line)
+    ]
+    assert found == []
+
+
+def test_the_api_name_check_sees_each_form_of_comparison():
+    lines = [
+        "api == API_CHAT",
+        "API_RESPONSES != opts.api",
+        "if api in (API_CHAT,)",
+        'if api == "responses"',
+        "api = API_CHAT",
+        'name = "responses"',
+    ]
+    assert [bool(API_COMPARISON.search(line)) for line in lines] == [True] * 4 + [False] * 2
 
 
 MODULE_LINES = 600  # past this a module has more than one job (docs/architecture.md)

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from sparkload.apis.completions import CompletionsStream
 from sparkload.body import BodyTemplate
 from sparkload.errors import ConfigError
 from sparkload.records import RequestRecord
@@ -134,7 +135,7 @@ def test_a_completions_stream_is_timed_and_counted_like_a_chat_stream():
             plain_body("Once upon", 8, api="completions"),
             build_headers(None, extra_headers={"X-Team": "perf"}),
             timeout=5,
-            api="completions",
+            reader=CompletionsStream,
         )
         record = measure(
             connection, request, RequestRecord("r", 1, 0, "measure", "l", 0, "h", "m", 0, 8, 0.0)

@@ -14,7 +14,7 @@ from sparkload.records import PROBE_GRADE, STATUS_OK, RequestRecord
 from sparkload.run import quality_probe
 from sparkload.run.quality_probe import ProbeDealer, ProbeTally
 from sparkload.stages import MEASURE, WARMUP, Stage
-from sparkload.transport.stream import Reply
+from sparkload.transport.tally import Reply
 from tests.options import run_options
 
 ITEMS = probes.arithmetic(40)

@@ -141,6 +141,7 @@ LOAD_SIDE_SCRIPT = textwrap.dedent("""
     from gevent import monkey; monkey.patch_all()
     import json, sys
     from sparkload.body import BodyTemplate
+    from sparkload.apis.chat import ChatStream
     from sparkload.transport.client import StreamRequest, Connection, build_headers, measure
     from sparkload.records import RequestRecord
     from sparkload.workloads.contract import PlannedRequest
@@ -149,7 +150,7 @@ LOAD_SIDE_SCRIPT = textwrap.dedent("""
     for kind in kinds:
         headers = {**build_headers(None), "X-Sparkload-Fault": kind}
         body = BodyTemplate(None, 8).encode(PlannedRequest("hi", 8))
-        request = StreamRequest("/v1/chat/completions", body, headers, timeout=2.0)
+        request = StreamRequest("/v1/chat/completions", body, headers, 2.0, ChatStream)
         record = RequestRecord(kind, 1, 0, "measure", "local", 0, url, "m", 0, 8, 0.0)
         out[kind] = measure(Connection(url, timeout=2.0), request, record).error_kind
     print(json.dumps(out))

@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from sparkload.apis.chat import ChatStream
 from sparkload.records import RequestRecord
 from sparkload.transport.client import Connection, StreamRequest, build_headers, measure
 from tests.conftest import free_port, run_locust
@@ -79,7 +80,7 @@ def record() -> RequestRecord:
 def test_connection_refused_is_a_connect_failure():
     connection = Connection(f"http://127.0.0.1:{free_port()}", timeout=5)
     request = StreamRequest(
-        "/v1/chat/completions", plain_body("hi", 16), build_headers(None), timeout=5
+        "/v1/chat/completions", plain_body("hi", 16), build_headers(None), 5, ChatStream
     )
     result = measure(connection, request, record())
     assert (result.status, result.error_kind) == ("error", "connect")

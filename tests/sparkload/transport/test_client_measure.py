@@ -8,6 +8,7 @@ import json
 import socket
 import time
 
+from sparkload.apis.chat import ChatStream
 from sparkload.records import RequestRecord
 from sparkload.transport import client
 from sparkload.transport.client import Connection, StreamRequest, build_headers, measure
@@ -20,7 +21,9 @@ def record(index: int = 0) -> RequestRecord:
 
 
 def request(timeout: float = 5.0) -> StreamRequest:
-    return StreamRequest("/v1/chat/completions", plain_body("hi", 8), build_headers(None), timeout)
+    return StreamRequest(
+        "/v1/chat/completions", plain_body("hi", 8), build_headers(None), timeout, ChatStream
+    )
 
 
 def measured(script: Script, timeout: float = 5.0, requests: int = 1):

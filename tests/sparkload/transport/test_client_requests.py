@@ -27,8 +27,8 @@ def test_the_runs_headers_ask_for_an_event_stream_of_json_as_sparkload():
     }
 
 
-def test_an_api_key_is_sent_as_a_bearer_token_and_extra_headers_beside_it():
-    headers = build_headers("sk-1", "gzip", {"X-Team": "perf"})
+def test_the_credentials_and_extra_headers_are_sent_beside_the_defaults():
+    headers = build_headers({"Authorization": "Bearer sk-1"}, "gzip", {"X-Team": "perf"})
     assert headers["Authorization"] == "Bearer sk-1"
     assert (headers["Accept-Encoding"], headers["X-Team"]) == ("gzip", "perf")
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sparkload.apis.responses import ResponsesStream
 from sparkload.records import RequestRecord
 from sparkload.transport.client import Connection, StreamRequest, build_headers, measure
-from sparkload.transport.stream import API_RESPONSES
 from tests.servers import Script, scripted
 
-RECORDED = Path(__file__).parent / "data" / "vllm_responses_reasoning.sse"
+RECORDED = Path(__file__).parents[1] / "apis" / "data" / "vllm_responses_reasoning.sse"
 
 
 def answer(body: bytes) -> bytes:
@@ -24,7 +24,7 @@ def answer(body: bytes) -> bytes:
 def measured(body: bytes) -> RequestRecord:
     record = RequestRecord("r0", 1, 0, "measure", "local", 0, "h", "m", 0, 16, 0.0)
     request = StreamRequest(
-        "/v1/responses", b"{}", build_headers(None), timeout=5.0, api=API_RESPONSES
+        "/v1/responses", b"{}", build_headers(None), timeout=5.0, reader=ResponsesStream
     )
     with scripted(Script(raw_response=answer(body))) as server:
         connection = Connection(server.url, timeout=5.0)

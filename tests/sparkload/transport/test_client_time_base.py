@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from sparkload.apis.chat import ChatStream
 from sparkload.records import RequestRecord
 from sparkload.transport.client import Answer, StampedResponse, StreamRequest, measure
 from tests.packets import END, HEADERS, SECOND, PacketSocket, event, stamped
@@ -56,7 +57,7 @@ USAGE = json.dumps({"choices": [], "usage": {"prompt_tokens": 7, "completion_tok
 
 
 def measured(connection: OneResponse, timeout: float = 5.0) -> RequestRecord:
-    request = StreamRequest("/v1/chat/completions", b"{}", {}, timeout)
+    request = StreamRequest("/v1/chat/completions", b"{}", {}, timeout, ChatStream)
     record = RequestRecord("r", 1, 0, "measure", "local", 0, "h", "m", 0, 3, 0.0)
     return measure(connection, request, record)  # type: ignore[arg-type]
 

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 
 from gevent.server import StreamServer
 
+from sparkload.apis.chat import ChatStream
 from sparkload.records import RequestRecord
 from sparkload.transport.client import Connection, StreamRequest, build_headers, measure
 from tests.servers import Script, _answer, _read_request, plain_body
@@ -34,7 +35,7 @@ def tls_server(self_signed: tuple[str, str]) -> Iterator[str]:
 
 def measured(connection: Connection) -> RequestRecord:
     request = StreamRequest(
-        "/v1/chat/completions", plain_body("hi", 2), build_headers(None), timeout=5
+        "/v1/chat/completions", plain_body("hi", 2), build_headers(None), 5, ChatStream
     )
     record = RequestRecord("r", 1, 0, "measure", "local", 0, "h", "m", 0, 2, 0.0)
     return measure(connection, request, record)

@@ -20,9 +20,10 @@ import pytest
 from gevent import socket as gsocket
 from geventhttpclient.response import HTTPSocketResponse
 
+from sparkload.apis.chat import ChatStream
 from sparkload.records import ERROR_SERVER_EVENT
 from sparkload.transport.sse import Ending, kernel_stamps_enabled, read_events
-from sparkload.transport.stream import ChatStream, StreamError
+from sparkload.transport.tally import StreamError
 from tests.packets import HEADERS, event
 
 blocking_sleep = gevent.monkey.get_original("time", "sleep")  # holds the hub: nothing is read

@@ -6,7 +6,9 @@ from collections import Counter
 
 import pytest
 
+from sparkload.apis import wire_api
 from sparkload.errors import ConfigError
+from sparkload.records import API_NAMES
 from sparkload.transport.target import Endpoint
 from tests.conftest import free_port, run_locust
 
@@ -60,7 +62,8 @@ def test_an_unreachable_endpoint_among_several_stops_the_run_before_any_load(sim
 )
 def test_endpoint_urls_with_or_without_v1_map_to_the_same_routes(url, base, chat, models):
     endpoint = Endpoint.parse(url)
-    assert (endpoint.base, endpoint.chat_path, endpoint.models_path) == (base, chat, models)
+    chat_path = endpoint.path_for("/chat/completions")
+    assert (endpoint.base, chat_path, endpoint.models_path) == (base, chat, models)
 
 
 def test_an_endpoint_that_is_not_http_is_a_config_error():
@@ -68,9 +71,10 @@ def test_an_endpoint_that_is_not_http_is_a_config_error():
         Endpoint.parse("spark-1:8000")
 
 
-def test_each_api_has_its_route_beside_the_chat_route():
+def test_each_api_route_is_under_the_endpoints_api_root():
     endpoint = Endpoint.parse("http://spark-1:8000/openai/v1")
-    assert [endpoint.path_for(api) for api in ("chat", "completions", "responses")] == [
+    routes = [wire_api(name).route for name in API_NAMES]
+    assert [endpoint.path_for(route) for route in routes] == [
         "/openai/v1/chat/completions",
         "/openai/v1/completions",
         "/openai/v1/responses",

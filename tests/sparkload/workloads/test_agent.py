@@ -12,7 +12,7 @@ import pytest
 from sparkload.errors import ConfigError
 from sparkload.records import STATUS_ERROR, STEP_ANSWER, STEP_TOOL_CALL, RequestRecord
 from sparkload.sim.textlength import CHARS_PER_TOKEN
-from sparkload.transport.stream import Reply, ToolCall
+from sparkload.transport.tally import Reply, ToolCall
 from sparkload.workloads import registry
 from sparkload.workloads.agent import CONTINUE_MESSAGE, SYSTEM_PROMPT, AgentUser, AgentWorkload
 from sparkload.workloads.coding_tools import ARGUMENTS_ERROR, BUILTIN_TOOLS

@@ -11,7 +11,7 @@ import pytest
 
 from sparkload.errors import ConfigError
 from sparkload.records import STEP_ANSWER, STEP_TOOL_CALL, RequestRecord
-from sparkload.transport.stream import Reply, ToolCall
+from sparkload.transport.tally import Reply, ToolCall
 from sparkload.workloads import registry
 from sparkload.workloads.agent import AgentUser, AgentWorkload
 from sparkload.workloads.coding_tools import BUILTIN_TOOLS

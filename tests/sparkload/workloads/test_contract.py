@@ -15,7 +15,7 @@ from sparkload.records import PHASE_MEASURE, RequestRecord
 from sparkload.run.context import RunContext
 from sparkload.run.session import Assignment, UserSession
 from sparkload.stages import MEASURE, Stage
-from sparkload.transport.stream import Reply
+from sparkload.transport.tally import Reply
 from sparkload.workloads.contract import PlannedRequest, Sampling, Slot, UserState, Workload
 from tests.servers import Script, scripted
 

@@ -10,7 +10,7 @@ import pytest
 
 from sparkload.errors import ConfigError
 from sparkload.records import STATUS_ERROR, RequestRecord
-from sparkload.transport.stream import Reply
+from sparkload.transport.tally import Reply
 from sparkload.workloads import registry
 from sparkload.workloads.contract import PlannedRequest, Slot
 from sparkload.workloads.conversation import ID_LINE, ConversationUser, ConversationWorkload
@@ -228,7 +228,7 @@ def test_history_server_sends_the_new_message_and_the_last_answered_response_id(
         (system, {"role": "user", "content": "second question"}),
         (system, {"role": "user", "content": "third question"}),
     ]
-    assert [t.previous_response_id for t in turns] == [None, "resp_0", "resp_1"]
+    assert [t.history_id for t in turns] == [None, "resp_0", "resp_1"]
     assert not any(t.wants_reply for t in turns)  # the server keeps the replies
     assert [t.extra["history_turns"] for t in turns] == [0, 1, 2]
 
@@ -241,7 +241,7 @@ def test_history_server_after_a_failed_turn_continues_the_last_answered_response
     failed = loaded.next_request(someone, Slot(0))
     loaded.after(someone, failed, record(STATUS_ERROR, response_id="resp_failed"), None)
     third = loaded.next_request(someone, Slot(0))
-    assert (failed.previous_response_id, third.previous_response_id) == ("resp_ok", "resp_ok")
+    assert (failed.history_id, third.history_id) == ("resp_ok", "resp_ok")
     assert third.extra["history_turns"] == 1
 
 
@@ -275,7 +275,7 @@ def test_history_server_begins_each_conversation_without_a_previous_response():
     for i in range(4):
         planned.append(loaded.next_request(someone, Slot(0)))
         loaded.after(someone, planned[-1], record(response_id=f"resp_{i}"), None)
-    assert [p.previous_response_id for p in planned] == [None, "resp_0", None, "resp_2"]
+    assert [p.history_id for p in planned] == [None, "resp_0", None, "resp_2"]
 
 
 def test_turns_caps_a_dataset_conversation(tmp_path):

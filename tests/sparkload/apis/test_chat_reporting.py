@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from sparkload.transport.stream import ChatStream, StreamError
+from sparkload.apis.chat import ChatStream
+from sparkload.transport.tally import StreamError
 
 
 def token(text: str, chunk_id: str = "chatcmpl-1") -> bytes:

@@ -9,13 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sparkload.transport.responses_stream import (
-    ResponsesReplyStream,
-    ResponsesStream,
-    chat_usage,
-    open_stream,
-)
-from sparkload.transport.stream import API_CHAT, API_RESPONSES, ChatStream, Reply, StreamError
+from sparkload.apis.responses import ResponsesStream, chat_usage
+from sparkload.transport.tally import Reply, StreamError
 
 DATA = Path(__file__).parent / "data"
 
@@ -39,7 +34,7 @@ def completed(status: str = "completed", usage: dict | None = None, reason=None)
 
 
 def fed(*events: bytes, reply: Reply | None = None) -> ResponsesStream:
-    stream = ResponsesStream() if reply is None else ResponsesReplyStream(reply=reply)
+    stream = ResponsesStream(reply)
     for i, data in enumerate(events):
         if stream.feed(data, (i + 1) / 10):
             break
@@ -155,12 +150,6 @@ def test_the_reply_stream_keeps_the_answer_text_and_the_tool_calls():
     )
     assert reply.content == "Hello"
     assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [("c1", "f", "{}")]
-
-
-def test_each_api_gets_its_reader():
-    assert type(open_stream(API_RESPONSES)) is ResponsesStream
-    assert type(open_stream(API_RESPONSES, Reply())) is ResponsesReplyStream
-    assert type(open_stream(API_CHAT)) is ChatStream
 
 
 def test_a_usage_field_the_server_left_out_stays_out():

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from sparkload.body import BodyTemplate, flat_tool, responses_input, text_format
+from sparkload.apis.responses import flat_tool, responses_input, text_format
+from sparkload.body import BodyTemplate
 from sparkload.workloads.contract import PlannedRequest, Sampling
 from tests.options import run_options
 
@@ -44,7 +45,7 @@ def test_system_messages_become_the_instructions():
 
 
 def test_a_continued_turn_names_its_previous_response():
-    sent = body(request=PlannedRequest("Q", 16, previous_response_id="resp_1"))
+    sent = body(request=PlannedRequest("Q", 16, history_id="resp_1"))
     assert (sent["previous_response_id"], sent["input"]) == (
         "resp_1",
         [{"role": "user", "content": "Q"}],

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from sparkload.apis.chat import ChatStream
+from sparkload.apis.completions import CompletionsStream
 from sparkload.records import ERROR_MALFORMED_SSE, ERROR_SERVER_EVENT
-from sparkload.transport.stream import API_COMPLETIONS, ChatStream, ReplyStream, StreamError
+from sparkload.transport.tally import Reply, ReplyTally, StreamError
 
 CHUNKS = [
     b'{"id":"c1","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}',
@@ -41,15 +43,16 @@ def state(stream: ChatStream) -> dict:
     calls = [(c.index, c.id, c.name, c.arguments, c.malformed) for c in stream.tool_calls]
     return {
         name: getattr(stream, name)
-        for name in ChatStream.__slots__
-        if name not in ("tool_calls", "text_api")
-    } | {"calls": calls, "reply": getattr(stream, "reply", None) and stream.reply.content}
+        for name in ReplyTally.__slots__
+        if name not in ("tool_calls", "reply")
+    } | {"calls": calls, "reply": stream.reply and stream.reply.content}
 
 
-@pytest.mark.parametrize("stream_class", [ChatStream, ReplyStream])
+@pytest.mark.parametrize("keeps_reply", [False, True])
 @pytest.mark.parametrize("chunk", CHUNKS)
-def test_a_chunk_read_by_shape_is_counted_as_a_chunk_read_whole(stream_class, chunk):
-    by_shape, whole = stream_class(), stream_class()
+def test_a_chunk_read_by_shape_is_counted_as_a_chunk_read_whole(keeps_reply, chunk):
+    by_shape = ChatStream(Reply() if keeps_reply else None)
+    whole = ChatStream(Reply() if keeps_reply else None)
     for feed in (by_shape.feed, whole._feed_any):
         feed(CHUNKS[1], 0.5)  # a token before, so gaps and first-token times show
         feed(chunk, 1.25)
@@ -66,7 +69,7 @@ def test_a_chunk_read_by_shape_is_counted_as_a_chunk_read_whole(stream_class, ch
     ],
 )
 def test_a_completions_chunk_read_by_shape_is_counted_as_one_read_whole(chunk):
-    by_shape, whole = ChatStream(API_COMPLETIONS), ChatStream(API_COMPLETIONS)
+    by_shape, whole = CompletionsStream(), CompletionsStream()
     by_shape.feed(chunk, 1.0)
     whole._feed_any(chunk, 1.0)
     assert state(by_shape) == state(whole)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from sparkload.apis.chat import ChatStream
+from sparkload.apis.completions import CompletionsStream
 from sparkload.records import COUNTED_BY_CHUNKS, COUNTED_BY_USAGE
-from sparkload.transport.stream import API_COMPLETIONS, ChatStream
-from tests.sparkload.transport.test_stream import chunk, feed_all
+from tests.sparkload.apis.test_chat_stream import chunk, feed_all
 
 
 def thinking(field: str = "reasoning", usage: dict | None = None) -> ChatStream:
@@ -147,7 +148,7 @@ def test_a_reply_that_never_leaves_its_reasoning_has_no_ttfo():
 
 
 def test_a_completions_streams_first_text_is_its_first_output():
-    stream = ChatStream(API_COMPLETIONS)
+    stream = CompletionsStream()
     stream.feed(b'{"choices": [{"index": 0, "text": ""}]}', 0.1)
     stream.feed(b'{"choices": [{"index": 0, "text": "Once"}]}', 0.2)
     assert (stream.ttft, stream.ttfo) == (0.2, 0.2)

@@ -4,7 +4,9 @@ import json
 
 import pytest
 
-from sparkload.transport.stream import API_COMPLETIONS, ChatStream, ReplyStream, StreamError
+from sparkload.apis.chat import ChatStream
+from sparkload.apis.completions import CompletionsStream
+from sparkload.transport.tally import Reply, StreamError
 
 
 def chunk(delta=None, finish_reason=None, usage=None, choices=True) -> str:
@@ -157,7 +159,7 @@ def completion(text: str | None) -> str:
 
 
 def test_completions_chunks_count_by_their_text():
-    stream = ChatStream("completions")
+    stream = CompletionsStream()
     for at, data in [(0.1, completion("")), (0.2, completion("Hi")), (0.5, completion(" there"))]:
         stream.feed(data.encode(), at)
     assert (stream.ttft, stream.ttfc, stream.chunks) == (0.2, 0.2, 2)
@@ -165,7 +167,7 @@ def test_completions_chunks_count_by_their_text():
 
 
 def test_a_chat_delta_means_nothing_to_a_completions_stream():
-    stream = ChatStream("completions")
+    stream = CompletionsStream()
     stream.feed(chunk({"content": "Hi"}).encode(), 0.1)
     assert stream.chunks == 0
 
@@ -179,9 +181,9 @@ def test_a_reply_stream_keeps_the_replys_text_without_reasoning_or_tool_calls():
             (0.4, chunk({"content": "lo"})),
             (0.5, "[DONE]"),
         ],
-        ReplyStream(),
+        ChatStream(Reply()),
     )
-    assert isinstance(stream, ReplyStream) and stream.reply.content == "Hello"
+    assert stream.reply is not None and stream.reply.content == "Hello"
     assert (stream.chunks, stream.ttft, stream.ttfc) == (4, 0.1, 0.2)
 
 
@@ -198,9 +200,9 @@ def test_a_reply_stream_assembles_each_tool_call_from_its_deltas():
             (0.5, call(1, arguments="{}")),
             (0.6, "[DONE]"),
         ],
-        ReplyStream(),
+        ChatStream(Reply()),
     )
-    assert isinstance(stream, ReplyStream)
+    assert stream.reply is not None
     calls = [(c.index, c.id, c.name, c.arguments) for c in stream.reply.tool_calls]
     assert calls == [(0, "c0", "read", '{"path": "a.py"}'), (1, "c1", "ls", "{}")]
     assert stream.reply.content == ""
@@ -208,7 +210,7 @@ def test_a_reply_stream_assembles_each_tool_call_from_its_deltas():
 
 def test_a_reply_stream_keeps_a_completions_text():
     events = [json.dumps({"choices": [{"index": 0, "text": piece}]}) for piece in ("Once", " upon")]
-    stream = ReplyStream(API_COMPLETIONS)
+    stream = CompletionsStream(Reply())
     for at, data in enumerate(events):
         stream.feed(data.encode(), at)
     assert stream.reply.content == "Once upon"
@@ -216,4 +218,4 @@ def test_a_reply_stream_keeps_a_completions_text():
 
 def test_a_plain_chat_stream_keeps_no_text():
     stream = feed_all([(0.1, chunk({"content": "Hi"}))])
-    assert not hasattr(stream, "reply")
+    assert stream.reply is None

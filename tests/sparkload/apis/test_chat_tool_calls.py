@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from sparkload.transport.stream import ChatStream, ReplyStream, StreamError
-from tests.sparkload.transport.test_stream import chunk, feed_all
+from sparkload.apis.chat import ChatStream
+from sparkload.transport.tally import Reply, StreamError
+from tests.sparkload.apis.test_chat_stream import chunk, feed_all
 
 
 def part(index=0, **function) -> dict:
@@ -86,8 +87,8 @@ def test_an_empty_tool_call_list_is_no_token():
 
 
 def test_the_reply_stream_gets_the_calls_the_stream_assembled():
-    stream = feed_all(read_file_call(), ReplyStream())
-    assert isinstance(stream, ReplyStream)
+    stream = feed_all(read_file_call(), ChatStream(Reply()))
+    assert stream.reply is not None
     assert stream.reply.tool_calls is stream.tool_calls and len(stream.tool_calls) == 1
     assert stream.reply.content == ""
 
@@ -160,9 +161,9 @@ def test_a_function_that_is_not_an_object_or_a_name_that_is_no_string_is_ignored
 
 
 def test_a_plain_chat_stream_assembles_tool_calls_too():
-    """For the arguments' verdict; the reply (its text) is kept only for a ReplyStream."""
+    """For the arguments' verdict; the reply (its text) is kept only when one is given."""
     stream = feed_all(read_file_call(), ChatStream())
-    assert not isinstance(stream, ReplyStream) and len(stream.tool_calls) == 1
+    assert stream.reply is None and len(stream.tool_calls) == 1
 
 
 def forced_call_cut_at_the_limit(last_arguments: str = "{}") -> list[tuple[float, str]]:

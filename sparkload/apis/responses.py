@@ -1,7 +1,12 @@
-"""Interpret one streamed OpenAI Responses API reply (``/v1/responses``), event by event (pure).
+"""OpenAI's Responses API (``/v1/responses``): its body, and its stream read event by event.
 
-The same accounting as ``ChatStream`` (its fields, its time base, one token-carrying event a
-chunk), read from the Responses events as vLLM (``serving_responses``) and OpenAI send them:
+The body carries chat's messages as ``instructions`` (the system messages) and ``input`` items
+(``responses_input``), the output length as ``max_output_tokens``, a reply's JSON format as
+``text.format``, tools in their flat form, and ``previous_response_id`` for a turn that
+continues a reply the server kept (``PlannedRequest.history_id``). There are no stream options:
+``response.completed`` always carries the usage.
+
+The events, as vLLM (``serving_responses``) and OpenAI send them:
 
 - ``response.created``: the response's ``id`` (the record's ``response_id``, and a next turn's
   ``previous_response_id``);
@@ -10,7 +15,7 @@ chunk), read from the Responses events as vLLM (``serving_responses``) and OpenA
   ``response.reasoning_summary_text.delta`` is a summary written after the reasoning, not its
   tokens: it is not counted;
 - ``response.output_item.added`` with an item of type ``function_call`` starts a tool call (its
-  ``call_id`` and ``name``: output, a chunk as chat's name delta is),
+  ``call_id`` and ``name``: output, a token as chat's name delta is),
   ``response.function_call_arguments.delta`` adds a fragment of its arguments (output, timed
   like chat's tool-call deltas); items are told apart by ``output_index``;
 - ``response.completed`` (and ``response.incomplete``, OpenAI's terminal event for a cut reply)
@@ -24,19 +29,14 @@ There is no ``[DONE]`` (one is accepted, harmlessly). Every other event (``in_pr
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
 
-from sparkload.records import ERROR_MALFORMED_SSE, ERROR_SERVER_EVENT
-from sparkload.transport.stream import (
-    API_RESPONSES,
-    ChatStream,
-    Reply,
-    ReplyStream,
-    StreamError,
-    ToolCall,
-)
+from sparkload.apis.wire import BodyParts, PlannedRequest, WireApi, request_tail
+from sparkload.records import API_RESPONSES, ERROR_MALFORMED_SSE, ERROR_SERVER_EVENT
+from sparkload.transport.tally import ReplyTally, StreamError, ToolCall
 
 TEXT_DELTA = "response.output_text.delta"
 REASONING_DELTA = "response.reasoning_text.delta"
@@ -49,16 +49,90 @@ FAILURES = ("response.failed", "error")
 FINISH_OF_REASON = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
 
-class ResponsesStream(ChatStream):
-    """A ``ChatStream`` fed Responses events; the usage of ``response.completed`` is kept in
-    chat's names (``prompt_tokens``, ``completion_tokens`` and their details), so every count
-    and every record field is read by the one code path."""
+def body(
+    parts: BodyParts, request: PlannedRequest, response_format: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """One request's body in the Responses API's form."""
+    messages = request.messages or ({"role": "user", "content": request.text},)
+    instructions, items = responses_input(messages)
+    sent: dict[str, Any] = {"model": parts.model, "max_output_tokens": request.max_tokens}
+    if request.history_id is not None:
+        sent["previous_response_id"] = request.history_id
+    if instructions is not None:
+        sent["instructions"] = instructions
+    sent["input"] = items
+    sent.update(parts.extras)
+    if response_format is not None:
+        text = sent.get("text")  # --extra-body's text options kept, its own format winning
+        sent["text"] = {
+            "format": text_format(response_format),
+            **(text if isinstance(text, dict) else {}),
+        }
+    sent.update(parts.stream)
+    tools = [flat_tool(tool) for tool in request.tools] if request.tools is not None else None
+    return request_tail(sent, parts, request, tools)
+
+
+def stream_fields(extras: Mapping[str, Any]) -> dict[str, Any]:
+    """Only ``stream``: the ending event carries the usage, asked or not."""
+    return {"stream": True}
+
+
+def responses_input(messages: Sequence[Mapping[str, Any]]) -> tuple[str | None, list[Any]]:
+    """Chat messages as the Responses API's ``instructions`` (the system messages' text, joined)
+    and ``input`` items: a user or assistant message as ``{"role", "content"}``, an assistant's
+    tool calls as ``function_call`` items (``call_id``, ``name``, ``arguments``), a tool result
+    as a ``function_call_output`` item (its ``tool_call_id`` as ``call_id``)."""
+    system: list[str] = []
+    items: list[Any] = []
+    for message in messages:
+        role = message.get("role")
+        content = message.get("content")
+        if role in ("system", "developer") and isinstance(content, str):
+            system.append(content)
+        elif role == "tool":
+            call_id = message.get("tool_call_id")
+            items.append({"type": "function_call_output", "call_id": call_id, "output": content})
+        else:
+            if content is not None or not message.get("tool_calls"):
+                items.append({"role": role, "content": content})
+            for call in message.get("tool_calls") or ():
+                function = call.get("function") or {}
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": call.get("id"),
+                        "name": function.get("name"),
+                        "arguments": function.get("arguments"),
+                    }
+                )
+    return ("\n\n".join(system) if system else None), items
+
+
+def flat_tool(tool: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A chat tool (``{"type": "function", "function": {...}}``) in the Responses API's flat
+    form (``{"type": "function", "name", "description", "parameters"}``); any other as it is."""
+    function = tool.get("function")
+    if tool.get("type") != "function" or not isinstance(function, Mapping):
+        return tool
+    return {"type": "function", **function}
+
+
+def text_format(response_format: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Chat's ``response_format`` as the Responses API's ``text.format``: a ``json_schema``'s
+    ``name``, ``schema`` and ``strict`` beside its type, not nested; any other as it is."""
+    schema = response_format.get("json_schema")
+    if response_format.get("type") != "json_schema" or not isinstance(schema, Mapping):
+        return response_format
+    return {"type": "json_schema", **schema}
+
+
+class ResponsesStream(ReplyTally):
+    """The tally of one Responses stream, fed its events; the usage of ``response.completed``
+    is kept in chat's names (``chat_usage``)."""
 
     __slots__ = ()
     ending = "response.completed"
-
-    def __init__(self, api: str = API_RESPONSES) -> None:
-        super().__init__(api)
 
     def feed(self, data: bytes, now: float) -> bool:
         """Take one SSE ``data`` payload received at ``now``; True once the response ended."""
@@ -74,12 +148,11 @@ class ResponsesStream(ChatStream):
         if kind == TEXT_DELTA:
             delta = event.get("delta")
             if delta and isinstance(delta, str):
-                self._note_token(now, delta)
+                self.note_answer(now, delta)
         elif kind == REASONING_DELTA:
             if event.get("delta"):
-                self._note_token(now, None)
-                self.reasoning_chunks += 1
-                self.t_last_reasoning = now
+                self.note_token(now)
+                self.note_reasoning(now)
         elif kind == ARGUMENTS_DELTA:
             self._note_arguments(event, now)
         elif kind == ITEM_ADDED:
@@ -101,7 +174,8 @@ class ResponsesStream(ChatStream):
         item = event.get("item")
         if not isinstance(item, dict) or item.get("type") != "function_call":
             return
-        self._note_output(now)
+        self.note_token(now)
+        self.note_tool_delta(now)
         call = self._call_at(event.get("output_index"))
         if isinstance(call_id := item.get("call_id"), str):
             call.id = call_id
@@ -115,19 +189,13 @@ class ResponsesStream(ChatStream):
         delta = event.get("delta")
         if not delta:
             return
-        self._note_output(now)
+        self.note_token(now)
+        self.note_tool_delta(now)
         call = self._call_at(event.get("output_index"))
         if isinstance(delta, str):
             call.arguments += delta
         else:
             call.malformed = True
-
-    def _note_output(self, now: float) -> None:
-        """A token-carrying tool-call event at ``now``."""
-        self._note_token(now, None)
-        if self.ttfo is None:
-            self.ttfo = now
-        self.t_tool_args = now
 
     def _call_at(self, output_index: Any) -> ToolCall:
         """The tool call of output item ``output_index`` (appended when it starts one; a
@@ -164,23 +232,6 @@ class ResponsesStream(ChatStream):
             self.finish_reason = FINISH_OF_REASON.get(reason, reason)
 
 
-class ResponsesReplyStream(ResponsesStream, ReplyStream):
-    """A ``ResponsesStream`` that keeps the reply: the answer's text and the tool calls
-    (``ReplyStream``'s, for a workload that asked for it)."""
-
-    __slots__ = ()
-
-    def __init__(self, api: str = API_RESPONSES, reply: Reply | None = None) -> None:
-        ReplyStream.__init__(self, api, reply)
-
-
-def open_stream(api: str, reply: Reply | None = None) -> ChatStream:
-    """The reader of one stream of ``api``; ``reply``, when given, gets the reply."""
-    if api == API_RESPONSES:
-        return ResponsesStream(api) if reply is None else ResponsesReplyStream(api, reply)
-    return ChatStream(api) if reply is None else ReplyStream(api, reply)
-
-
 def chat_usage(usage: dict) -> dict:
     """A Responses usage in chat's names: ``input_tokens`` -> ``prompt_tokens``,
     ``output_tokens`` -> ``completion_tokens``, their details' ``cached_tokens`` and
@@ -208,3 +259,14 @@ def _failure_message(event: dict) -> str:
     if isinstance(error, dict):
         return str(error.get("message") or error)[:200]
     return str(error or event)[:200]
+
+
+API = WireApi(
+    API_RESPONSES,
+    "/responses",
+    body,
+    ResponsesStream,
+    stream_fields,
+    server_history=True,
+    image_parts=True,
+)

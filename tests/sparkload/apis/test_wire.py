@@ -1,0 +1,44 @@
+"""The registry of wire APIs: one per --api name, each with its route, reader, auth and what it
+can carry (what the workloads ask instead of comparing names)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sparkload.apis import REGISTRY, able_to, wire_api
+from sparkload.apis.chat import ChatStream
+from sparkload.apis.completions import CompletionsStream
+from sparkload.apis.responses import ResponsesStream
+from sparkload.records import API_CHAT, API_COMPLETIONS, API_NAMES, API_RESPONSES
+from sparkload.transport.tally import Reply
+
+
+def test_every_api_name_of_the_vocabulary_has_one_module_in_the_registry():
+    assert list(REGISTRY) == list(API_NAMES)
+    assert all(wire_api(name).name == name for name in API_NAMES)
+
+
+def test_each_api_gets_its_own_reader():
+    readers = [type(wire_api(name).reader(None)) for name in API_NAMES]
+    assert readers == [ChatStream, CompletionsStream, ResponsesStream]
+
+
+def test_a_reader_keeps_the_reply_it_is_given_and_none_otherwise():
+    reply = Reply()
+    assert wire_api(API_RESPONSES).reader(reply).reply is reply
+    assert wire_api(API_CHAT).reader(None).reply is None
+
+
+@pytest.mark.parametrize("name", API_NAMES)
+def test_the_openai_apis_send_the_key_as_a_bearer_token(name):
+    assert wire_api(name).auth("sk-1") == {"Authorization": "Bearer sk-1"}
+
+
+def test_only_the_completions_api_carries_neither_messages_nor_tools():
+    assert [wire_api(name).carries_messages for name in API_NAMES] == [True, False, True]
+    assert able_to("carries_tools") == f"{API_CHAT} or {API_RESPONSES}"
+    assert not wire_api(API_COMPLETIONS).carries_tools
+
+
+def test_only_the_responses_api_continues_a_reply_the_server_kept():
+    assert able_to("server_history") == API_RESPONSES
