@@ -94,7 +94,8 @@ def test_every_target_names_its_module_and_test_files_that_exist():
 def test_every_module_of_the_measurement_core_is_a_target():
     core = {
         "sparkload/transport/sse.py",
-        "sparkload/transport/stream.py",
+        "sparkload/transport/tally.py",
+        "sparkload/apis/chat.py",
         "sparkload/transport/client.py",
         "sparkload/records/requests.py",
         "sparkload/streamcheck.py",

@@ -52,11 +52,22 @@ TARGETS = (
         ),
     ),
     Target(
-        "stream",
-        "sparkload/transport/stream.py",
+        "tally",
+        "sparkload/transport/tally.py",
         (
-            "tests/sparkload/transport/test_stream.py",
-            "tests/sparkload/transport/test_stream_reporting.py",
+            "tests/sparkload/apis/test_chat_stream.py",
+            "tests/sparkload/apis/test_chat_reporting.py",
+            "tests/sparkload/apis/test_responses_stream.py",
+            *_SCRIPTED_STREAMS,
+        ),
+    ),
+    Target(
+        "chat",
+        "sparkload/apis/chat.py",
+        (
+            "tests/sparkload/apis/test_chat_stream.py",
+            "tests/sparkload/apis/test_chat_chunk_shapes.py",
+            "tests/sparkload/apis/test_chat_tool_calls.py",
             *_SCRIPTED_STREAMS,
         ),
     ),

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 
 from sparkload.apis.chat import ChatStream
+from sparkload.apis.responses import ResponsesStream
 from sparkload.sim.responses import ResponsesWriter, chat_body
 from sparkload.sim.server import parse_chat_request, parse_responses_request
 from sparkload.sim.sse import ChunkWriter
 from sparkload.sim.tools import PlannedCall
-from sparkload.transport.responses_stream import ResponsesStream
 
 FLAT = {"type": "function", "name": "read", "parameters": {"type": "object"}}
 NESTED = {"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}}
