@@ -328,6 +328,10 @@ class RunController:
             if offset is None and msg.data.get("records"):
                 self.clocks.note_unaligned(msg.node_id)
         self.collector.take(msg.data, offset)
+        # taking them may yield (the results file), and the run may have stopped and closed its
+        # collector meanwhile (a worker's last batch on the test's stop): nothing to tick then
+        if self.collector is None:
+            return
         if self.ticks is not None and not self.ticks.shape.finished:
             self.ticks.tick(self, time.monotonic(), wait=False)  # at once, unless one is under way
 

@@ -84,7 +84,10 @@ def test_a_slower_prefill_makes_every_ttft_cell_worse_and_exits_4(runs, tmp_path
     levels = json.loads((tmp_path / "c.json").read_text())["levels"]
     ttft = [c for level in levels for c in level["cells"] if c["figure"].startswith("ttft_")]
     assert len(ttft) == 6 and {c["verdict"] for c in ttft} == {"worse"}
-    assert all(70 < c["change"] < 130 for c in ttft)  # 200 -> 400 ms: +100 %
+    # 200 -> 400 ms of prefill: +100 % on a quiet machine; a busy one adds the same queueing and
+    # client delay to both runs (lowering the change) or more to one of them, so only the
+    # direction and a sane size are held, with the cells' own changes in the message
+    assert all(20 < c["change"] < 400 for c in ttft), [c["change"] for c in ttft]
     assert not any(c["note"] for c in ttft)  # every p90 of 20 requests or more: judged
 
 
