@@ -108,6 +108,7 @@ class _TokenChunk(msgspec.Struct):
     object: str | None = None
     error: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # present at all: a server's error
     usage: Any = None
+    metrics: Any = None  # the server's per-request figures (``server_metrics``), last chunk
     choices: list[_TokenChoice] | None = None
 
 
@@ -142,6 +143,7 @@ class ChatStream:
         "done",
         "finish_reason",
         "gaps",
+        "metrics",
         "reasoning_chunks",
         "response_id",
         "t_done",
@@ -170,6 +172,7 @@ class ChatStream:
         self.chunks = 0
         self.gaps: list[float] = []
         self.usage: dict | None = None
+        self.metrics: object = None  # the server's ``metrics`` object, read by server_metrics
         self.finish_reason: str | None = None
         self.done = False
         self.t_done: float | None = None  # when [DONE] arrived: the end of the stream
@@ -197,6 +200,8 @@ class ChatStream:
             self.response_id = chunk.id
         if chunk.usage:
             self.usage = chunk.usage
+        if chunk.metrics is not None:
+            self.metrics = chunk.metrics
         choices = chunk.choices
         if not choices:
             return False
@@ -230,6 +235,8 @@ class ChatStream:
         usage = chunk.get("usage")
         if usage:
             self.usage = usage
+        if chunk.get("metrics") is not None:
+            self.metrics = chunk["metrics"]
         choices = chunk.get("choices")
         if not choices:
             return False
