@@ -71,3 +71,13 @@ def test_check_passes_where_every_level_accepts_enough(drafted, capsys):
         )
         == 0
     )
+
+
+def test_a_run_whose_server_sent_no_drafts_fails_an_acceptance_bound(tmp_path, capsys):
+    plain = [
+        make_record(1, 0, ttft=0.1, itl=0.01, tps=50, latency=1.0, start_time=100.0 + i)
+        for i in range(3)
+    ]
+    run = write_run(tmp_path / "results", "plain", plain)
+    assert main([str(run), "--check", "acceptance_length_p50>=2.5", "--quiet"]) == EXIT_CHECK_FAILED
+    assert "no ok request records acceptance_length" in capsys.readouterr().out
