@@ -159,7 +159,7 @@ class RequestRecord:
     # The prompt's category where its dataset line names one (the report groups by it)
     category: str | None = None
     # The server's own figures of this request, where it sent them (vLLM's per-request
-    # metrics, ``transport/server_metrics.py``; None where it sent none, never made up):
+    # metrics, ``transport/request_metrics.py``; None where it sent none, never made up):
     # seconds queued (queued → scheduled), to its first token (scheduled → first token, its
     # prefill), generating (first token → last), its mean ITL, and its tokens/s
     server_queue: float | None = None

@@ -108,7 +108,7 @@ class _TokenChunk(msgspec.Struct):
     object: str | None = None
     error: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # present at all: a server's error
     usage: Any = None
-    metrics: Any = None  # the server's per-request figures (``server_metrics``), last chunk
+    metrics: Any = None  # the server's per-request figures (``request_metrics``), last chunk
     choices: list[_TokenChoice] | None = None
 
 
@@ -172,7 +172,7 @@ class ChatStream:
         self.chunks = 0
         self.gaps: list[float] = []
         self.usage: dict | None = None
-        self.metrics: object = None  # the server's ``metrics`` object, read by server_metrics
+        self.metrics: object = None  # the server's ``metrics`` object, read by request_metrics
         self.finish_reason: str | None = None
         self.done = False
         self.t_done: float | None = None  # when [DONE] arrived: the end of the stream

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sparkload.transport.server_metrics import ServerFigures, fill, read
+from sparkload.transport.request_metrics import ServerFigures, fill, read
 from tests.servers import Script, measure_on
 
 # vLLM 0.32's ``metrics`` (PerRequestMetrics) with --per-request-spec-decode-metrics summary,
