@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import Any
 
 from analysis.document import Report, Section
-from analysis.figures import accuracy, operating_points, slices, slo
+from analysis.figures import accuracy, operating_points, server_timing, slices, slo
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import (
     charts_html,
@@ -70,8 +70,16 @@ from analysis.sections import accuracy as accuracy_section
 from analysis.sections import agents as agents_section
 from analysis.sections import conversations as conversations_section
 from analysis.sections import fidelity as fidelity_section
+from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
-from analysis.views import agents, conversations, speed_accuracy, tables, timeline
+from analysis.views import (
+    agents,
+    conversations,
+    server_views,
+    speed_accuracy,
+    tables,
+    timeline,
+)
 from analysis.views.charts import (
     comparison_charts,
     label_charts,
@@ -94,6 +102,7 @@ SECTIONS = (
     tp,
     service_levels,
     server,
+    server_timing_section,
     throughput,
     agreement,
     prefill,
@@ -285,12 +294,19 @@ def build(
         agents.context_chart(agents.by_context(steps, label, settings), label, simulated)
         for label in conversations.labels(steps)
     ]
+    charts += server_views.charts(
+        server_timing.ttft_splits(dataset.records, settings),
+        server_timing.drafting(dataset.records, settings),
+        tables.labels_of(closed),
+        simulated,
+    )
     sections = built_sections(context, not closed.empty)
     title = "sparkload report: " + ", ".join(tables.labels_of(summary))
     figures = {
         **operating_points.summary_entries(points, capacities),
         **slices.summary_entries(sliced, slicing),
         **accuracy.summary_entries(dataset),
+        **server_timing.summary_entries(dataset.records, settings),
     }
     return Report(
         title,

@@ -76,6 +76,8 @@ class Script:
     # the server's own bursts: headers at once, then its token events in writes of this many
     # (made one gap apart each, written together)
     bursts_of: int = 0
+    # vLLM's per-request metrics (its ``metrics`` object), sent as is in the usage chunk
+    metrics: dict | None = None
 
 
 @dataclass
@@ -176,7 +178,7 @@ def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
     tokens = [_event(_token(script.api, i)) for i in range(count)]
     if script.one_event:
         tokens = [_event(_token(script.api, *range(count)))]
-    end = [_event(_usage(count, script.cached_prompt)), b"data: [DONE]\n\n"]
+    end = [_event(_usage(count, script.cached_prompt, script.metrics)), b"data: [DONE]\n\n"]
     encoder = _Encoder(script.encoding)
     encoding = (
         b""
@@ -267,11 +269,12 @@ def _token(api: str, *indices: int) -> dict:
     return {"id": "chatcmpl-test", "object": "chat.completion.chunk", "choices": [choice]}
 
 
-def _usage(tokens: int, cached_prompt: bool = False) -> dict:
+def _usage(tokens: int, cached_prompt: bool = False, metrics: dict | None = None) -> dict:
     usage: dict = {"prompt_tokens": 5, "completion_tokens": tokens, "total_tokens": 5 + tokens}
     if cached_prompt:
         usage["prompt_tokens_details"] = {"cached_tokens": 5}
-    return {"id": "test", "choices": [], "usage": usage}
+    chunk = {"id": "test", "choices": [], "usage": usage}
+    return chunk if metrics is None else {**chunk, "metrics": metrics}
 
 
 def measure_on(

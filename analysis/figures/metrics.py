@@ -46,6 +46,10 @@ requests that report them (older records lack them: they read as missing):
   tool_args_truncated  requests whose tool calls were cut by max_tokens (finish "length"):
                        truncated, counted apart, never valid (``truncated_calls``)
 
+The server's own figures (vLLM's per-request metrics: queue, TTFT, generation, ITL, TPS,
+acceptance length and rate; ``SERVER_COLUMNS``, mean/p50/p90/p99, only where some record carries
+them), over the ok measured requests that carry them; the TTFT split and the drafts' tables are
+``analysis/figures/server_timing.py``'s.
 Structured output (``--response-format``): ``analysis/figures/structured.py``'s columns, only where
 some record carries a verdict.
 Per-request itl/tps come from the records (``RequestRecord.derive``) and are never recomputed.
@@ -82,9 +86,11 @@ from sparkload.records import QUANTILES, REQUEST_METRICS, RequestMetric
 # The per-request metrics of the summary (``RequestMetric.summary``, each declared once in
 # ``sparkload/records/metrics.py``): the contract's, then a thinking model's and an agent's (the
 # summary has those only where some record has reasoning or tool calls: ``has_thinking``).
-METRICS = tuple(m for m in REQUEST_METRICS if m.summary and not m.thinking)
+METRICS = tuple(m for m in REQUEST_METRICS if m.summary and not (m.thinking or m.server))
 THINKING_METRICS = tuple(m for m in REQUEST_METRICS if m.summary and m.thinking)
-METRIC_BY_FIELD = {m.field: m for m in (*METRICS, *THINKING_METRICS)}
+# the server's own figures (vLLM's per-request metrics): only where some record carries them
+SERVER_METRICS = tuple(m for m in REQUEST_METRICS if m.summary and m.server)
+METRIC_BY_FIELD = {m.field: m for m in (*METRICS, *THINKING_METRICS, *SERVER_METRICS)}
 TTFO = METRIC_BY_FIELD["ttfo"]
 OPEN_LOOP_COLUMNS = [
     "inflight_mean",
@@ -166,6 +172,14 @@ THINKING_COLUMNS = [
     "tool_args_valid_pct",
     "tool_args_truncated",
 ]
+
+
+SERVER_COLUMNS = [f"{m.column}_{s}" for m in SERVER_METRICS for s in ("mean", "p50", "p90", "p99")]
+
+
+def has_server_figures(records: pd.DataFrame) -> bool:
+    """Whether some record carries the server's own per-request figures."""
+    return any(m.field in records and bool(records[m.field].notna().any()) for m in SERVER_METRICS)
 
 
 def has_thinking(records: pd.DataFrame) -> bool:
@@ -309,6 +323,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
     counts = _counts(records, loop)
     ok = measured_ok(records, settings)
     thinking, structured = has_thinking(records), st.has_structured(records)
+    served = has_server_figures(records)
     column = {name: ok[name].to_numpy() for name in ok.columns if ok[name].dtype.kind == "f"}
     rows = []
     groups = ok.groupby(["label", loop.record_key], observed=True).indices
@@ -345,6 +360,8 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
             row.update(thinking_stats(ok.iloc[index], column, index, settings, rng))
         if structured:
             row.update(st.structured_stats(ok["structured"].iloc[index], ok.iloc[index]))
+        for metric in SERVER_METRICS if served else ():
+            row.update(_distribution_stats(column[metric.field][index], metric, settings, rng))
         rows.append(row)
     by_level = ["label", loop.summary_key]
     # where every measured request failed there are no rows: the levels keep their counts
@@ -560,6 +577,11 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
         for column in ("no_answer", "tool_calls", "tool_call_requests", "tool_args_truncated"):
             levels[column] = levels[column].astype("Int64")
         columns = columns + THINKING_COLUMNS
+    if has_server_figures(dataset.records):  # else a summary without them, as it was
+        levels = levels.reindex(
+            columns=[*levels.columns.difference(SERVER_COLUMNS), *SERVER_COLUMNS]
+        )
+        columns = columns + SERVER_COLUMNS
     if st.has_structured(dataset.records):  # --response-format (analysis/figures/structured.py)
         levels = levels.reindex(columns=[*levels.columns.difference(st.COLUMNS), *st.COLUMNS])
         levels[st.COUNT_COLUMNS] = levels[st.COUNT_COLUMNS].astype("Int64")

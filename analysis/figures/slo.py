@@ -3,9 +3,10 @@ interactive users that concurrency serves (Little's law).
 
 An SLO is a comma-separated list of bounds on per-level statistics, e.g.
 ``ttft_p90_ms<=1000,tps_p10>=15,itl_p90_ms<=60,failure_ratio<=0.01``: metric (``BOUND_METRICS``:
-ttft, itl, tps, latency, ttfo), statistic (``mean`` or ``pNN``), optional unit (``ms`` or ``s``
-for durations; ttft/itl/ttfo default to ms, latency to s), operator (<=, <, >=, >) and a number;
-or ``failure_ratio``, the
+ttft, itl, tps, latency, ttfo; the server's own server_queue, server_ttft, server_itl,
+acceptance_length and acceptance_rate where it sends them), statistic (``mean`` or ``pNN``),
+optional unit (``ms`` or ``s`` for durations; ttft/itl/ttfo and the server's times default to
+ms, latency to s), operator (<=, <, >=, >) and a number; or ``failure_ratio``, the
 level's failures / (n + failures) of measured requests; or ``stream_flags``, how many kinds of
 flag the level's stream check raised (``stream_flags<=0``: no flag at all); or
 ``schema_valid_ratio`` (``--response-format``: valid replies / the replies that finished,
@@ -139,7 +140,8 @@ def parse(text: str, option: str = "--slo") -> list[Bound]:
             bounds.append(Bound(part, ratio, "", op, float(number)))
             continue
         if not _DEFAULT_UNIT[field] and unit:
-            raise InputError(f"{option}: {part!r}: {field} takes no unit (tokens/s)")
+            what = BOUND_METRICS[field].unit or "a count or a ratio"
+            raise InputError(f"{option}: {part!r}: {field} takes no unit ({what})")
         value = float(number)
         default = _DEFAULT_UNIT[field]
         if unit and unit != default:

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from analysis.views.charts import LEVELS_AXIS, Chart, colours
+from analysis.views.charts import LEVELS_AXIS, STACKED_BARS, Chart, colours
 
 PLOTLY_JS = "plotly.min.js"
 _DASH = {"solid": "solid", "dash": "dash", "dot": "dot", "none": "solid"}
@@ -53,7 +53,12 @@ def _error_bars(values: np.ndarray, low: np.ndarray | None, high: np.ndarray | N
 def render(chart: Chart, path: Path, report_dir: Path) -> None:
     figure = go.Figure()
     levels: set[float] = set()
+    bars = chart.x_axis == STACKED_BARS
     for series, colour in zip(chart.series, colours(chart), strict=True):
+        if bars:  # one bar per x value, shown as a category; the series stacked in order
+            x = [f"{v:g}" for v in series.x]
+            figure.add_trace(go.Bar(x=x, y=_clean(series.y), name=series.name, marker_color=colour))
+            continue
         y = _clean(series.y)
         levels.update(float(x) for x, v in zip(series.x, y, strict=False) if v is not None)
         error = _error_bars(series.y, series.low, series.high)
@@ -75,7 +80,9 @@ def render(chart: Chart, path: Path, report_dir: Path) -> None:
         )
     ticks = sorted(levels)
     on_levels = chart.x_axis == LEVELS_AXIS
-    xaxis: dict[str, Any] = dict(title=chart.x_label)
+    xaxis: dict[str, Any] = (
+        dict(title=chart.x_label, type="category") if bars else dict(title=chart.x_label)
+    )
     if on_levels:
         xaxis.update(
             type="log" if ticks and min(ticks) > 0 else "linear",
@@ -89,6 +96,7 @@ def render(chart: Chart, path: Path, report_dir: Path) -> None:
         xaxis=xaxis,
         yaxis=dict(title=chart.y_label, rangemode="tozero"),
         template="plotly_white",
+        barmode="stack",
         hovermode="x unified" if on_levels else "closest",
     )
     script = os.path.relpath(report_dir / PLOTLY_JS, path.parent).replace(os.sep, "/")

@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from analysis.views.charts import LEVELS_AXIS, Chart, colours
+from analysis.views.charts import LEVELS_AXIS, STACKED_BARS, Chart, colours
 
 _LINESTYLE = {"solid": "-", "dash": "--", "dot": ":", "none": ""}
 _MARKER: dict[str, dict[str, Any]] = {  # Series.marker -> matplotlib marker settings
@@ -25,6 +25,10 @@ def render(chart: Chart, path: Path) -> None:
     CI error bars, point labels."""
     figure = Figure(figsize=(8, 4.8), dpi=100, layout="constrained")
     axes = figure.add_subplot()
+    if chart.x_axis == STACKED_BARS:
+        _stacked_bars(chart, axes)
+        figure.savefig(path)
+        return
     levels: set[float] = set()
     for series, colour in zip(chart.series, colours(chart), strict=True):
         keep = np.isfinite(series.y)
@@ -86,3 +90,24 @@ def render(chart: Chart, path: Path) -> None:
             transform=axes.transAxes,
         )
     figure.savefig(path)
+
+
+def _stacked_bars(chart: Chart, axes) -> None:
+    """One bar per x value (as a category), the series stacked in order; a missing value adds
+    nothing to its bar."""
+    xs = sorted({float(x) for s in chart.series for x in s.x})
+    positions = {x: i for i, x in enumerate(xs)}
+    bottom = np.zeros(len(xs))
+    for series, colour in zip(chart.series, colours(chart), strict=True):
+        heights = np.zeros(len(xs))
+        for x, y in zip(series.x, series.y, strict=True):
+            heights[positions[float(x)]] = y if np.isfinite(y) else 0.0
+        axes.bar(range(len(xs)), heights, bottom=bottom, label=series.name, color=colour)
+        bottom += heights
+    axes.set_xticks(range(len(xs)), [f"{x:g}" for x in xs])
+    axes.set_title(chart.title + (f"\n{chart.subtitle}" if chart.subtitle else ""), fontsize=11)
+    axes.set_xlabel(chart.x_label)
+    axes.set_ylabel(chart.y_label)
+    axes.grid(True, axis="y", alpha=0.3)
+    if xs:
+        axes.legend(fontsize=9, loc="best")

@@ -31,7 +31,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from analysis.errors import InputError
-from analysis.reading import locust_csv
+from analysis.reading import locust_csv, per_request
 from sparkload.records import (
     DURATION_FIELDS,
     MANIFEST_FILE,
@@ -320,7 +320,8 @@ def _parse_lines(lines: list[bytes]) -> tuple[list[dict], int]:
 def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     """Column arrays of every parsable line, and the number of unparsable lines."""
     numeric = (*NUMERIC_FIELDS, *THINKING_FIELDS, *(f"extra_{name}" for name in EXTRA_FIELDS))
-    parts: dict[str, list[np.ndarray]] = {name: [] for name in (*numeric, "measure", "ok")}
+    kept = (*numeric, *per_request.FIELDS, "measure", "ok")
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in kept}
     kinds: list[list] = []
     counted_by: list[pd.Categorical] = []
     endpoints: list[pd.Categorical] = []
@@ -353,6 +354,8 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             )
             for name, values in _extra_columns(records).items():
                 parts[f"extra_{name}"].append(values)
+            for name, values in per_request.columns(records, _floats).items():
+                parts[name].append(values)
             parts["measure"].append(
                 np.array([r.get("phase") == PHASE_MEASURE for r in records], bool)
             )
@@ -534,6 +537,7 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
         # concat widens categoricals to object
         for name in ("endpoint", "session_id", "step", "structured", "reasoning_counted_by"):
             records[name] = records[name].astype("category")
+        records[per_request.CATEGORY] = records[per_request.CATEGORY].astype("category")
         run_labels = np.array([run.label for run in runs], dtype=object)
         records.insert(
             1, "label", pd.Categorical(run_labels[records["run"].to_numpy()], categories=labels)

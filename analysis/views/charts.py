@@ -26,6 +26,9 @@ COMPARISON_FOLDER = "comparison"
 OPEN_LOOP_CHART = "achieved_vs_offered"
 LEVELS_AXIS = "levels"  # a log2 axis with a tick at every level (concurrency, offered rate)
 LINEAR_AXIS = "linear"
+# stacked bars, one bar per x value (each shown as a category, evenly spaced), one segment per
+# series: a level's TTFT split, a histogram
+STACKED_BARS = "stacked bars"
 SLICE_CHARTS = (  # (key, summary of the window, y label, window column)
     ("slices_tps", "output tokens/s", "tok/s", "output_tps"),
     ("slices_ttft", "TTFT p90", "TTFT p90 (ms)", "ttft_ms_p90"),

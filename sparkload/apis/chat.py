@@ -97,6 +97,7 @@ class _TokenChunk(msgspec.Struct):
     object: str | None = None
     error: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # present at all: a server's error
     usage: Any = None
+    metrics: Any = None  # the server's per-request figures (``request_metrics``), last chunk
     choices: list[_TokenChoice] | None = None
 
 
@@ -131,6 +132,8 @@ class ChatStream(ReplyTally):
             self.response_id = chunk.id
         if chunk.usage:
             self.usage = chunk.usage
+        if chunk.metrics is not None:
+            self.metrics = chunk.metrics
         choices = chunk.choices
         if not choices:
             return False
@@ -164,6 +167,8 @@ class ChatStream(ReplyTally):
         usage = chunk.get("usage")
         if usage:
             self.usage = usage
+        if chunk.get("metrics") is not None:
+            self.metrics = chunk["metrics"]
         choices = chunk.get("choices")
         if not choices:
             return False

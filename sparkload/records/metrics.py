@@ -67,6 +67,7 @@ class RequestMetric:
     summary: bool = False  # mean/p50/p90/p99 per level in summary.json/summary.csv and the report
     intervals: bool = False  # bootstrap CIs of its p50 and p90 in the summary
     thinking: bool = False  # summary and live table only where some record reasoned or called tools
+    server: bool = False  # the server's own figure: summary only where some record carries it
     bound: bool = False  # --slo/--check may bound it: ``ttft_p90_ms``, ``tps_p10``
     live: LiveFigures | None = None
     histogram: PrometheusHistogram | None = None
@@ -143,6 +144,37 @@ REQUEST_METRICS = (
     RequestMetric(
         "tool_args_done", "tool_args_ms", 1000.0, "Tool arguments done", "ms", SCALED_DURATION,
         summary=True, thinking=True,
+    ),
+    # the server's own figures of each request (vLLM's per-request metrics; the summary's
+    # ``SERVER_COLUMNS``, only where some record carries them): durations on the server's clock
+    RequestMetric(
+        "server_queue", "server_queue_ms", 1000.0, "Server queue", "ms", SCALED_DURATION,
+        summary=True, server=True, bound=True,
+    ),
+    RequestMetric(
+        "server_ttft", "server_ttft_ms", 1000.0, "Server TTFT", "ms", SCALED_DURATION,
+        summary=True, server=True, bound=True,
+    ),
+    RequestMetric(
+        "server_generation", "server_generation_ms", 1000.0, "Server generation", "ms",
+        SCALED_DURATION, summary=True, server=True,
+    ),
+    RequestMetric(
+        "server_itl", "server_itl_ms", 1000.0, "Server ITL", "ms", SCALED_DURATION,
+        summary=True, server=True, bound=True,
+    ),
+    RequestMetric(
+        "server_tps", "server_tps", 1.0, "Server TPS", "tok/s", SCALED_RATE,
+        summary=True, server=True,
+    ),
+    # speculative decoding: tokens per verify step and the share of drafts accepted (not times)
+    RequestMetric(
+        "acceptance_length", "acceptance_length", 1.0, "Acceptance length", "",
+        summary=True, server=True, bound=True,
+    ),
+    RequestMetric(
+        "acceptance_rate", "acceptance_rate", 1.0, "Draft acceptance rate", "",
+        summary=True, server=True, bound=True,
     ),
     *(_kept(name, SCALED_DURATION) for name in ("ttfb", "ttfc", "t_last_token", "queue_wait")),
     *(_kept(f"chunk_gap_{stat}", SCALED_DURATION) for stat in ("mean", "p50", "p90", "p99", "max")),

@@ -156,6 +156,26 @@ class RequestRecord:
     prompt_key: str | None = None
     output_text: str | None = None
     output_chunks: list[int] | None = None
+    # The prompt's category where its dataset line names one (the report groups by it)
+    category: str | None = None
+    # The server's own figures of this request, where it sent them (vLLM's per-request
+    # metrics, ``transport/request_metrics.py``; None where it sent none, never made up):
+    # seconds queued (queued → scheduled), to its first token (scheduled → first token, its
+    # prefill), generating (first token → last), its mean ITL, and its tokens/s
+    server_queue: float | None = None
+    server_ttft: float | None = None
+    server_generation: float | None = None
+    server_itl: float | None = None
+    server_tps: float | None = None
+    # speculative decoding: tokens per verify step (the bonus token included), accepted drafts
+    # / drafts, the histogram (index j: verify steps that accepted exactly j drafts), the
+    # verify steps, accepted draft tokens and proposed draft tokens
+    acceptance_length: float | None = None
+    acceptance_rate: float | None = None
+    spec_histogram: list[int] | None = None
+    spec_steps: int | None = None
+    spec_accepted: int | None = None
+    spec_drafts: int | None = None
     schema: int = SCHEMA_VERSION
     # Derived per-request metrics, filled by ``derive`` (the reports' definitions, in one place).
     itl: float | None = None
@@ -234,6 +254,18 @@ _OMITTED_WHEN_NONE = (
     "prompt_key",
     "output_text",
     "output_chunks",
+    "category",
+    "server_queue",
+    "server_ttft",
+    "server_generation",
+    "server_itl",
+    "server_tps",
+    "acceptance_length",
+    "acceptance_rate",
+    "spec_histogram",
+    "spec_steps",
+    "spec_accepted",
+    "spec_drafts",
     "reasoning_tps",
     "answer_tps",
 )

@@ -36,6 +36,7 @@ from sparkload.records import (
     http_error_kind,
     summarize_gaps,
 )
+from sparkload.transport import request_metrics
 from sparkload.transport.identity import identifying_headers
 from sparkload.transport.sse import (
     DECODE_ERRORS,
@@ -364,6 +365,7 @@ def _fill(record: RequestRecord, stream: ReplyTally, keep_gaps: bool) -> Request
         record.tool_args_truncated = stream.tool_args_truncated
     record.prompt_tokens = stream.prompt_tokens
     record.cached_tokens = stream.cached_tokens
+    request_metrics.fill(record, stream.metrics)
     gaps = summarize_gaps(stream.gaps)
     record.chunk_gap_mean, record.chunk_gap_p50 = gaps.mean, gaps.p50
     record.chunk_gap_p90, record.chunk_gap_p99, record.chunk_gap_max = gaps.p90, gaps.p99, gaps.max

@@ -89,6 +89,7 @@ class ReplyTally:
         "done",
         "finish_reason",
         "gaps",
+        "metrics",
         "reasoning_chunks",
         "reply",
         "response_id",
@@ -118,6 +119,7 @@ class ReplyTally:
         self.chunks = 0
         self.gaps: list[float] = []
         self.usage: dict | None = None  # in chat's names
+        self.metrics: object = None  # the server's per-request figures (``request_metrics``)
         self.finish_reason: str | None = None
         self.done = False
         self.t_done: float | None = None  # when the stream's ending arrived

@@ -40,7 +40,18 @@ def test_ttfo_bounds_read_like_ttft_bounds(text, stat, threshold):
 
 
 def test_the_bound_names_are_one_table():
-    assert list(slo.BOUND_METRICS) == ["ttft", "itl", "tps", "latency", "ttfo"]
+    assert list(slo.BOUND_METRICS) == [
+        "ttft",
+        "itl",
+        "tps",
+        "latency",
+        "ttfo",
+        "server_queue",
+        "server_ttft",
+        "server_itl",
+        "acceptance_length",
+        "acceptance_rate",
+    ]
     with pytest.raises(slo.InputError, match="tps takes no unit"):
         slo.parse("tps_p10_ms>=15")
 

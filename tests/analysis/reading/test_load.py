@@ -13,6 +13,7 @@ import analysis
 from analysis.cli import main
 from analysis.errors import InputError
 from analysis.figures.metrics import METRIC_BY_FIELD
+from analysis.reading import per_request
 from analysis.reading.load import NUMERIC_FIELDS, THINKING_FIELDS, discover, load
 from sparkload.records import MANIFEST_FILE, Manifest
 from tests.analysis_synthetic import DATA, closed_loop_level, make_record, write_run
@@ -291,4 +292,4 @@ def test_only_the_loader_reads_the_results_files():
 
 
 def test_every_summary_metric_is_read_from_the_records():
-    assert set(METRIC_BY_FIELD) <= {*NUMERIC_FIELDS, *THINKING_FIELDS}
+    assert set(METRIC_BY_FIELD) <= {*NUMERIC_FIELDS, *THINKING_FIELDS, *per_request.SERVER_FIELDS}

@@ -35,6 +35,10 @@ CHUNKS = [
     b'"prompt_tokens_details":{"cached_tokens":2}}}',
     b'{"id":"c1","choices":[],"usage":null}',
     b'{"id":"c1","choices":[],"usage":{}}',
+    b'{"id":"c1","choices":[],"usage":{"completion_tokens":4},"metrics":{"queue_time_ms":1.5,'
+    b'"speculative_decoding":{"acceptance_histogram":[0,1,3],"num_spec_steps":4}}}',
+    b'{"id":"c1","choices":[],"metrics":null}',
+    b'{"id":"c1","choices":[],"metrics":"not an object"}',
 ]
 
 
