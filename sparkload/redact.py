@@ -32,25 +32,11 @@ def redacted_command(argv: list[str]) -> list[str]:
     return out
 
 
-# A name is a secret's when one of its words is one of these (``api_key``, ``HF_TOKEN``,
-# ``hfToken``; not ``max_tokens`` nor ``tokenizer``).
-SECRET_WORDS = frozenset(
-    (
-        "key",
-        "apikey",
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "credential",
-        "credentials",
-        "auth",
-        "authorization",
-        "bearer",
-        "cookie",
-        "signature",
-    )
-)
+# A name is a secret's when it ends in one of these words (``api_key``, ``HF_TOKEN``,
+# ``hfToken``, ``access_token``; not ``max_tokens``, ``token_ids`` nor ``tokenizer``) ...
+SECRET_ENDS = frozenset(("key", "apikey", "token", "auth", "authorization", "bearer", "cookie"))
+# ... or holds one of these anywhere (``db_password_file`` is one too)
+SECRET_WORDS = frozenset(("secret", "password", "passwd", "credential", "credentials"))
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _PAIR = re.compile(
     r"""(?P<name>[A-Za-z_][\w.-]*)(?P<sep>\s*[=:]\s*)(?P<value>'[^']*'|"[^"]*"|[^\s,;)}\]]+)"""
@@ -61,7 +47,8 @@ _SECRET_VALUE = re.compile(r"(?i)\bbearer\s+\S+|\bsk-[\w-]{8,}|\bhf_[A-Za-z0-9]{
 
 def secret_name(name: str) -> bool:
     """Whether a key or a setting's name says its value is a secret."""
-    return any(word.lower() in SECRET_WORDS for word in _WORD.findall(name))
+    words = [word.lower() for word in _WORD.findall(name)]
+    return bool(words) and (words[-1] in SECRET_ENDS or not SECRET_WORDS.isdisjoint(words))
 
 
 def redacted_data(value: Any, known: Iterable[str] = ()) -> Any:

@@ -1,6 +1,6 @@
 """Secrets never show in a printed or recorded command line, nor in what a server said of itself."""
 
-from sparkload.redact import HIDDEN, redacted_command, redacted_data
+from sparkload.redact import HIDDEN, redacted_command, redacted_data, secret_name
 
 
 def test_the_value_after_api_key_is_hidden():
@@ -23,6 +23,12 @@ def test_other_options_are_left_alone():
         "api-key",
         "--model=x",
     ]
+
+
+def test_a_name_ending_in_a_secret_word_or_holding_one_names_a_secret():
+    secret = ["api_key", "VLLM_API_KEY", "hfToken", "access_token", "db_password_file"]
+    kept = ["max_tokens", "_reasoning_start_token_ids", "dbo_decode_token_threshold", "tokenizer"]
+    assert [name for name in secret + kept if secret_name(name)] == secret
 
 
 def test_a_secret_named_key_keeps_its_name_and_loses_its_value():
