@@ -40,7 +40,9 @@ ROUTES: dict[str, tuple[str, ...]] = {
     STOP_PROFILE: ("/stop_profile",),
 }
 SERVER_INFO_ROUTE = "/server_info?config_format=json"
-TIMEOUT = 30.0  # seconds a call may take (a profiler's stop writes its trace first)
+# seconds a call may take: a profile's stop answers once the server wrote its traces (over
+# 30 s for vLLM's CPU build and a tiny model)
+TIMEOUTS = {RESET: 30.0, START_PROFILE: 30.0, STOP_PROFILE: 300.0}
 INFO_TIMEOUT = 10.0  # seconds /server_info may take (vLLM gathers its system's the first time)
 RESET_TRIES = 3  # vLLM refuses a reset while blocks are held (freed just after a level)
 RESET_PAUSE = 0.5  # seconds between those tries
@@ -65,7 +67,7 @@ def call(root: str, action: str, headers: dict[str, str], verify_tls: bool = Tru
     only when the server has no such route."""
     missing: list[str] = []
     for route in ROUTES[action]:
-        answer = _post(root, route, headers, verify_tls)
+        answer = _post(root, route, headers, verify_tls, TIMEOUTS[action])
         if not answer.missing:
             return answer
         missing.append(answer.problem)
@@ -89,10 +91,12 @@ def reset_cache(
 NOT_YET = "success=false"
 
 
-def _post(root: str, route: str, headers: dict[str, str], verify_tls: bool) -> Answer:
+def _post(
+    root: str, route: str, headers: dict[str, str], verify_tls: bool, timeout: float
+) -> Answer:
     said = f"POST {route}: "
     try:
-        response = requests.post(root + route, headers=headers, timeout=TIMEOUT, verify=verify_tls)
+        response = requests.post(root + route, headers=headers, timeout=timeout, verify=verify_tls)
     except requests.exceptions.RequestException as exc:
         return Answer(said + type(exc).__name__)
     if response.status_code != 200:
