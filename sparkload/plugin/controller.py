@@ -389,8 +389,9 @@ class RunController:
     ) -> None:
         assert self.collector is not None and self.control is not None
         self._note_workers()
-        self.collector.note_refusals(self.control.level_over(index))
         self.collector.end_level(index, saturation, stops_sweep)
+        # after the level's end is dated and scraped: a profile's stop waits for its traces
+        self.collector.note_refusals(self.control.level_over(index))
 
     def in_flight(self) -> int:
         assert self.collector is not None

@@ -40,8 +40,8 @@ ROUTES: dict[str, tuple[str, ...]] = {
     STOP_PROFILE: ("/stop_profile",),
 }
 SERVER_INFO_ROUTE = "/server_info?config_format=json"
-# seconds a call may take: a profile's stop answers once the server wrote its traces (over
-# 30 s for vLLM's CPU build and a tiny model)
+# seconds a call may take: a profile's stop answers once the server wrote its traces (18 to
+# over 30 s for vLLM's CPU build and a tiny model)
 TIMEOUTS = {RESET: 30.0, START_PROFILE: 30.0, STOP_PROFILE: 300.0}
 INFO_TIMEOUT = 10.0  # seconds /server_info may take (vLLM gathers its system's the first time)
 RESET_TRIES = 3  # vLLM refuses a reset while blocks are held (freed just after a level)
