@@ -46,6 +46,7 @@ TIMEOUTS = {RESET: 30.0, START_PROFILE: 30.0, STOP_PROFILE: 300.0}
 INFO_TIMEOUT = 10.0  # seconds /server_info may take (vLLM gathers its system's the first time)
 RESET_TRIES = 3  # vLLM refuses a reset while blocks are held (freed just after a level)
 RESET_PAUSE = 0.5  # seconds between those tries
+NOT_YET = "success=false"  # how a refusal to reset yet is said
 
 
 @dataclass(frozen=True)
@@ -86,9 +87,6 @@ def reset_cache(
         time.sleep(RESET_PAUSE)
         answer = call(root, RESET, headers, verify_tls)
     return answer
-
-
-NOT_YET = "success=false"
 
 
 def _post(
