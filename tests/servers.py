@@ -78,6 +78,11 @@ class Script:
     bursts_of: int = 0
     # vLLM's per-request metrics (its ``metrics`` object), sent as is in the usage chunk
     metrics: dict | None = None
+    # the server's own POST routes (/reset_prefix_cache, /start_profile, ...): path -> (status,
+    # JSON body); the others a 404 (but /tokenize: ``tokenizer_answer``)
+    routes: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    server_info: dict | None = None  # GET /server_info's answer (None: 404, as vLLM's default)
+    models: tuple[str, ...] = ("scripted-model",)  # what GET /v1/models lists
 
 
 @dataclass
@@ -86,6 +91,7 @@ class ScriptedServer:
     connections: int = 0
     requests: list[tuple[str, bytes]] = field(default_factory=list)  # (request head, body)
     lookups: list[str] = field(default_factory=list)  # the heads of the GETs before the load
+    seen: list[str] = field(default_factory=list)  # every request line, in the order it came
 
 
 @contextmanager
@@ -102,12 +108,19 @@ def scripted(script: Script) -> Iterator[ScriptedServer]:
                 request, pending = _read_request(sock, pending)
                 if request is None:
                     return
+                line = request[0].split("\r\n", 1)[0]
+                state.seen.append(line)
+                path = line.split(" ")[1].split("?")[0]
+                own = "/v1/" not in path and not path.startswith(("/tokenize", "/apply-template"))
+                if line.startswith("POST ") and own:  # the server's own routes (dev mode's)
+                    _send_json(sock, *script.routes.get(path, (404, b'{"detail": "Not Found"}')))
+                    continue
                 if request[0].startswith("GET "):  # the look-ups before a run: /v1/models, ...
                     state.lookups.append(request[0])
                     if script.raw_for_lookups and script.raw_response is not None:
                         sock.sendall(script.raw_response)
                     else:
-                        _answer_get(sock, request[0])
+                        _answer_get(sock, request[0], script)
                     continue
                 if script.tokenizer_answer is not None and request[0].startswith(
                     ("POST /tokenize", "POST /apply-template")
@@ -153,18 +166,24 @@ def _read_request(sock: socket.socket, pending: bytes) -> tuple[tuple[str, bytes
     return (text, rest[:length]), rest[length:]
 
 
-def _answer_get(sock: socket.socket, head: str) -> None:
-    path = head.split(" ", 2)[1]
+def _answer_get(sock: socket.socket, head: str, script: Script) -> None:
+    path = head.split(" ", 2)[1].split("?")[0]
     if path.endswith("/models"):
-        body = json.dumps({"object": "list", "data": [{"id": "scripted-model"}]}).encode()
-        status = b"200 OK"
+        listed = [{"id": model} for model in script.models]
+        _send_json(sock, 200, json.dumps({"object": "list", "data": listed}).encode())
     elif path == "/version":  # as vLLM answers it
-        body, status = json.dumps({"version": "9.9.9-scripted"}).encode(), b"200 OK"
+        _send_json(sock, 200, json.dumps({"version": "9.9.9-scripted"}).encode())
+    elif path == "/server_info" and script.server_info is not None:
+        _send_json(sock, 200, json.dumps(script.server_info).encode())
     else:
-        body, status = b"{}", b"404 Not Found"
+        _send_json(sock, 404, b"{}")
+
+
+def _send_json(sock: socket.socket, status: int, body: bytes) -> None:
+    reason = {200: b"OK", 404: b"Not Found", 405: b"Method Not Allowed"}.get(status, b"Error")
     sock.sendall(
-        b"HTTP/1.1 %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
-        b"Server: scripted\r\n\r\n%s" % (status, len(body), body)
+        b"HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+        b"Server: scripted\r\n\r\n%s" % (status, reason, len(body), body)
     )
 
 

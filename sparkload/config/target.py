@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sparkload.config.option import TARGET, Option
-from sparkload.config.parsers import boolean, optional_path, text, urls, whole
+from sparkload.config.parsers import boolean, optional_path, optional_whole, text, urls, whole
 
 ROWS: tuple[Option, ...] = (
     Option(
@@ -84,6 +84,26 @@ ROWS: tuple[Option, ...] = (
         TARGET,
         boolean,
     ),
+    Option(
+        "--reset-prefix-cache",
+        False,
+        "Empty every endpoint's prefix cache before each level, before its first request "
+        "(vLLM's POST /reset_prefix_cache, served with VLLM_SERVER_DEV_MODE=1; SGLang's POST "
+        "/flush_cache): no level is served from what an earlier one cached. A refusal is one "
+        "log line and a note in the manifest; the run goes on",
+        TARGET,
+        boolean,
+    ),
+    Option(
+        "--server-profile",
+        None,
+        "Profile level N (counted from 1, as the progress line counts) on the server: vLLM's "
+        "POST /start_profile when its measured requests begin, /stop_profile when it ends (the "
+        "server needs a profiler configured); a refusal is one log line and a note in the "
+        "manifest",
+        TARGET,
+        optional_whole,
+    ),
 )
 
 
@@ -98,3 +118,5 @@ class TargetOptions:
     api_key: str  # this process's own (sparkload.hostsecrets), never the master's
     secrets_file: Path | None
     insecure: bool
+    reset_prefix_cache: bool
+    server_profile: int | None  # the level number (from 1) to profile on the server

@@ -49,12 +49,13 @@ from sparkload.run.quality_probe import ProbeTally
 from sparkload.run.report_process import check_levels, judge_level
 from sparkload.run.results import ResultsWriter, utc_now
 from sparkload.run.scrape import MetricsScraper
+from sparkload.run.servercontrol import ServerControl
 from sparkload.run.simulator_process import SimulatorProcess
 from sparkload.shapes import SerialTicks, Shape, Tick
 from sparkload.shapes.arrival import level_schedule, schedule_summary
 from sparkload.shapes.progress import progress_line
 from sparkload.shapes.registry import shape_for
-from sparkload.stages import ARRIVAL, MSG_RECORDS, MSG_STAGE, Stage
+from sparkload.stages import ARRIVAL, MEASURE, MSG_RECORDS, MSG_STAGE, RUN, Stage
 from sparkload.transport import stamps
 from sparkload.transport.target import ServerInfo
 
@@ -74,6 +75,8 @@ class RunController:
         self.settled: setup.Settled | None = None  # the command line's options, checked
         self.context: RunContext | None = None  # the run's, once the target is settled
         self.servers: dict[str, ServerInfo] = {}  # endpoint URL -> what it said about itself
+        self.server_info: dict[str, dict[str, Any]] = {}  # endpoint URL -> its /server_info
+        self.control: ServerControl | None = None  # --reset-prefix-cache, --server-profile
         self.simulator: SimulatorProcess | None = None
         self.collector: RunCollector | None = None
         self.shape: Shape | None = None
@@ -121,6 +124,7 @@ class RunController:
             self.environment.host = self.simulator.url  # no host means the built-in simulator
         resolved = setup.resolve(settled, self.environment.host, self._simulator_url())
         self.servers = resolved.servers
+        self.server_info = resolved.server_info
         for name, value in resolved.handed_on().items():
             setattr(self.parsed, name, value)
         self.context = resolved.context
@@ -172,6 +176,13 @@ class RunController:
             self.clocks.measure(list(self.runner.clients), START, wait=True)
         self.shape = shape_for(context)
         self.ticks = SerialTicks(self.shape)
+        self.control = ServerControl(
+            context.endpoints,
+            setup.lookup_headers(context.headers),
+            opts.target.reset_prefix_cache,
+            opts.target.server_profile or 0,
+            verify,
+        )
         scrape = {source.node: source.url for source in sources}
 
         def open_run(run: int) -> ResultsWriter:  # each of --repeat's runs when it starts
@@ -217,6 +228,7 @@ class RunController:
             host_info=manifest.host_now(),
             workers=self._worker_entries(),
             refused_workers=list(self.gate.refused) if self.gate else [],
+            server_info=self.server_info,
         )
 
     def _lost_workers(self) -> list[str]:
@@ -244,6 +256,8 @@ class RunController:
             return
         if self._progress is not None:
             self._progress.kill(block=False)
+        if self.control is not None:  # a run stopped inside the profiled level
+            self.collector.note_refusals(self.control.level_over())
         if self.abort_reason:  # a shape may finish its plan early when the run aborts
             status = STATUS_ABORTED
         else:
@@ -280,6 +294,7 @@ class RunController:
         self.collector = None
         self.shape = None
         self.ticks = None
+        self.control = None
         self.abort_reason = ""
         self.capacity_line = ""
         self._workers_with_users.clear()
@@ -340,6 +355,9 @@ class RunController:
         if stage.kind == ARRIVAL and self.collector is not None and self.context is not None:
             summary = schedule_summary(level_schedule(self.context, stage))
             self.collector.note_schedule(stage.index, summary)
+        if stage.kind in (MEASURE, RUN, ARRIVAL) and self.control is not None:
+            assert self.collector is not None
+            self.collector.note_refusals(self.control.measuring(stage.index))
         self.runner.send_message(MSG_STAGE, stage.to_message())
 
     def users_ready(self, count: int) -> bool:
@@ -361,18 +379,23 @@ class RunController:
         arrival_rate: float | None = None,
         sessions: int | None = None,
     ) -> LevelTally:
-        assert self.collector is not None
+        assert self.collector is not None and self.control is not None
         if self.clocks is not None:
             self.clocks.measure(list(self.runner.clients), index, wait=False)
         self._note_workers()
-        return self.collector.begin_level(index, concurrency, expected, arrival_rate, sessions)
+        tally = self.collector.begin_level(index, concurrency, expected, arrival_rate, sessions)
+        # before the shape tells the level's users anything (they wait until it does)
+        self.collector.note_refusals(self.control.before_level(index))
+        return tally
 
     def end_level(
         self, index: int, saturation: str | None = None, stops_sweep: bool = False
     ) -> None:
-        assert self.collector is not None
+        assert self.collector is not None and self.control is not None
         self._note_workers()
         self.collector.end_level(index, saturation, stops_sweep)
+        # after the level's end is dated and scraped: a profile's stop waits for its traces
+        self.collector.note_refusals(self.control.level_over(index))
 
     def in_flight(self) -> int:
         assert self.collector is not None

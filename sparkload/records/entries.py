@@ -234,6 +234,20 @@ class ServerEntry(Entry):
     headers: dict[str, str] = field(default_factory=dict)
     version: str | None = omitted()
     version_source: str | None = omitted()  # the route that said it (/version, /props)
+    # vLLM's GET /server_info (served with VLLM_SERVER_DEV_MODE=1), secrets redacted
+    info: dict[str, JSONValue] | None = omitted()
+    # what it refused of --reset-prefix-cache and --server-profile, in order
+    control: list[ControlRefusal] | None = omitted()
+
+
+@dataclass
+class ControlRefusal(Entry):
+    """A server-control call the endpoint refused (``run/servercontrol.py``); the run went on
+    without it."""
+
+    action: str  # reset_prefix_cache | start_profile | stop_profile
+    level_index: int  # the level it was for
+    problem: str  # what came back: a status, a refusal in the body, a connection error
 
 
 @dataclass

@@ -15,6 +15,7 @@ from sparkload.records import (
     STATUS_COMPLETE,
     STATUS_OK,
     ClientCheck,
+    ControlRefusal,
     LevelEntry,
     Manifest,
     Schedule,
@@ -221,6 +222,15 @@ class RunCollector:
         if self.scraper is not None and self.gauge_interval > 0:
             self._gauges = gevent.spawn(self._sample_gauges, index, concurrency)
         return tally
+
+    def note_refusals(self, refusals: Sequence[tuple[str, ControlRefusal]]) -> None:
+        """Keep what each endpoint (URL) refused of the server control, in the manifest of the
+        run that holds the level it was for."""
+        for url, refusal in refusals:
+            writer = self._writer_for(refusal.level_index)
+            entry = writer.manifest.servers.setdefault(url, ServerEntry())
+            entry.control = [*(entry.control or []), refusal]
+            writer.write_manifest()
 
     def note_schedule(self, index: int, schedule: Schedule) -> None:
         """Keep an open-loop level's whole schedule (``shapes.arrival.schedule_summary``)."""

@@ -37,6 +37,7 @@ from sparkload.records import (
     RefusedWorker,
     RepeatEntry,
     RequestEntry,
+    ServerEntry,
     SimulatorEntry,
     TraceEntry,
     Versions,
@@ -63,6 +64,8 @@ class RunFacts:
     host_info: HostInfo | None = None
     workers: list[WorkerEntry] = field(default_factory=list)
     refused_workers: list[RefusedWorker] = field(default_factory=list)
+    # endpoint URL -> its GET /server_info, redacted (``run.servercontrol``; where served)
+    server_info: Mapping[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
@@ -97,7 +100,7 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
             cache_bust=context.workload.cache_bust,
             **_asked(response_format=context.body.response_format),
         ),
-        servers={url: info.manifest_entry() for url, info in facts.servers.items()},
+        servers=server_entries(facts),
         scrape=dict(facts.scrape),
         metadata=opts.results.metadata,
         repeat=RepeatEntry(run + 1, plan.repeat) if plan.repeat > 1 else None,
@@ -114,6 +117,14 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
         workers=list(facts.workers),
         refused_workers=list(facts.refused_workers),
     )
+
+
+def server_entries(facts: RunFacts) -> dict[str, ServerEntry]:
+    """What each endpoint said about itself: its look-up and, where served, its /server_info."""
+    entries = {url: info.manifest_entry() for url, info in facts.servers.items()}
+    for url, said in facts.server_info.items():
+        entries.setdefault(url, ServerEntry()).info = said
+    return entries
 
 
 def label_and_variant(

@@ -8,7 +8,8 @@ settles here, and Locust hands it on in the options of the test's start (``Resol
    contacted or started.
 2. ``check``: what a run needs beside valid options: a writable results directory, bounds the
    analysis can read (``--check``, ``--find-capacity``) and a search the plan allows.
-3. ``resolve``: every endpoint must answer and say what it is; the model and the time scale;
+3. ``resolve``: every endpoint must answer and say what it is (and serve a ``--model`` it
+   lists, its ``/server_info`` kept where served); the model and the time scale;
    with ``--input-tokens`` / ``--seq-dist`` the synthetic prompts fitted (``workloads.fitting``:
    the target's ``/tokenize``, a ``--tokenizer`` file or the flagged 4-characters estimate), or
    a trace's block counted; then the workload built, once, after fitting; every ``--scrape`` node
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sparkload.config import RunOptions, default
@@ -33,6 +34,7 @@ from sparkload.run.context import RunContext, endpoints_of, request_headers, set
 from sparkload.run.report_process import check_options
 from sparkload.run.results import check_writable
 from sparkload.run.scrape import Source, check_nodes, simulator_nodes, sources
+from sparkload.run.servercontrol import server_info
 from sparkload.transport.target import ServerInfo, describe_server
 from sparkload.workloads import chat, fitting, registry
 from sparkload.workloads.contract import Synthetic, Workload
@@ -55,6 +57,8 @@ class Resolved:
     context: RunContext
     servers: dict[str, ServerInfo]  # endpoint URL -> what it said about itself
     synthetic: Synthetic | None  # the fitted prompts or a trace's counts, for the workers
+    # endpoint URL -> its GET /server_info, redacted (only those that serve it)
+    server_info: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def handed_on(self) -> dict[str, Any]:
         """What the workers get with the options of the test's start (``RunContext.from_options``
@@ -89,6 +93,9 @@ def check(options: RunOptions) -> None:
         problem = check_options(["--slo", options.results.check])
         if problem is not None:
             raise ConfigError(f"--check: {problem}")
+    profile, levels = options.target.server_profile, options.plan.level_count * options.plan.repeat
+    if profile is not None and not options.plan.find_capacity and profile > levels:
+        raise ConfigError(f"--server-profile {profile}: the plan has {levels} level(s)")
     if options.plan.find_capacity:
         problem = check_options(["--slo", options.plan.find_capacity])
         if problem is not None:
@@ -178,7 +185,9 @@ def resolve(settled: Settled, host: str | None, simulator_url: str | None) -> Re
         source for source in metrics_sources(context, simulator_url) if source.endpoint is None
     ]
     check_nodes(nodes, verify_tls=verify)
-    return Resolved(context, servers, synthetic)
+    secrets = (options.target.api_key, *options.request.header.values())
+    said = {e.url: server_info(e.base, lookup, secrets, verify) for e in endpoints}
+    return Resolved(context, servers, synthetic, {url: info for url, info in said.items() if info})
 
 
 def metrics_sources(context: RunContext, simulator_url: str | None) -> list[Source]:

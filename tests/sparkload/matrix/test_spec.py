@@ -205,3 +205,10 @@ def test_a_targets_response_format_goes_on_its_command_line_as_the_user_wrote_it
     matrix = parse(response_format="json_schema:builtin-flat")
     args = matrix.run_args(matrix.targets[0])
     assert args[args.index("--response-format") + 1] == "json_schema:builtin-flat"
+
+
+def test_reset_prefix_cache_set_in_a_matrix_resets_before_every_cells_levels():
+    matrix = parse(reset_prefix_cache=True, server_profile=2)
+    args = matrix.run_args(matrix.targets[0])
+    assert "--reset-prefix-cache" in args
+    assert args[args.index("--server-profile") + 1] == "2"
