@@ -22,11 +22,24 @@ from geventhttpclient.response import HTTPSocketResponse
 
 from sparkload.apis.chat import ChatStream
 from sparkload.records import ERROR_SERVER_EVENT
+from sparkload.transport import stamps
 from sparkload.transport.sse import Ending, kernel_stamps_enabled, read_events
 from sparkload.transport.tally import StreamError
 from tests.packets import HEADERS, event
 
 blocking_sleep = gevent.monkey.get_original("time", "sleep")  # holds the hub: nothing is read
+
+
+@pytest.fixture(autouse=True)
+def kernel_stamps() -> Iterator[None]:
+    """These read the kernel's stamps as they are, whatever an in-process run before them
+    calibrated this process's clock to (``stamps.use``)."""
+    saved = stamps.active
+    stamps.use(stamps.StampClock())
+    try:
+        yield
+    finally:
+        stamps.use(saved)
 
 
 @contextmanager

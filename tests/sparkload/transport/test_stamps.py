@@ -52,6 +52,17 @@ def test_a_steady_split_is_translated_and_its_uncertainty_is_half_the_narrowest_
     assert clock.uncertainty_ns == 2_000
 
 
+def test_a_split_inside_a_busy_hosts_wide_window_is_no_split():
+    """Preempted between its reads, every window is 40 ms wide: a 12 ms split within it says
+    nothing of another clock, and the stamps are kept as they are."""
+    wide = 40_000_000
+    assert decide(burst(12_000_000, wide), burst(-9_000_000, wide)).method == KERNEL
+
+
+def test_a_split_beyond_its_window_is_still_measured():
+    assert decide(burst(30_000_000, 4_000_000), burst(30_000_000, 4_000_000)).method == TRANSLATED
+
+
 def test_the_narrowest_window_of_a_burst_gives_the_split():
     wide = Window(0, 500_000 - 2 * SECOND, 1_000_000)  # a read delayed by half a millisecond
     narrow = Window(2_000_000, 2_001_000 - 2 * SECOND, 2_002_000)
