@@ -145,6 +145,8 @@ class RequestRecord:
     # the reply's tool calls were cut by max_tokens (finish "length"): never valid, counted apart
     tool_args_truncated: bool | None = None
     step: str | None = None  # an agent's request: STEP_TOOL_CALL | STEP_ANSWER
+    # what the request asks, as its dataset line names it (coding, math, ...; None: not named)
+    category: str | None = None
     # With --response-format: the reply's verdict (STRUCTURED_VERDICTS), never its text; None
     # when no format was asked, or the request failed
     structured: str | None = None
@@ -229,6 +231,7 @@ _OMITTED_WHEN_NONE = (
     "tool_args_valid",
     "tool_args_truncated",
     "step",
+    "category",
     "structured",
     "structured_error",
     "prompt_key",

@@ -49,7 +49,9 @@ from sparkload.sim.drift import OutputDrift
 from sparkload.sim.engine import Counters
 from sparkload.sim.metrics import SimMetrics
 from sparkload.sim.power import PowerMeter
+from sparkload.sim.request_metrics import Schedule, metrics
 from sparkload.sim.responses import ResponseStore, ResponsesWriter, UnknownResponse, chat_body
+from sparkload.sim.speculation import CATEGORY_HEADER
 from sparkload.sim.sse import (
     ChunkWriter,
     CompletionWriter,
@@ -92,7 +94,7 @@ class Backend(Protocol):
     def cached_tokens(self, request_id: str) -> int: ...
     def start(self) -> None: ...
     async def stop(self) -> None: ...
-    def generate(self, gen: Generation) -> AsyncGenerator[int, None]: ...
+    def generate(self, gen: Generation, schedule: Schedule) -> AsyncGenerator[int, None]: ...
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,8 @@ class ServerConfig:
     schema_error_rate: float = 0.0  # share of structured replies broken on purpose
     output_drift: float = 0.0  # share of batched greedy replies changed (drift.py)
     accuracy: float | None = None  # share of probe items answered right (sim/accuracy.py)
+    # per-draft acceptance by the request's category (``speculation``; None: the profile's)
+    category_acceptance: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -457,19 +461,33 @@ class SimServer:
             writer.prompt_tokens,
             max_tokens,
             block_hashes(chat.prompt_text, self.backend.block_tokens),
+            self._draft_acceptance(request.headers.get(CATEGORY_HEADER)),
         )
         times = RequestTimes(received)
+        schedule = Schedule()
         try:
             if chat.stream:
-                response = await self._stream(request, chat, gen, writer, times, fault, hidden)
+                response = await self._stream(
+                    request, chat, gen, writer, times, fault, hidden, schedule
+                )
             else:
-                response = await self._complete(gen, writer, times, hidden)
+                response = await self._complete(gen, writer, times, hidden, schedule)
             if store is not None and isinstance(writer, ResponsesWriter):
                 store.keep(body, writer)
             return response
         finally:
             if self.timing_log:
                 self.timing_log.record(request_id, times, writer.generated, fault, received_unix)
+
+    def _draft_acceptance(self, category: str | None) -> float | None:
+        """The per-draft acceptance of a request of ``category`` (None: the profile's)."""
+        rates = self.config.category_acceptance or {}
+        return rates.get(category) if category is not None else None
+
+    def _finish_metrics(self, writer: ChunkWriter, schedule: Schedule) -> None:
+        """vLLM's per-request ``metrics``, for the usage chunk or the body (``request_metrics``)."""
+        if writer.serves_metrics:
+            writer.metrics = metrics(schedule, writer.generated, self.config.time_scale)
 
     def _tool_call(self, chat: ChatRequest, fault: str | None, hidden: int) -> PlannedCall | None:
         """The tool call that answers ``chat``, if any (``ToolCaller.plan``): its answer is
@@ -480,14 +498,20 @@ class SimServer:
         return self.tool_caller.plan(chat.tools, chat.max_tokens - hidden - chat.reasoning_tokens)
 
     async def _complete(
-        self, gen: Generation, writer: ChunkWriter, times: RequestTimes, hidden: int
+        self,
+        gen: Generation,
+        writer: ChunkWriter,
+        times: RequestTimes,
+        hidden: int,
+        schedule: Schedule,
     ) -> web.Response:
-        async with aclosing(self.backend.generate(gen)) as tokens:
+        async with aclosing(self.backend.generate(gen, schedule)) as tokens:
             async for count in tokens:
                 self._observe(times, time.perf_counter(), first_output=writer.generated == 0)
                 writer.generated += count
                 writer.cached_tokens = self.backend.cached_tokens(gen.request_id)
         self._observe_end(times)
+        self._finish_metrics(writer, schedule)
         return web.json_response(writer.completion(hidden))
 
     async def _stream(
@@ -499,6 +523,7 @@ class SimServer:
         times: RequestTimes,
         fault: str | None,
         hidden: int,
+        schedule: Schedule,
     ) -> web.StreamResponse:
         response = web.StreamResponse(
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
@@ -506,9 +531,12 @@ class SimServer:
         response.enable_chunked_encoding()
         await response.prepare(request)
         try:
-            if await self._write_tokens(request, response, gen, writer, times, fault, hidden):
+            if await self._write_tokens(
+                request, response, gen, writer, times, fault, hidden, schedule
+            ):
                 return response
             self._observe_end(times)
+            self._finish_metrics(writer, schedule)
             if chat.include_usage:
                 await response.write(writer.usage_chunk())
             if fault != "no_done":
@@ -527,13 +555,14 @@ class SimServer:
         times: RequestTimes,
         fault: str | None,
         hidden: int,
+        schedule: Schedule,
     ) -> bool:
         """Write token chunks as the backend yields them; True if a fault ended the stream.
 
         The first ``hidden`` tokens (the chat path's swallowed think tag) are never shown."""
         pending_fault = fault if fault in MID_STREAM_FAULTS else None
         huge_deadline = time.perf_counter() + f.HUGE_SECONDS
-        async with aclosing(self.backend.generate(gen)) as tokens:
+        async with aclosing(self.backend.generate(gen, schedule)) as tokens:
             async for count in tokens:
                 now = time.perf_counter()
                 self._observe(times, now, first_output=writer.generated == 0)

@@ -135,6 +135,7 @@ class PlannedRequest:
     tool_choice: str | None = None
     step: str | None = None
     schema: dict[str, Any] | None = None  # the reply's own JSON Schema (a dataset line's)
+    category: str | None = None  # what the request asks (a dataset line's; the record's)
     # the Responses API: the response this turn continues (its history then server-kept)
     previous_response_id: str | None = None
 

@@ -244,6 +244,7 @@ class ConversationWorkload(Workload[ConversationUser]):
             turns=conversation.turns,
             delay=think,
             previous_response_id=conversation.last_response_id,
+            category=self.dataset[conversation.source].category if self.dataset else None,
         )
 
     def after(
