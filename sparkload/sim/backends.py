@@ -157,7 +157,7 @@ class EngineBackend:
             step_end = step_start + step.duration_s / self._scale
             for request_id in step.scheduled:
                 if (schedule := self._schedules.get(request_id)) is not None:
-                    schedule.scheduled = step_start
+                    schedule.schedule_at(step_start)
             await self._pacer.sleep_until(step_end)
             self.power.end_step(step.duration_s)
             for emission in step.emissions:

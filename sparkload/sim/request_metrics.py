@@ -47,6 +47,11 @@ class Schedule:
     num_spec_tokens: int = 0  # k: the drafts of each verify step (0: the engine does not draft)
     acceptance_histogram: list[int] = field(default_factory=list)  # the engine's, shared
 
+    def schedule_at(self, start: float) -> None:
+        """The step that first schedules it began at ``start``: never before it was queued (a
+        step the event loop planned late starts on time, which may be before the request came)."""
+        self.scheduled = start if self.queued is None else max(start, self.queued)
+
     def note_tokens(self, at: float) -> None:
         """Tokens of this request were sampled by a step that ended at ``at``."""
         if self.first is None:

@@ -48,3 +48,9 @@ def test_the_speculative_summary_is_counted_from_the_histogram():
 def test_a_request_without_verify_steps_has_no_acceptance_length():
     spec = speculative_decoding([0, 0, 0, 0], k=3)
     assert spec["num_spec_steps"] == 0 and spec["mean_acceptance_length"] is None
+
+
+def test_a_request_is_never_scheduled_before_it_was_queued():
+    late = Schedule(queued=2.0)
+    late.schedule_at(1.98)
+    assert late.scheduled == 2.0 and metrics(late, 1, 1.0)["queue_time_ms"] == 0.0

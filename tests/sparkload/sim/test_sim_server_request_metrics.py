@@ -141,3 +141,13 @@ def test_a_bad_category_acceptance_is_one_line_and_exit_2():
     )
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "--category-acceptance" in done.stderr
+
+
+def test_fixed_timing_serves_its_own_schedule():
+    """No engine, no queue: the first token at the fixed TTFT, the rest a fixed gap apart."""
+    with running_sim("--profile", "fixed", "--fixed-ttft-ms", "80", "--fixed-itl-ms", "5") as url:
+        metrics = chat(url, stream=True, max_tokens=11)["metrics"]
+    assert metrics["queue_time_ms"] == 0.0
+    assert metrics["time_to_first_token_ms"] == pytest.approx(80.0)
+    assert metrics["mean_itl_ms"] == pytest.approx(5.0)
+    assert "speculative_decoding" not in metrics
