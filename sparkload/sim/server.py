@@ -115,8 +115,7 @@ class ServerConfig:
     schema_error_rate: float = 0.0  # share of structured replies broken on purpose
     output_drift: float = 0.0  # share of batched greedy replies changed (drift.py)
     accuracy: float | None = None  # share of probe items answered right (sim/accuracy.py)
-    # per-draft acceptance by the request's category (``speculation``; None: the profile's)
-    category_acceptance: dict[str, float] | None = None
+    category_acceptance: dict[str, float] | None = None  # per-draft, by category (speculation)
 
 
 @dataclass(frozen=True)
@@ -461,17 +460,14 @@ class SimServer:
             writer.prompt_tokens,
             max_tokens,
             block_hashes(chat.prompt_text, self.backend.block_tokens),
-            self._draft_acceptance(request.headers.get(CATEGORY_HEADER)),
+            (self.config.category_acceptance or {}).get(request.headers.get(CATEGORY_HEADER, "")),
         )
         times = RequestTimes(received)
-        schedule = Schedule()
         try:
             if chat.stream:
-                response = await self._stream(
-                    request, chat, gen, writer, times, fault, hidden, schedule
-                )
+                response = await self._stream(request, chat, gen, writer, times, fault, hidden)
             else:
-                response = await self._complete(gen, writer, times, hidden, schedule)
+                response = await self._complete(gen, writer, times, hidden)
             if store is not None and isinstance(writer, ResponsesWriter):
                 store.keep(body, writer)
             return response
@@ -479,15 +475,10 @@ class SimServer:
             if self.timing_log:
                 self.timing_log.record(request_id, times, writer.generated, fault, received_unix)
 
-    def _draft_acceptance(self, category: str | None) -> float | None:
-        """The per-draft acceptance of a request of ``category`` (None: the profile's)."""
-        rates = self.config.category_acceptance or {}
-        return rates.get(category) if category is not None else None
-
-    def _finish_metrics(self, writer: ChunkWriter, schedule: Schedule) -> None:
+    def _finish_metrics(self, writer: ChunkWriter, times: RequestTimes) -> None:
         """vLLM's per-request ``metrics``, for the usage chunk or the body (``request_metrics``)."""
         if writer.serves_metrics:
-            writer.metrics = metrics(schedule, writer.generated, self.config.time_scale)
+            writer.metrics = metrics(times.schedule, writer.generated, self.config.time_scale)
 
     def _tool_call(self, chat: ChatRequest, fault: str | None, hidden: int) -> PlannedCall | None:
         """The tool call that answers ``chat``, if any (``ToolCaller.plan``): its answer is
@@ -498,20 +489,15 @@ class SimServer:
         return self.tool_caller.plan(chat.tools, chat.max_tokens - hidden - chat.reasoning_tokens)
 
     async def _complete(
-        self,
-        gen: Generation,
-        writer: ChunkWriter,
-        times: RequestTimes,
-        hidden: int,
-        schedule: Schedule,
+        self, gen: Generation, writer: ChunkWriter, times: RequestTimes, hidden: int
     ) -> web.Response:
-        async with aclosing(self.backend.generate(gen, schedule)) as tokens:
+        async with aclosing(self.backend.generate(gen, times.schedule)) as tokens:
             async for count in tokens:
                 self._observe(times, time.perf_counter(), first_output=writer.generated == 0)
                 writer.generated += count
                 writer.cached_tokens = self.backend.cached_tokens(gen.request_id)
         self._observe_end(times)
-        self._finish_metrics(writer, schedule)
+        self._finish_metrics(writer, times)
         return web.json_response(writer.completion(hidden))
 
     async def _stream(
@@ -523,7 +509,6 @@ class SimServer:
         times: RequestTimes,
         fault: str | None,
         hidden: int,
-        schedule: Schedule,
     ) -> web.StreamResponse:
         response = web.StreamResponse(
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
@@ -531,12 +516,10 @@ class SimServer:
         response.enable_chunked_encoding()
         await response.prepare(request)
         try:
-            if await self._write_tokens(
-                request, response, gen, writer, times, fault, hidden, schedule
-            ):
+            if await self._write_tokens(request, response, gen, writer, times, fault, hidden):
                 return response
             self._observe_end(times)
-            self._finish_metrics(writer, schedule)
+            self._finish_metrics(writer, times)
             if chat.include_usage:
                 await response.write(writer.usage_chunk())
             if fault != "no_done":
@@ -555,14 +538,13 @@ class SimServer:
         times: RequestTimes,
         fault: str | None,
         hidden: int,
-        schedule: Schedule,
     ) -> bool:
         """Write token chunks as the backend yields them; True if a fault ended the stream.
 
         The first ``hidden`` tokens (the chat path's swallowed think tag) are never shown."""
         pending_fault = fault if fault in MID_STREAM_FAULTS else None
         huge_deadline = time.perf_counter() + f.HUGE_SECONDS
-        async with aclosing(self.backend.generate(gen, schedule)) as tokens:
+        async with aclosing(self.backend.generate(gen, times.schedule)) as tokens:
             async for count in tokens:
                 now = time.perf_counter()
                 self._observe(times, now, first_output=writer.generated == 0)
