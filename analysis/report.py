@@ -68,6 +68,7 @@ from analysis.sections import (
 )
 from analysis.sections import accuracy as accuracy_section
 from analysis.sections import agents as agents_section
+from analysis.sections import categories as categories_section
 from analysis.sections import conversations as conversations_section
 from analysis.sections import fidelity as fidelity_section
 from analysis.sections import server_timing as server_timing_section
@@ -114,6 +115,7 @@ SECTIONS = (
     time_slices,
     timelines,
     conversations_section,
+    categories_section,
     traffic,
     accuracy_section,
     agents_section,

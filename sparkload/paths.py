@@ -35,4 +35,5 @@ LOCUSTFILE = DATA_ROOT / _LOCUSTFILE
 PROMPTS_DIR = DATA_ROOT / "prompts"
 DEFAULT_PROMPTS = PROMPTS_DIR / "prompts.txt"
 FRESH_SPECS = PROMPTS_DIR / "fresh.txt"
+SPECULATIVE_PROMPTS = PROMPTS_DIR / "speculative.jsonl"  # by category: drafting's easy and hard
 EDIT_SOURCES = PROMPTS_DIR / "edit"

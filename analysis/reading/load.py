@@ -327,6 +327,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     endpoints: list[pd.Categorical] = []
     sessions: list[pd.Categorical] = []
     steps: list[pd.Categorical] = []  # an agent's step kind ("" for other requests)
+    categories: list[pd.Categorical] = []  # what a dataset line asks ("" where not named)
     verdicts: list[pd.Categorical] = []  # a structured reply's verdict ("" where none)
     finishes: list[pd.Categorical] = []  # finish_reason ("" where none: a failure)
     parse_errors: list[pd.Categorical] = []  # a parse_error's kind ("" where none)
@@ -365,6 +366,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             endpoints.append(pd.Categorical([_text(r.get("endpoint")) for r in records]))
             sessions.append(pd.Categorical([_text(r.get("session_id")) for r in records]))
             steps.append(pd.Categorical([_text(r.get("step")) for r in records]))
+            categories.append(pd.Categorical([_text(r.get("category")) for r in records]))
             verdicts.append(pd.Categorical([_text(r.get("structured")) for r in records]))
             finishes.append(pd.Categorical([_text(r.get("finish_reason")) for r in records]))
             parse_errors.append(pd.Categorical([_text(r.get("structured_error")) for r in records]))
@@ -382,6 +384,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
         ("endpoint", endpoints),
         ("session_id", sessions),
         ("step", steps),
+        ("category", categories),
         ("structured", verdicts),
         ("finish_reason", finishes),
         ("structured_error", parse_errors),
@@ -535,7 +538,14 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     if frames:
         records = pd.concat(frames, ignore_index=True)
         # concat widens categoricals to object
-        for name in ("endpoint", "session_id", "step", "structured", "reasoning_counted_by"):
+        for name in (
+            "endpoint",
+            "session_id",
+            "step",
+            "category",
+            "structured",
+            "reasoning_counted_by",
+        ):
             records[name] = records[name].astype("category")
         records[per_request.CATEGORY] = records[per_request.CATEGORY].astype("category")
         run_labels = np.array([run.label for run in runs], dtype=object)

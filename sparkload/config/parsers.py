@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sparkload.errors import ConfigError
-from sparkload.sim.speculation import parse_spec
+from sparkload.sim.speculation import parse_category_acceptance, parse_spec
 
 IGNORE_EOS_CHOICES = ("auto", "yes", "no")
 CONTENT_CODINGS = ("identity", "gzip", "deflate", "br")
@@ -252,6 +252,18 @@ def spec(flag: str, value: Any) -> str | None:
         return None
     try:
         parse_spec(text)
+    except ValueError as exc:
+        raise ConfigError(f"{flag}: {exc}") from None
+    return text
+
+
+def category_acceptance(flag: str, value: Any) -> str | None:
+    """A simulator's per-category acceptance rates (``CATEGORY=RATE,...``) or None."""
+    text = str(value or "").strip()
+    if not text:
+        return None
+    try:
+        parse_category_acceptance(text)
     except ValueError as exc:
         raise ConfigError(f"{flag}: {exc}") from None
     return text

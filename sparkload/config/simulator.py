@@ -13,6 +13,7 @@ from sparkload.config.option import SIMULATOR, Option
 from sparkload.config.parsers import (
     Parse,
     boolean,
+    category_acceptance,
     non_negative,
     one_of,
     optional_count,
@@ -52,6 +53,8 @@ def _simulator_option(option: sim_options.SimOption) -> Option:
         parse = boolean
     elif option is sim_options.SPEC:
         parse = spec
+    elif option is sim_options.CATEGORY_ACCEPTANCE:
+        parse = category_acceptance
     elif option.type is int:
         parse = optional_count if option.count else optional_whole
     elif option.rate:
@@ -92,6 +95,7 @@ class SimulatorOptions:
     schema_error_rate: float
     output_drift: float  # share of batched greedy replies changed (sim/drift.py)
     accuracy: float | None
+    category_acceptance: str | None  # CATEGORY=RATE,... (sim/speculation.py)
 
     def args(self) -> list[str]:
         """The built-in simulator's own options, as the run's --sim-* options set them: the

@@ -6,8 +6,10 @@ Formats (``--prompts FILE``; ``prompts.load_prompts`` picks one by extension, th
   "content": ...}, {"role": "user", "content": ...}], "max_tokens": 256}`` or ``{"prompt":
   "..."}`` (one user message); ``max_tokens`` is optional per line, and so is ``schema``, a
   JSON Schema the reply must match (structured output, ``inputs/schemas.py``: sent as the
-  request's ``response_format``, over ``--response-format``'s). A line may also be one
-  ShareGPT conversation object.
+  request's ``response_format``, over ``--response-format``'s), and so is ``category``, a
+  name for what the line asks (coding, math, ...: the record's ``category``, the report's
+  grouping; sent as the ``X-Sparkload-Category`` header, which the built-in simulator reads
+  and a real server ignores). A line may also be one ShareGPT conversation object.
 - **ShareGPT** (``.json``): a JSON list of ``{"conversations": [{"from": "system" | "human" |
   "gpt", "value": ...}, ...]}``. The prompt is the conversation up to and including its first
   human turn (a system turn before it is kept); a conversation without a human turn is skipped
@@ -39,6 +41,7 @@ from sparkload.inputs.schemas import checked_schema
 from sparkload.sim.textlength import estimate_tokens
 
 JSONL, SHAREGPT, TEXT = "jsonl", "sharegpt", "text"
+MAX_CATEGORY = 64  # characters of a line's category
 ROLES = ("system", "developer", "user", "assistant")
 SHAREGPT_ROLES = {
     "system": "system",
@@ -60,6 +63,7 @@ class DatasetPrompt:
     messages: Messages
     max_tokens: int | None = None  # the line's own max_tokens (None: the run's)
     schema: dict[str, Any] | None = None  # the line's own JSON Schema for the reply (None: none)
+    category: str | None = None  # what the line asks (coding, math, ...; None: not said)
 
     @property
     def text(self) -> str:
@@ -101,6 +105,7 @@ class DatasetTurn:
 class DatasetConversation:
     prefix: Messages  # the system (or developer) messages before the first user turn
     turns: tuple[DatasetTurn, ...]  # at least one
+    category: str | None = None  # what the line asks (its ``category``; None: not said)
 
 
 def _items(file: UserFile, fmt: str) -> list[tuple[str, Any]]:
@@ -138,7 +143,23 @@ def _prompt(item: Any, where: str, reply_lengths: bool) -> DatasetPrompt | None:
     schema = item.get("schema")
     if schema is not None:
         schema = checked_schema(f"--prompts: {where}: schema", schema)
-    return DatasetPrompt(messages, _max_tokens(item.get("max_tokens"), where), schema)
+    return DatasetPrompt(
+        messages, _max_tokens(item.get("max_tokens"), where), schema, _category(item, where)
+    )
+
+
+def _category(item: dict, where: str) -> str | None:
+    """A line's ``category``: a short name of printable ASCII (it travels in a header)."""
+    value = item.get("category")
+    if value is None:
+        return None
+    text = value.strip() if isinstance(value, str) else ""
+    if not text or not (text.isascii() and text.isprintable()) or len(text) > MAX_CATEGORY:
+        raise ConfigError(
+            f"--prompts: {where}: category must be a name of 1 to {MAX_CATEGORY} printable "
+            "ASCII characters"
+        )
+    return text
 
 
 def _messages(value: Any, where: str) -> Messages:
@@ -250,4 +271,4 @@ def _conversation(item: Any, where: str, reply_lengths: bool) -> DatasetConversa
         reply = "\n\n".join(said) if said else None
         length = estimate_tokens(reply) if reply_lengths and reply else own
         turns.append(DatasetTurn(user, reply, length))
-    return DatasetConversation(tuple(prefix), tuple(turns))
+    return DatasetConversation(tuple(prefix), tuple(turns), _category(item, where))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,9 @@ class PromptSet:
         if self.dataset:
             own = sum(prompt.max_tokens is not None for prompt in self.dataset)
             out.update(format=self.format, with_max_tokens=own, skipped=self.skipped)
+            named = Counter(p.category for p in self.dataset if p.category is not None)
+            if named:
+                out["categories"] = dict(named)
         return out
 
 

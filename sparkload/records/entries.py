@@ -94,6 +94,8 @@ class SimulatorEntry(Entry):
     tool_parser_holdback: int | None = omitted()  # tokens a tool parser holds back
     # share of greedy replies changed when batched beside others (written only when set)
     output_drift: float | None = omitted()
+    # per-draft acceptance by request category (--sim-category-acceptance; written only when set)
+    category_acceptance: dict[str, float] | None = omitted()
 
     @classmethod
     def upgraded(cls, data: dict[str, Any]) -> dict[str, Any]:

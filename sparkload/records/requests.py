@@ -145,6 +145,8 @@ class RequestRecord:
     # the reply's tool calls were cut by max_tokens (finish "length"): never valid, counted apart
     tool_args_truncated: bool | None = None
     step: str | None = None  # an agent's request: STEP_TOOL_CALL | STEP_ANSWER
+    # what the request asks, as its dataset line names it (coding, math, ...; None: not named)
+    category: str | None = None
     # With --response-format: the reply's verdict (STRUCTURED_VERDICTS), never its text; None
     # when no format was asked, or the request failed
     structured: str | None = None
@@ -156,8 +158,6 @@ class RequestRecord:
     prompt_key: str | None = None
     output_text: str | None = None
     output_chunks: list[int] | None = None
-    # The prompt's category where its dataset line names one (the report groups by it)
-    category: str | None = None
     # The server's own figures of this request, where it sent them (vLLM's per-request
     # metrics, ``transport/request_metrics.py``; None where it sent none, never made up):
     # seconds queued (queued → scheduled), to its first token (scheduled → first token, its
@@ -249,12 +249,12 @@ _OMITTED_WHEN_NONE = (
     "tool_args_valid",
     "tool_args_truncated",
     "step",
+    "category",
     "structured",
     "structured_error",
     "prompt_key",
     "output_text",
     "output_chunks",
-    "category",
     "server_queue",
     "server_ttft",
     "server_generation",

@@ -46,6 +46,7 @@ from sparkload.records import (
 )
 from sparkload.run.context import RunContext
 from sparkload.sim.options import effective_setup, quantization
+from sparkload.sim.speculation import parse_category_acceptance
 from sparkload.transport.target import ServerInfo
 from sparkload.workloads.trace import TraceWorkload
 
@@ -190,6 +191,8 @@ def simulator_entry(sim: SimulatorOptions, tp: int) -> SimulatorEntry:
         setattr(entry, name, value)
     if sim.output_drift:  # the simulator changes a share of greedy replies (sim/drift.py)
         entry.output_drift = sim.output_drift
+    if sim.category_acceptance:  # its categories draft at their own rates (sim/speculation.py)
+        entry.category_acceptance = parse_category_acceptance(sim.category_acceptance)
     return entry
 
 

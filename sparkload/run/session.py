@@ -26,6 +26,7 @@ from sparkload.inputs.schemas import parse_error_kind
 from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, STRUCTURED_PARSE_ERROR, RequestRecord
 from sparkload.run.context import RunContext
 from sparkload.run.quality_probe import ProbeDealer, ProbeTurn
+from sparkload.sim.speculation import CATEGORY_HEADER
 from sparkload.stages import ARRIVAL, MEASURE, RUN, WARMUP, Arrival, LevelSignal, Stage
 from sparkload.transport.client import Connection, StreamRequest, measure
 from sparkload.transport.tally import Reply
@@ -179,6 +180,7 @@ class UserSession:
             turn=planned.turn,
             turns=planned.turns,
             step=planned.step,
+            category=planned.category,
             extra=planned.extra,
         )
         if assignment.arrival is None:
@@ -190,7 +192,7 @@ class UserSession:
         request = StreamRequest(
             self.endpoint.path_for(wire.route),
             ctx.body.encode(planned),
-            ctx.headers if probe is None else probe.headers(ctx.headers),
+            request_headers(ctx.headers, planned, probe),
             opts.request.request_timeout,
             wire.reader,
             opts.results.keep_chunk_gaps,
@@ -245,3 +247,16 @@ def keep_output(record: RequestRecord, planned: PlannedRequest, reply: Reply) ->
     record.prompt_key = prompt_key(planned)
     record.output_text = "".join(reply.text)
     record.output_chunks = pieces
+
+
+def request_headers(
+    base: dict[str, str], planned: PlannedRequest, probe: ProbeTurn | None
+) -> dict[str, str]:
+    """The run's headers, with a probe's item or the request's category where there is one:
+    the built-in simulator reads them (``sim/accuracy.py``, ``sim/speculation.py``), a real
+    server ignores a header it does not know."""
+    if probe is not None:
+        return probe.headers(base)
+    if planned.category is not None:
+        return {**base, CATEGORY_HEADER: planned.category}
+    return base

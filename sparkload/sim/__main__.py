@@ -28,7 +28,7 @@ from sparkload.sim.notes_profiles import BUILDS, DEFAULT_BUDGET, DEFAULT_SPEC, c
 from sparkload.sim.options import FIXED
 from sparkload.sim.profiles import SUPPORTED_TP, Profile, get_profile, with_tp
 from sparkload.sim.server import Backend, ServerConfig, SimServer
-from sparkload.sim.speculation import parse_spec
+from sparkload.sim.speculation import parse_category_acceptance, parse_spec
 
 READY_LINE = "sparkload-sim listening on {scheme}://{host}:{port}"
 
@@ -200,6 +200,14 @@ def build_server(args: argparse.Namespace) -> SimServer:
         rates = parse_fault_spec(args.faults)
     except ValueError as err:
         raise UsageError(f"--faults: {err}") from None
+    try:
+        categories = (
+            parse_category_acceptance(args.category_acceptance)
+            if args.category_acceptance
+            else None
+        )
+    except ValueError as err:
+        raise UsageError(f"--category-acceptance: {err}") from None
     backend: Backend
     if args.profile == FIXED:
         if args.block_size is not None:
@@ -230,6 +238,7 @@ def build_server(args: argparse.Namespace) -> SimServer:
         schema_error_rate=args.schema_error_rate,
         output_drift=args.output_drift,
         accuracy=args.accuracy,
+        category_acceptance=categories,
     )
     return SimServer(backend, config)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from sparkload.sim.engine import Counters, Emission, Engine, frontend_seconds
 from sparkload.sim.power import PowerMeter, PowerModel
 from sparkload.sim.profiles import Profile
+from sparkload.sim.request_metrics import Schedule
 
 
 class Pacer:
@@ -59,6 +60,7 @@ class Generation:
     prompt_tokens: int
     max_tokens: int
     block_hashes: tuple[int, ...] = ()
+    draft_acceptance: float | None = None  # its category's per-draft rate (None: the profile's)
 
 
 class EngineBackend:
@@ -76,6 +78,7 @@ class EngineBackend:
         self._frontend_rng = random.Random(seed + 1)
         self._pacer = Pacer()
         self._queues: dict[str, asyncio.Queue[Emission]] = {}
+        self._schedules: dict[str, Schedule] = {}
         self._cached: dict[str, int] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -106,12 +109,25 @@ class EngineBackend:
     def cached_tokens(self, request_id: str) -> int:
         return self._cached.get(request_id, 0)
 
-    async def generate(self, gen: Generation) -> AsyncGenerator[int, None]:
+    async def generate(self, gen: Generation, schedule: Schedule) -> AsyncGenerator[int, None]:
+        """The request's token counts as the engine samples them; ``schedule`` gets its stamps
+        (``request_metrics``: queued once the front end hands it over, then the steps')."""
+        loop = asyncio.get_running_loop()
         delay = frontend_seconds(self._profile, self._frontend_rng) / self._scale
-        await self._pacer.sleep_until(asyncio.get_running_loop().time() + delay)
+        await self._pacer.sleep_until(loop.time() + delay)
         queue: asyncio.Queue[Emission] = asyncio.Queue()
         self._queues[gen.request_id] = queue
-        seq = self.engine.add(gen.request_id, gen.prompt_tokens, gen.max_tokens, gen.block_hashes)
+        seq = self.engine.add(
+            gen.request_id,
+            gen.prompt_tokens,
+            gen.max_tokens,
+            gen.block_hashes,
+            gen.draft_acceptance,
+        )
+        schedule.queued = loop.time()
+        schedule.num_spec_tokens = self._profile.spec.num_draft_tokens if self._profile.spec else 0
+        schedule.acceptance_histogram = seq.acceptance_histogram
+        self._schedules[gen.request_id] = schedule
         self._wake.set()
         finished = False
         try:
@@ -122,6 +138,7 @@ class EngineBackend:
                 yield emission.tokens
         finally:
             del self._queues[gen.request_id]
+            del self._schedules[gen.request_id]
             self._cached.pop(gen.request_id, None)
             if not finished:
                 self.engine.abort(gen.request_id)
@@ -136,12 +153,17 @@ class EngineBackend:
                 step_end = loop.time()
             step = self.engine.step()
             self.power.begin_step(step.cost)
-            step_end = max(step_end, loop.time() - 0.05) + step.duration_s / self._scale
+            step_start = max(step_end, loop.time() - 0.05)
+            step_end = step_start + step.duration_s / self._scale
+            for request_id in step.scheduled:
+                if (schedule := self._schedules.get(request_id)) is not None:
+                    schedule.schedule_at(step_start)
             await self._pacer.sleep_until(step_end)
             self.power.end_step(step.duration_s)
             for emission in step.emissions:
                 queue = self._queues.get(emission.request_id)
                 if queue is not None:
+                    self._schedules[emission.request_id].note_tokens(step_end)
                     queue.put_nowait(emission)
 
 
@@ -177,9 +199,11 @@ class FixedBackend:
     async def stop(self) -> None:
         """Nothing to stop."""
 
-    async def generate(self, gen: Generation) -> AsyncGenerator[int, None]:
+    async def generate(self, gen: Generation, schedule: Schedule) -> AsyncGenerator[int, None]:
+        """Tokens on the fixed timing; ``schedule`` has no queue (scheduled when received)."""
         loop = asyncio.get_running_loop()
-        due = loop.time() + self._timing.ttft_s / self._scale
+        schedule.queued = schedule.scheduled = loop.time()
+        due = schedule.queued + self._timing.ttft_s / self._scale
         self.num_running += 1
         self.counters.prompt_tokens += gen.prompt_tokens
         try:
@@ -189,6 +213,7 @@ class FixedBackend:
                 tokens = min(self._timing.tokens_per_chunk, gen.max_tokens - sent)
                 sent += tokens
                 self.counters.generation_tokens += tokens
+                schedule.note_tokens(due)
                 yield tokens
                 due += self._timing.itl_s / self._scale
         finally:

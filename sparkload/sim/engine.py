@@ -174,11 +174,16 @@ class Sequence:
     max_tokens: int
     block_hashes: tuple[int, ...]
     copy_share: float = 0.0  # share of verify passes that copy the prompt (``speculation``)
+    # the request's own per-draft acceptance (its category's, ``--category-acceptance``): every
+    # draft position at this rate in place of the profile's curves (None: the profile's)
+    draft_acceptance: float | None = None
     admitted_order: int = -1
     cached_tokens: int = 0
     computed: int = 0  # tokens in KV (the newest sampled token enters it in the next step)
     generated: int = 0
     finished: bool = False
+    # verify steps by drafts accepted (index j: steps that accepted exactly j; length k + 1)
+    acceptance_histogram: list[int] = field(default_factory=list)
 
     @property
     def prefill_target(self) -> int:
@@ -205,6 +210,7 @@ class Step:
     emissions: tuple[Emission, ...]
     batch: BatchShape
     cost: StepCost  # what the step did, by part: its power (``power.py``)
+    scheduled: tuple[str, ...] = ()  # requests this step schedules for the first time
 
 
 @dataclass
@@ -268,10 +274,12 @@ class Engine:
         prompt_tokens: int,
         max_tokens: int,
         block_hashes: tuple[int, ...] = (),
+        draft_acceptance: float | None = None,
     ) -> Sequence:
         prompt_tokens, max_tokens = max(1, prompt_tokens), max(1, max_tokens)
         share = copy_share(prompt_tokens, max_tokens)
-        seq = Sequence(request_id, prompt_tokens, max_tokens, block_hashes, share)
+        seq = Sequence(request_id, prompt_tokens, max_tokens, block_hashes, share, draft_acceptance)
+        seq.acceptance_histogram = [0] * (self._draft_tokens + 1) if self.profile.spec else []
         self._arrived.append(seq)
         return seq
 
@@ -315,7 +323,7 @@ class Engine:
         decodes = [s for s in self._running if s.decoding]
         decodes = decodes[: budget // (1 + self._draft_tokens)]
         budget -= len(decodes) * (1 + self._draft_tokens)
-        chunks = self._schedule_prefills(budget)
+        chunks, first = self._schedule_prefills(budget)
         batch = self._batch_shape(decodes, chunks)
         cost = step_cost(self.profile, batch)
         duration = cost.seconds * self._jitter()
@@ -325,14 +333,16 @@ class Engine:
         if lagging:
             self._waiting.extend(self._arrived)
             self._arrived = []
-        return Step(duration, tuple(emissions), batch, cost)
+        return Step(duration, tuple(emissions), batch, cost, first)
 
-    def _schedule_prefills(self, budget: int) -> list[tuple[Sequence, int]]:
-        """Partial prefills first, then waiting requests in order, within the token budget."""
+    def _schedule_prefills(self, budget: int) -> tuple[list[tuple[Sequence, int]], tuple[str, ...]]:
+        """Partial prefills first, then waiting requests in order, within the token budget;
+        and the requests scheduled for the first time (a preempted one's return is not)."""
         chunks: list[tuple[Sequence, int]] = []
+        first: list[str] = []
         for seq in (s for s in self._running if not s.decoding):
             if budget <= 0:
-                return chunks
+                return chunks, tuple(first)
             n = min(seq.prefill_target - seq.computed, budget)
             chunks.append((seq, n))
             budget -= n
@@ -343,13 +353,14 @@ class Engine:
             self._waiting.popleft()
             if seq.admitted_order < 0:
                 self._lookup_prefix(seq)
+                first.append(seq.request_id)
             seq.admitted_order = self._admissions
             self._admissions += 1
             self._running.append(seq)
             n = min(seq.prefill_target - seq.computed, budget)
             chunks.append((seq, n))
             budget -= n
-        return chunks
+        return chunks, tuple(first)
 
     def _lookup_prefix(self, seq: Sequence) -> None:
         """Count the query and skip whole cached blocks, keeping at least one token to compute."""
@@ -374,7 +385,7 @@ class Engine:
         )
 
     def _advance_decode(self, seq: Sequence) -> Emission:
-        accepted = self._sample_accepted(seq.copy_share) if self.profile.spec else 0
+        accepted = self._sample_accepted(seq) if self.profile.spec else 0
         tokens = min(1 + accepted, seq.max_tokens - seq.generated)
         return self._emit(seq, tokens)
 
@@ -399,12 +410,20 @@ class Engine:
             return False
         return share >= 1.0 or self._rng.random() < share
 
-    def _sample_accepted(self, share: float) -> int:
-        """Walk the draft positions; update vLLM's spec-decode counters."""
+    def _curve(self, spec: SpecDecode, seq: Sequence) -> tuple[float, ...]:
+        """The conditional acceptance of this verify pass: the request's own rate at every
+        position, else the profile's copy or novel curve (``_copying``)."""
+        if seq.draft_acceptance is not None:
+            return (seq.draft_acceptance,) * self._draft_tokens
+        return spec.curve(self._copying(spec, seq.copy_share))
+
+    def _sample_accepted(self, seq: Sequence) -> int:
+        """Walk the draft positions; update vLLM's spec-decode counters and the request's
+        own histogram (vLLM's per-request ``speculative_decoding``)."""
         counters, spec = self.counters, self.profile.spec
         assert spec is not None
         accepted = 0
-        for p in spec.curve(self._copying(spec, share)):
+        for p in self._curve(spec, seq):
             if self._rng.random() >= p:
                 break
             counters.spec_accepted_per_pos[accepted] += 1
@@ -412,6 +431,7 @@ class Engine:
         counters.spec_drafts += 1
         counters.spec_draft_tokens += self._draft_tokens
         counters.spec_accepted_tokens += accepted
+        seq.acceptance_histogram[accepted] += 1
         return accepted
 
     def _jitter(self) -> float:

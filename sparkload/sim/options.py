@@ -140,6 +140,14 @@ ACCURACY = SimOption(
     type=float,
     rate=True,
 )
+CATEGORY_ACCEPTANCE = SimOption(
+    "--category-acceptance",
+    None,
+    "CATEGORY=RATE,...: a per-draft acceptance rate (0 to 1) for requests of each category "
+    "(their X-Sparkload-Category header, sent for a dataset line's category): each of a verify "
+    "step's k drafts accepted in turn at that rate; other requests keep the profile's "
+    "acceptance (default: none, every request the profile's)",
+)
 SHARED = (
     PROFILE,
     SPEC,
@@ -156,6 +164,7 @@ SHARED = (
     SCHEMA_ERROR_RATE,
     OUTPUT_DRIFT,
     ACCURACY,
+    CATEGORY_ACCEPTANCE,
 )
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from sparkload.sim.sse import ChunkWriter, frame
 
@@ -158,6 +158,8 @@ def _chat_format(text_format: dict) -> dict:
 class ResponsesWriter(ChunkWriter):
     """A ``ChunkWriter`` whose frames are Responses events; the chat writer decides which
     tokens are reasoning, answer or tool call, and when each goes out (``tokens``)."""
+
+    serves_metrics: ClassVar[bool] = False  # vLLM serves them on chat and completions only
 
     _sequence: int = field(default=0, init=False)
     _items: list[dict[str, Any]] = field(default_factory=list, init=False)  # opened, in order

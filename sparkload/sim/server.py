@@ -49,7 +49,9 @@ from sparkload.sim.drift import OutputDrift
 from sparkload.sim.engine import Counters
 from sparkload.sim.metrics import SimMetrics
 from sparkload.sim.power import PowerMeter
+from sparkload.sim.request_metrics import Schedule, metrics
 from sparkload.sim.responses import ResponseStore, ResponsesWriter, UnknownResponse, chat_body
+from sparkload.sim.speculation import CATEGORY_HEADER
 from sparkload.sim.sse import (
     ChunkWriter,
     CompletionWriter,
@@ -92,7 +94,7 @@ class Backend(Protocol):
     def cached_tokens(self, request_id: str) -> int: ...
     def start(self) -> None: ...
     async def stop(self) -> None: ...
-    def generate(self, gen: Generation) -> AsyncGenerator[int, None]: ...
+    def generate(self, gen: Generation, schedule: Schedule) -> AsyncGenerator[int, None]: ...
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ class ServerConfig:
     schema_error_rate: float = 0.0  # share of structured replies broken on purpose
     output_drift: float = 0.0  # share of batched greedy replies changed (drift.py)
     accuracy: float | None = None  # share of probe items answered right (sim/accuracy.py)
+    category_acceptance: dict[str, float] | None = None  # per-draft, by category (speculation)
 
 
 @dataclass(frozen=True)
@@ -457,6 +460,7 @@ class SimServer:
             writer.prompt_tokens,
             max_tokens,
             block_hashes(chat.prompt_text, self.backend.block_tokens),
+            (self.config.category_acceptance or {}).get(request.headers.get(CATEGORY_HEADER, "")),
         )
         times = RequestTimes(received)
         try:
@@ -471,6 +475,11 @@ class SimServer:
             if self.timing_log:
                 self.timing_log.record(request_id, times, writer.generated, fault, received_unix)
 
+    def _finish_metrics(self, writer: ChunkWriter, times: RequestTimes) -> None:
+        """vLLM's per-request ``metrics``, for the usage chunk or the body (``request_metrics``)."""
+        if writer.serves_metrics:
+            writer.metrics = metrics(times.schedule, writer.generated)
+
     def _tool_call(self, chat: ChatRequest, fault: str | None, hidden: int) -> PlannedCall | None:
         """The tool call that answers ``chat``, if any (``ToolCaller.plan``): its answer is
         what the hidden tokens and the reasoning leave of ``max_tokens``. A ``huge`` fault's
@@ -482,12 +491,13 @@ class SimServer:
     async def _complete(
         self, gen: Generation, writer: ChunkWriter, times: RequestTimes, hidden: int
     ) -> web.Response:
-        async with aclosing(self.backend.generate(gen)) as tokens:
+        async with aclosing(self.backend.generate(gen, times.schedule)) as tokens:
             async for count in tokens:
                 self._observe(times, time.perf_counter(), first_output=writer.generated == 0)
                 writer.generated += count
                 writer.cached_tokens = self.backend.cached_tokens(gen.request_id)
         self._observe_end(times)
+        self._finish_metrics(writer, times)
         return web.json_response(writer.completion(hidden))
 
     async def _stream(
@@ -509,6 +519,7 @@ class SimServer:
             if await self._write_tokens(request, response, gen, writer, times, fault, hidden):
                 return response
             self._observe_end(times)
+            self._finish_metrics(writer, times)
             if chat.include_usage:
                 await response.write(writer.usage_chunk())
             if fault != "no_done":
@@ -533,7 +544,7 @@ class SimServer:
         The first ``hidden`` tokens (the chat path's swallowed think tag) are never shown."""
         pending_fault = fault if fault in MID_STREAM_FAULTS else None
         huge_deadline = time.perf_counter() + f.HUGE_SECONDS
-        async with aclosing(self.backend.generate(gen)) as tokens:
+        async with aclosing(self.backend.generate(gen, times.schedule)) as tokens:
             async for count in tokens:
                 now = time.perf_counter()
                 self._observe(times, now, first_output=writer.generated == 0)

@@ -17,12 +17,21 @@ The share is the probability that a verify pass copies (uses the build's copy cu
 than writes new text (the novel curve). The sparkload workloads land at the ends: fresh
 (~90-token prompt, 400 out) and chat (~128-token prompt) 0; edit (~1,830-token prompt, 1,500
 or 3,000 out) 1.
+
+What is asked also matters: code and extraction are predictable, creative writing is not (the
+idea of SpecBench and SPEED-Bench). ``--category-acceptance CATEGORY=RATE,...`` sets a
+per-draft acceptance rate per request category: a request whose ``X-Sparkload-Category``
+header (sent by sparkload for a dataset line with a ``category``; a real server ignores an
+unknown header) names a listed category has each of its k drafts accepted in turn at that
+rate, in place of the profile's curves. Any other request keeps the profile's, so without the
+option the pooled acceptance is the profile's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+CATEGORY_HEADER = "X-Sparkload-Category"
 INSTRUCTION_TOKENS = 256
 COPY_COVERAGE = 0.5
 METHODS = ("none", "mtp", "dspark")
@@ -53,3 +62,19 @@ def parse_spec(text: str) -> SpecChoice:
     if method not in METHODS[1:] or not depth.isdigit() or int(depth) < 1:
         raise ValueError(f"{text!r} is not none, mtp:K or dspark:K with K a positive integer")
     return SpecChoice(method, int(depth))
+
+
+def parse_category_acceptance(text: str) -> dict[str, float]:
+    """``CATEGORY=RATE,...`` (each rate from 0 to 1) → category → rate; ``ValueError`` of one
+    line otherwise."""
+    rates: dict[str, float] = {}
+    for part in (p.strip() for p in text.split(",")):
+        category, sep, rate = part.partition("=")
+        try:
+            value = float(rate)
+        except ValueError:
+            value = -1.0
+        if not sep or not category.strip() or not 0.0 <= value <= 1.0:
+            raise ValueError(f"{part!r} is not CATEGORY=RATE with RATE from 0 to 1")
+        rates[category.strip()] = value
+    return rates

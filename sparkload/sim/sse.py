@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from sparkload.sim.structured import PlannedJson
 from sparkload.sim.tools import PlannedCall
@@ -84,6 +85,7 @@ def frame(payload: dict) -> bytes:
 class ChunkWriter:
     """Builds the frames of one response; tracks how many tokens went out."""
 
+    serves_metrics: ClassVar[bool] = True  # vLLM's per-request ``metrics`` (chat, completions)
     request_id: str
     model: str
     prompt_tokens: int
@@ -98,6 +100,9 @@ class ChunkWriter:
     structured: PlannedJson | None = None  # the answer is this JSON text (response_format)
     reasoning_usage: bool = True  # usage counts reasoning tokens apart, when there are some
     changed_from: int | None = None  # the answer token this reply changes from (drift.py)
+    # vLLM's per-request ``metrics`` (``request_metrics``), set once the request is done: in the
+    # usage chunk and the non-streamed body
+    metrics: dict | None = None
     _visible_from: int = field(default=0, init=False)
     _answer_shown: int = field(default=0, init=False)  # answer tokens before this are out
 
@@ -224,16 +229,24 @@ class ChunkWriter:
             usage["completion_tokens_details"] = {"reasoning_tokens": reasoning}
         return usage
 
+    def with_metrics(self, body: dict) -> dict:
+        """``body`` with the request's ``metrics``, once they are known."""
+        if self.metrics is not None:
+            body["metrics"] = self.metrics
+        return body
+
     def usage_chunk(self) -> bytes:
         return frame(
-            {
-                "id": self.request_id,
-                "object": "chat.completion.chunk",
-                "created": self.created,
-                "model": self.model,
-                "choices": [],
-                "usage": self.usage(),
-            }
+            self.with_metrics(
+                {
+                    "id": self.request_id,
+                    "object": "chat.completion.chunk",
+                    "created": self.created,
+                    "model": self.model,
+                    "choices": [],
+                    "usage": self.usage(),
+                }
+            )
         )
 
     def end(self) -> bytes:
@@ -267,22 +280,24 @@ class ChunkWriter:
             )
         if reasoning_end > visible_from:
             message[self.reasoning_field] = token_text(visible_from, reasoning_end - visible_from)
-        return {
-            "id": self.request_id,
-            "object": "chat.completion",
-            "created": self.created,
-            "model": self.model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": message,
-                    "logprobs": None,
-                    "finish_reason": finish,
-                    "stop_reason": None,
-                }
-            ],
-            "usage": self.usage(),
-        }
+        return self.with_metrics(
+            {
+                "id": self.request_id,
+                "object": "chat.completion",
+                "created": self.created,
+                "model": self.model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": message,
+                        "logprobs": None,
+                        "finish_reason": finish,
+                        "stop_reason": None,
+                    }
+                ],
+                "usage": self.usage(),
+            }
+        )
 
 
 def _finish(last: bool) -> str | None:
@@ -318,7 +333,7 @@ class CompletionWriter(ChunkWriter):
     def usage_chunk(self) -> bytes:
         chunk = self._text_chunk({})
         chunk["choices"], chunk["usage"] = [], self.usage()
-        return frame(chunk)
+        return frame(self.with_metrics(chunk))
 
     def completion(self, visible_from: int) -> dict:
         choice = {
@@ -328,7 +343,7 @@ class CompletionWriter(ChunkWriter):
             "finish_reason": "length",
             "stop_reason": None,
         }
-        return {**self._text_chunk(choice), "usage": self.usage()}
+        return self.with_metrics({**self._text_chunk(choice), "usage": self.usage()})
 
 
 def malformed_frame(request_id: str) -> bytes:

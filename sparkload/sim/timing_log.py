@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from sparkload.sim.request_metrics import Schedule
 
 
 @dataclass
@@ -18,6 +20,8 @@ class RequestTimes:
     first: float | None = None
     last: float | None = None
     chunks: int = 0
+    # the engine's stamps of it, on the event loop's clock (vLLM's per-request ``metrics``)
+    schedule: Schedule = field(default_factory=Schedule)
 
     def note_chunk(self, now: float) -> None:
         if self.first is None:

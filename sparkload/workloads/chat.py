@@ -105,7 +105,7 @@ class ChatWorkload(PromptSetWorkload):
         planned = self.planned_request(
             self.prompts[index], index, messages=entry.messages, max_tokens=entry.max_tokens
         )
-        return replace(planned, schema=entry.schema) if entry.schema is not None else planned
+        return replace(planned, schema=entry.schema, category=entry.category)
 
     def _synthetic_request(self, user: UserState) -> PlannedRequest:
         """A pool entry: the next in turn of the prefixes, else the seeded order's."""
@@ -224,5 +224,7 @@ def _for_api(dataset: tuple[DatasetPrompt, ...], opts: RunOptions) -> tuple[Data
                 f"use --api {able_to('carries_messages')}"
             )
     if opts.workload.output_tokens is not None:
-        return tuple(DatasetPrompt(p.messages, schema=p.schema) for p in dataset)
+        return tuple(
+            DatasetPrompt(p.messages, schema=p.schema, category=p.category) for p in dataset
+        )
     return dataset

@@ -135,6 +135,7 @@ class PlannedRequest:
     tool_choice: str | None = None
     step: str | None = None
     schema: dict[str, Any] | None = None  # the reply's own JSON Schema (a dataset line's)
+    category: str | None = None  # what the request asks (a dataset line's; the record's)
     # the server's id of the reply this turn continues, for an API that keeps a conversation's
     # history server-side (``WireApi.server_history``; the Responses API's previous_response_id)
     history_id: str | None = None

@@ -248,6 +248,7 @@ class ConversationWorkload(Workload[ConversationUser]):
             turns=conversation.turns,
             delay=think,
             history_id=conversation.last_response_id,
+            category=self.dataset[conversation.source].category if self.dataset else None,
         )
 
     def after(

@@ -15,7 +15,7 @@ from sparkload.errors import ConfigError
 from sparkload.inputs import datasets
 from sparkload.inputs.files import UserFile
 from sparkload.inputs.prompts import load_prompts
-from sparkload.paths import PROMPTS_DIR
+from sparkload.paths import PROMPTS_DIR, SPECULATIVE_PROMPTS
 from sparkload.workloads.contract import PlannedRequest, Slot, UserState, Workload
 from sparkload.workloads.registry import load, settle
 
@@ -149,6 +149,52 @@ def test_completions_refuse_a_multi_message_dataset_in_one_line(tmp_path):
         load(options(prompts=str(path), api="completions"))
     single = jsonl(tmp_path / "s.jsonl", {"prompt": "Q"})
     assert first_request(load(options(prompts=str(single), api="completions"))).text == "Q"
+
+
+def test_a_line_may_name_its_category(tmp_path):
+    path = jsonl(
+        tmp_path / "d.jsonl",
+        {"prompt": "Write a sort.", "category": "coding"},
+        {"prompt": "Name a prime."},
+    )
+    found = load_prompts(path)
+    assert [p.category for p in found.dataset] == ["coding", None]
+    assert found.describe()["categories"] == {"coding": 1}
+
+
+@pytest.mark.parametrize("category", ["", 7, "naïve", "x" * 65])
+def test_a_category_that_is_no_short_ascii_name_is_one_line_naming_the_line(tmp_path, category):
+    path = jsonl(tmp_path / "d.jsonl", {"prompt": "Q"}, {"prompt": "Q", "category": category})
+    with pytest.raises(ConfigError, match=r"d\.jsonl line 2: category must be"):
+        load_prompts(path)
+
+
+def test_a_line_s_category_goes_with_its_request():
+    workload = load(options(prompts=str(SPECULATIVE_PROMPTS)))
+    assert first_request(workload).category == "coding"
+
+
+def test_a_conversation_keeps_its_line_s_category(tmp_path):
+    path = jsonl(tmp_path / "d.jsonl", {"prompt": "Q", "category": "math"})
+    found, _ = datasets.parse_conversations(
+        UserFile("--prompts", path, path.read_bytes(), path.read_text()), datasets.JSONL
+    )
+    assert found[0].category == "math"
+
+
+def test_the_speculative_set_has_every_category_of_drafting():
+    found = load_prompts(SPECULATIVE_PROMPTS)
+    assert set(found.describe()["categories"]) == {
+        "coding",
+        "math",
+        "extraction",
+        "summarization",
+        "translation",
+        "creative",
+        "multi-turn",
+        "rag",
+    }
+    assert min(found.describe()["categories"].values()) >= 4
 
 
 def test_the_example_dataset_loads():

@@ -70,6 +70,11 @@ def test_to_dict_leaves_out_the_full_gap_list_unless_kept():
     assert record(chunk_gaps=[0.1]).to_dict()["chunk_gaps"] == [0.1]
 
 
+def test_to_dict_keeps_a_category_only_where_the_request_had_one():
+    assert "category" not in record().to_dict()
+    assert record(category="coding").to_dict()["category"] == "coding"
+
+
 def test_simulated_time_multiplies_durations_and_divides_rates():
     scaled = scale_to_simulated_time({"ttft": 0.1, "latency": 2.0, "tps": 50.0, "level": 4}, 10)
     assert scaled == {

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from sparkload.errors import ConfigError
 from sparkload.run.manifest import simulated_variant, simulator_entry
 from tests.options import run_options
 
@@ -36,3 +39,16 @@ def test_the_simulator_entry_records_the_weights_format_drafting_aside():
     assert (without.quantization, without.spec) == ("fp8", "none")
     build = simulator_entry(simulator("--sim-profile", "qwen3.8-fp8", "--sim-spec", "none"), tp=1)
     assert build.quantization == "qwen3.8-fp8"
+
+
+def test_the_categories_own_acceptance_is_written_only_when_set():
+    assert "category_acceptance" not in simulator_entry(simulator(), tp=1).to_dict()
+    written = simulator_entry(
+        simulator("--sim-category-acceptance", "coding=0.9,creative=0.3"), tp=1
+    ).to_dict()
+    assert written["category_acceptance"] == {"coding": 0.9, "creative": 0.3}
+
+
+def test_a_bad_category_acceptance_is_one_line_naming_the_option():
+    with pytest.raises(ConfigError, match=r"^--sim-category-acceptance: 'coding=2' is not"):
+        simulator("--sim-category-acceptance", "coding=2")

@@ -206,3 +206,67 @@ def test_verify_token_cost_adds_per_verified_token():
     batch = BatchShape(decode_seqs=4, context_tokens=800)
     extra = step_seconds(slow, batch) - step_seconds(base, batch)
     assert abs(extra - 4 * (1 + 3) * 0.001) < 1e-12
+
+
+# ----- drafting per request: its own histogram, its category's rate -------------------------
+def emitted(engine: Engine, request_id: str) -> list[int]:
+    """The request's tokens per step, its first (the prefill's) excluded."""
+    sizes = [
+        e.tokens
+        for s in run_to_completion(engine)
+        for e in s.emissions
+        if e.request_id == request_id
+    ]
+    return sizes[1:]
+
+
+def test_each_verify_step_is_counted_once_in_the_request_s_histogram():
+    engine = Engine(get_profile("fp8-mtp"), seed=5)
+    seq = engine.add("r", prompt_tokens=128, max_tokens=300)
+    steps = emitted(engine, "r")
+    assert len(seq.acceptance_histogram) == 3 + 1
+    assert sum(seq.acceptance_histogram) == len(steps)
+
+
+def test_the_histogram_says_the_tokens_each_step_streamed():
+    engine = Engine(get_profile("fp8-mtp"), seed=5)
+    seq = engine.add("r", prompt_tokens=128, max_tokens=300)
+    steps = emitted(engine, "r")
+    drawn = sum((1 + j) * n for j, n in enumerate(seq.acceptance_histogram))
+    # the last step may be cut at max_tokens, never by more than a step's k drafts
+    assert 0 <= drawn - sum(steps) <= 3
+
+
+def test_a_request_s_own_rate_of_one_accepts_every_draft():
+    engine = Engine(get_profile("fp8-mtp"), seed=5)
+    seq = engine.add("r", prompt_tokens=128, max_tokens=200, draft_acceptance=1.0)
+    run_to_completion(engine)
+    assert seq.acceptance_histogram[:3] == [0, 0, 0] and seq.acceptance_histogram[3] > 0
+
+
+def test_a_request_s_own_rate_of_zero_accepts_none():
+    engine = Engine(get_profile("fp8-mtp"), seed=5)
+    seq = engine.add("r", prompt_tokens=128, max_tokens=50, draft_acceptance=0.0)
+    run_to_completion(engine)
+    assert seq.acceptance_histogram[1:] == [0, 0, 0] and seq.acceptance_histogram[0] == 49
+
+
+def test_two_rates_give_the_mean_acceptance_lengths_they_set():
+    engine = Engine(get_profile("fp8-mtp"), seed=9)
+    high = engine.add("high", prompt_tokens=128, max_tokens=3000, draft_acceptance=0.9)
+    low = engine.add("low", prompt_tokens=128, max_tokens=3000, draft_acceptance=0.3)
+    run_to_completion(engine)
+
+    def mean_length(histogram: list[int]) -> float:
+        return 1 + sum(j * n for j, n in enumerate(histogram)) / sum(histogram)
+
+    # k = 3 drafts accepted in turn at rate r: 1 + r + r^2 + r^3
+    assert abs(mean_length(high.acceptance_histogram) - (1 + 0.9 + 0.81 + 0.729)) < 0.1
+    assert abs(mean_length(low.acceptance_histogram) - (1 + 0.3 + 0.09 + 0.027)) < 0.1
+
+
+def test_a_profile_without_drafting_keeps_no_histogram():
+    engine = Engine(get_profile("fp8"))
+    seq = engine.add("r", prompt_tokens=64, max_tokens=10)
+    run_to_completion(engine)
+    assert seq.acceptance_histogram == []

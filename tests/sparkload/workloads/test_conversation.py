@@ -335,3 +335,9 @@ def test_a_conversation_file_with_no_user_turn_is_a_config_error(tmp_path):
 def test_conversation_options_for_another_workload_are_refused(args):
     with pytest.raises(ConfigError, match="for --workload conversation"):
         registry.settle(parsed_options(*args))
+
+
+def test_every_turn_of_a_dataset_conversation_carries_its_line_s_category(tmp_path):
+    loaded = workload("--prompts", dataset(tmp_path, [{**THREE_TURNS, "category": "multi-turn"}]))
+    turns = converse(loaded, user(loaded), 3)
+    assert [t.category for t in turns] == ["multi-turn"] * 3
