@@ -499,6 +499,10 @@ def load_with_records(path: str | Path) -> Dataset:
     return dataset
 
 
+# the text columns kept as pandas categoricals (concat widens them to object)
+_TEXT_COLUMNS = ("endpoint", "session_id", "step", "category", "structured", "reasoning_counted_by")
+
+
 def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     """Load every run under ``paths``; raise InputError when nothing usable is there."""
     runs: list[Run] = []
@@ -538,14 +542,7 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     if frames:
         records = pd.concat(frames, ignore_index=True)
         # concat widens categoricals to object
-        for name in (
-            "endpoint",
-            "session_id",
-            "step",
-            "category",
-            "structured",
-            "reasoning_counted_by",
-        ):
+        for name in _TEXT_COLUMNS:
             records[name] = records[name].astype("category")
         records[per_request.CATEGORY] = records[per_request.CATEGORY].astype("category")
         run_labels = np.array([run.label for run in runs], dtype=object)
