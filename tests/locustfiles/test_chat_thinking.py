@@ -76,7 +76,8 @@ def test_a_thinking_models_time_to_answer_per_level_and_its_bound(simulator, tmp
     for record in measured:
         assert (record["reasoning_tokens"], record["answer_tokens"]) == (REASONING, ANSWER)
         assert record["output_tokens"] == REASONING + ANSWER
-        assert record["ttft"] < record["t_last_reasoning"] < record["ttfo"]
+        # (the last reasoning and the first answer chunk share a time when one read took both)
+        assert record["ttft"] < record["t_last_reasoning"] <= record["ttfo"]
     # per level: TTFO later than TTFT by at least the time of 64 tokens at the level's ITL
     # (the simulator's gaps are fixed: TTFO - TTFT is 64 of them; 2 % for a busy machine)
     levels = summary(run.run_dir, tmp_path)

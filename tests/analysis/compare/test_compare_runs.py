@@ -56,12 +56,13 @@ def sparkload_compare(*args: object) -> subprocess.CompletedProcess:
 
 # Between two runs on a machine other tests share, the tokens' pace moves more than either run's
 # own records say (a CI run: C=2 ITL p90 20.1 -> 25.8 ms, ITL mean +11.4 %, aggregate tok/s
-# -7.7 %; another moved C=4 TTFT p90 by +10.1 %): the tails and the pace get the room such a
-# machine needs, the TTFT mean and every p50 keep the default tolerances. (Two
-# runs on a quiet machine at the defaults: docs/compare.md's table.)
+# -7.7 %; another moved C=4 TTFT p90 by +10.1 %, and one beside three other load runs C=4 TTFT
+# mean 200.6 -> 233.4 ms, p90 201.1 -> 316.5 ms, every p50 within 2 %): the tails, the TTFT
+# mean and the pace get the room such a machine needs, every p50 keeps the default tolerance.
+# (Two runs on a quiet machine at the defaults: docs/compare.md's table.)
 SHARED_MACHINE = (
-    "ttft_p90_ms:+50%,itl_mean_ms:+30%,itl_p90_ms:+100%,latency_p90_s:+50%,"
-    "output_tok_s:-25%,tps_mean:-25%"
+    "ttft_mean_ms:+40%,ttft_p90_ms:+150%,itl_mean_ms:+30%,itl_p90_ms:+100%,"
+    "latency_p90_s:+50%,output_tok_s:-25%,tps_mean:-25%"
 )
 
 
