@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -31,13 +32,24 @@ LADDER = ["--ladder", "2,4", "--requests-per-user", "10", "--max-tokens", "6"]
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
-    """A baseline and a second run against one simulator, and a run against a slowed one."""
+    """A baseline and a second run against two simulators of one profile, run at the same time
+    (so a machine other tests share slows both alike), then a run against a slowed one."""
     found: dict[str, Path] = {}
-    with running_sim(*FIXED, "200") as fast, running_sim(*FIXED, "400") as slow:
-        for name, host in (("baseline", fast), ("same", fast), ("slow", slow)):
-            run = run_locust(["--headless", "-H", host, *LADDER], tmp_path_factory.mktemp(name))
-            assert run.returncode == 0 and run.run_dir is not None, run.output
-            found[name] = run.run_dir
+
+    def run(name: str, host: str) -> None:
+        done = run_locust(["--headless", "-H", host, *LADDER], tmp_path_factory.mktemp(name))
+        assert done.returncode == 0 and done.run_dir is not None, done.output
+        found[name] = done.run_dir
+
+    with (
+        running_sim(*FIXED, "200") as fast,
+        running_sim(*FIXED, "200") as twin,
+        ThreadPoolExecutor(2) as pool,
+    ):
+        for future in [pool.submit(run, "baseline", fast), pool.submit(run, "same", twin)]:
+            future.result()
+    with running_sim(*FIXED, "400") as slow:
+        run("slow", slow)
     return found
 
 
