@@ -29,5 +29,6 @@ def wire_api(name: str) -> WireApi:
 
 
 def able_to(capability: str) -> str:
-    """The APIs with ``capability`` (a ``WireApi`` flag), for a refusal: "chat or responses"."""
+    """The APIs with ``capability`` (a ``WireApi`` flag), for a refusal: "chat or responses
+    or messages"."""
     return " or ".join(name for name, api in REGISTRY.items() if getattr(api, capability))
