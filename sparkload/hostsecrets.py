@@ -6,22 +6,26 @@ over its own. Secrets must not travel that way: every process takes its own, onc
 command line, environment or ``--secrets-file`` before any option arrives (``capture``), and
 blanks them in the options Locust sends or overwrites (``blank``). A worker without a key of its
 own sends none; the master keeps its own for what it asks the target itself (``/v1/models``,
-``/metrics``).
+``/metrics``). An API may name a key variable of its own (``WireApi.key_env``:
+``$ANTHROPIC_API_KEY``), read here as well.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sparkload import config
+from sparkload.apis import REGISTRY, wire_api
 from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
 
 SECRETS_FILE = config.BY_DEST["secrets_file"]
+API_KEY, API = config.BY_DEST["api_key"], config.BY_DEST["api"]
 SECRET_OPTIONS = tuple(o for o in config.OPTIONS if o.secret and o is not SECRETS_FILE)
 
 
@@ -46,6 +50,7 @@ class HostSecrets:
                 lines = from_file[option.env_var]
                 value = option.value(lines if _repeatable(option) else lines[0])
             values[option.dest] = value
+        values[API_KEY.dest] = own_api_key(parsed, values[API_KEY.dest], from_file)
         return cls(**values)
 
     def into(self, options: RunOptions) -> RunOptions:
@@ -55,6 +60,17 @@ class HostSecrets:
     def names(self) -> dict[str, Any]:
         """What may be said about them: whether there is a key, and the header names."""
         return {"api_key": bool(self.api_key), "headers": sorted(self.header)}
+
+
+def own_api_key(parsed: argparse.Namespace, key: str, from_file: dict[str, list[str]]) -> str:
+    """The key of the chosen API's own variable (``WireApi.key_env``: ``$ANTHROPIC_API_KEY``
+    for ``--api messages``, from the environment or the secrets file) where there is one: it
+    wins over ``$OPENAI_API_KEY`` (a ``key`` that came from that variable), never over a key
+    given with ``--api-key``."""
+    name = wire_api(API.value(getattr(parsed, API.dest, None))).key_env
+    own = (os.environ.get(name) or from_file.get(name, [""])[0]) if name else ""
+    openai = (os.environ.get(API_KEY.env_var, ""), *from_file.get(API_KEY.env_var, ()))
+    return own if own and (not key or key in openai) else key
 
 
 def blank(parsed: argparse.Namespace) -> None:
@@ -70,6 +86,7 @@ def read_secrets_file(path: Path | None) -> dict[str, list[str]]:
     if path is None:
         return {}
     names = {option.env_var: option for option in SECRET_OPTIONS}
+    names.update({api.key_env: API_KEY for api in REGISTRY.values() if api.key_env})
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:

@@ -36,7 +36,7 @@ import orjson
 
 from sparkload.apis.wire import BodyParts, PlannedRequest, WireApi, request_tail
 from sparkload.records import API_RESPONSES, ERROR_MALFORMED_SSE, ERROR_SERVER_EVENT
-from sparkload.transport.tally import ReplyTally, StreamError, ToolCall
+from sparkload.transport.tally import ReplyTally, StreamError
 
 TEXT_DELTA = "response.output_text.delta"
 REASONING_DELTA = "response.reasoning_text.delta"
@@ -176,7 +176,7 @@ class ResponsesStream(ReplyTally):
             return
         self.note_token(now)
         self.note_tool_delta(now)
-        call = self._call_at(event.get("output_index"))
+        call = self.call_at(event.get("output_index"))
         if isinstance(call_id := item.get("call_id"), str):
             call.id = call_id
         if isinstance(name := item.get("name"), str):
@@ -191,26 +191,11 @@ class ResponsesStream(ReplyTally):
             return
         self.note_token(now)
         self.note_tool_delta(now)
-        call = self._call_at(event.get("output_index"))
+        call = self.call_at(event.get("output_index"))
         if isinstance(delta, str):
             call.arguments += delta
         else:
             call.malformed = True
-
-    def _call_at(self, output_index: Any) -> ToolCall:
-        """The tool call of output item ``output_index`` (appended when it starts one; a
-        missing index continues the last call)."""
-        calls = self.tool_calls
-        if not isinstance(output_index, int) or isinstance(output_index, bool):
-            if calls:
-                return calls[-1]
-            output_index = 0
-        for call in calls:
-            if call.index == output_index:
-                return call
-        call = ToolCall(output_index)
-        calls.append(call)
-        return call
 
     def _note_response(self, event: dict) -> None:
         """The response object of ``response.created`` or of the ending event: its id, and at

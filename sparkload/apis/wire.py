@@ -1,15 +1,16 @@
 """What an API module declares (``WireApi``), and the parts of a body every API shares.
 
-An API module (``chat.py``, ``completions.py``, ``responses.py``) owns everything that differs
-between the wire APIs: its route, its body, its stream reader, its auth headers and what it can
-carry. The rest of sparkload asks the registry (``sparkload.apis``) for a ``WireApi`` by the
-``--api`` name and reads its fields; it never compares an API's name.
+An API module (``chat.py``, ``completions.py``, ``responses.py``, ``messages.py``) owns
+everything that differs between the wire APIs: its route, its body, its stream reader, its
+headers (the key's and fixed ones) and what it can carry. The rest of sparkload asks the
+registry (``sparkload.apis``) for a ``WireApi`` by the ``--api`` name and reads its fields; it
+never compares an API's name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sparkload.transport.tally import Reply, ReplyTally
@@ -65,6 +66,10 @@ class WireApi:
     # stream_fields(extras): what turns the stream (and its usage) on, over --extra-body's
     stream_fields: Callable[[Mapping[str, Any]], dict[str, Any]]
     auth: Callable[[str], dict[str, str]] = bearer  # the API key's headers
+    # what every request of it carries, with a key or without (a user's --header wins)
+    headers: Mapping[str, str] = field(default_factory=dict)
+    # the environment variable of its own key, over $OPENAI_API_KEY (never over --api-key)
+    key_env: str = ""
     carries_messages: bool = True  # a conversation's messages (else one prompt text)
     carries_tools: bool = True  # tools and tool calls
     server_history: bool = False  # continues a reply the server kept (``history_id``)

@@ -30,8 +30,8 @@ ROWS: tuple[Option, ...] = (
         "--api",
         API_CHAT,
         f"Which wire API to stream: {', '.join(API_NAMES)} (chat: /v1/chat/completions; "
-        "completions: /v1/completions, the prompt as text; each is a module of sparkload/apis/, "
-        "docs/workloads.md#apis)",
+        "completions: /v1/completions, the prompt as text; responses: /v1/responses; messages: "
+        "Anthropic's /v1/messages; each is a module of sparkload/apis/, docs/workloads.md#apis)",
         REQUEST,
         one_of(API_NAMES),
         choices=API_NAMES,

@@ -60,7 +60,9 @@ ROWS: tuple[Option, ...] = (
     Option(
         "--api-key",
         "",
-        "API key sent as Bearer token (default: $OPENAI_API_KEY; not in the web UI, never written)",
+        "API key, sent as a Bearer token (--api messages: as x-api-key; default: "
+        "$OPENAI_API_KEY, on --api messages $ANTHROPIC_API_KEY first; not in the web UI, never "
+        "written)",
         TARGET,
         text,
         secret=True,
@@ -69,8 +71,9 @@ ROWS: tuple[Option, ...] = (
     Option(
         "--secrets-file",
         "",
-        "A file of this host's secrets, NAME=value a line: OPENAI_API_KEY, SPARKLOAD_HEADER "
-        "(repeatable), SPARKLOAD_WORKER_TOKEN; each used where the command line and the "
+        "A file of this host's secrets, NAME=value a line: OPENAI_API_KEY (or "
+        "ANTHROPIC_API_KEY for --api messages), SPARKLOAD_HEADER (repeatable), "
+        "SPARKLOAD_WORKER_TOKEN; each used where the command line and the "
         "environment give none. Read by the process it is given to, at start: a master never "
         "sends secrets, nor this path",
         TARGET,

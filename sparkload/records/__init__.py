@@ -118,6 +118,7 @@ from sparkload.records.verdicts import (
 from sparkload.records.vocabulary import (
     API_CHAT,
     API_COMPLETIONS,
+    API_MESSAGES,
     API_NAMES,
     API_RESPONSES,
     CHECK_NO_DATA,
@@ -186,6 +187,7 @@ from sparkload.records.vocabulary import (
 __all__ = [
     "API_CHAT",
     "API_COMPLETIONS",
+    "API_MESSAGES",
     "API_NAMES",
     "API_RESPONSES",
     "ArrivalEntry",

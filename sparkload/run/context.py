@@ -99,10 +99,13 @@ def endpoints_of(options: RunOptions, host: str | None) -> tuple[Endpoint, ...]:
 
 def request_headers(options: RunOptions) -> dict[str, str]:
     """Every request's headers: the API key (in its API's form), what the client accepts, the
-    user's --header."""
-    key = options.target.api_key
-    credentials = wire_api(options.request.api).auth(key) if key else None
+    API's own (``WireApi.headers``: Messages' ``anthropic-version``) under the user's --header."""
+    api, key = wire_api(options.request.api), options.target.api_key
+    credentials = api.auth(key) if key else None
+    given = {name.lower() for name in options.request.header}
+    own = {name: value for name, value in api.headers.items() if name.lower() not in given}
+    extra = {**own, **options.request.header}
     try:
-        return build_headers(credentials, options.request.accept_encoding, options.request.header)
+        return build_headers(credentials, options.request.accept_encoding, extra)
     except ValueError as exc:
         raise ConfigError(f"--header: {exc}") from None

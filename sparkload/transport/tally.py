@@ -160,6 +160,22 @@ class ReplyTally:
         self.note_output(now)
         self.t_tool_args = now
 
+    def call_at(self, index: object) -> ToolCall:
+        """The tool call of output item (or content block) ``index``: appended when it starts
+        one; a missing index continues the last call (APIs that number their calls by the
+        reply's items: Responses, Messages)."""
+        calls = self.tool_calls
+        if not isinstance(index, int) or isinstance(index, bool):
+            if calls:
+                return calls[-1]
+            index = 0
+        for call in calls:
+            if call.index == index:
+                return call
+        call = ToolCall(index)
+        calls.append(call)
+        return call
+
     def note_reasoning(self, now: float) -> None:
         """The reasoning rule: a reasoning event at ``now`` (its token noted by the reader) is
         counted apart, and the last one's time kept."""

@@ -22,7 +22,12 @@ def parse(*args: str) -> argparse.Namespace:
 
 @pytest.fixture(autouse=True)
 def no_secrets_in_the_environment(monkeypatch):
-    for name in ("OPENAI_API_KEY", "SPARKLOAD_HEADER", "SPARKLOAD_WORKER_TOKEN"):
+    for name in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "SPARKLOAD_HEADER",
+        "SPARKLOAD_WORKER_TOKEN",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -96,3 +101,27 @@ def test_what_may_be_said_of_them_is_whether_a_key_is_there_and_the_header_names
         "api_key": True,
         "headers": ["X-A", "X-B"],
     }
+
+
+def test_messages_takes_its_key_from_anthropic_api_key(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k-ant")
+    assert HostSecrets.capture(parse("--api", "messages")).api_key == "k-ant"
+
+
+def test_anthropic_api_key_wins_over_openai_api_key_on_messages_only(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k-ant")
+    monkeypatch.setenv("OPENAI_API_KEY", "k-openai")
+    assert HostSecrets.capture(parse("--api", "messages")).api_key == "k-ant"
+    assert HostSecrets.capture(parse("--api", "chat")).api_key == "k-openai"
+
+
+def test_an_api_key_option_wins_over_anthropic_api_key(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k-ant")
+    assert HostSecrets.capture(parse("--api", "messages", "--api-key", "k1")).api_key == "k1"
+
+
+def test_a_secrets_file_may_give_anthropic_api_key(tmp_path):
+    path = tmp_path / "secrets"
+    path.write_text("ANTHROPIC_API_KEY=k-file\n")
+    parsed = parse("--api", "messages", "--secrets-file", str(path))
+    assert HostSecrets.capture(parsed).api_key == "k-file"

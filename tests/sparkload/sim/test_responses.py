@@ -8,8 +8,8 @@ import json
 
 from sparkload.apis.chat import ChatStream
 from sparkload.apis.responses import ResponsesStream
+from sparkload.sim.bodies import parse_chat_request, parse_responses_request
 from sparkload.sim.responses import ResponsesWriter, chat_body
-from sparkload.sim.server import parse_chat_request, parse_responses_request
 from sparkload.sim.sse import ChunkWriter
 from sparkload.sim.tools import PlannedCall
 
