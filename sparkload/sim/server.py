@@ -47,6 +47,7 @@ from sparkload.sim.accuracy import ITEM_HEADER, AccuracyReplier
 from sparkload.sim.backends import Generation
 from sparkload.sim.drift import OutputDrift
 from sparkload.sim.engine import Counters
+from sparkload.sim.images import messages_image_tokens
 from sparkload.sim.metrics import SimMetrics
 from sparkload.sim.power import PowerMeter
 from sparkload.sim.responses import ResponseStore, ResponsesWriter, UnknownResponse, chat_body
@@ -130,6 +131,7 @@ class ChatRequest:
     think_tag: bool
     tools: ToolRequest | None = None  # chat: the request's tools and tool choice
     response_format: Any = None  # as sent (a Responses body's text.format in chat's form)
+    image_tokens: int = 0  # the messages' images, counted from their sizes (sim/images.py)
 
 
 class RequestError(Exception):
@@ -204,6 +206,7 @@ def _request(
     reasoning_tokens: int,
     think_tag: bool,
     tools: ToolRequest | None = None,
+    image_tokens: int = 0,
 ) -> ChatRequest:
     options = body.get("stream_options") or {}
     include_usage = bool(options.get("include_usage"))
@@ -217,6 +220,7 @@ def _request(
         think_tag=think_tag,
         tools=tools,
         response_format=body.get("response_format"),
+        image_tokens=image_tokens,
     )
 
 
@@ -236,7 +240,8 @@ def parse_chat_request(body: Any, model_name: str, reasoning_tokens: int) -> Cha
         reasoning_tokens = DEFAULT_THINKING_TOKENS
     tools = _tools(body)
     text = prompt_text(messages, tools)
-    return _request(body, text, max_tokens, reasoning_tokens, thinking is not False, tools)
+    images = messages_image_tokens(messages)
+    return _request(body, text, max_tokens, reasoning_tokens, thinking is not False, tools, images)
 
 
 def parse_responses_request(body: Any, model_name: str, reasoning_tokens: int) -> ChatRequest:
@@ -435,7 +440,7 @@ class SimServer:
         writer = writer_type(
             request_id,
             self.config.model_name,
-            estimate_tokens(chat.prompt_text),
+            estimate_tokens(chat.prompt_text) + chat.image_tokens,
             chat.reasoning_tokens,
             self.config.reasoning_field,
             chat.continuous_usage,
