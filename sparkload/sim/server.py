@@ -161,7 +161,7 @@ def message_text(messages: list[Any]) -> str:
         if isinstance(content, str):
             parts.append(content)
         elif isinstance(content, list):
-            parts += [str(p.get("text", "")) for p in content if isinstance(p, dict)]
+            parts += [str(p["text"]) for p in content if isinstance(p, dict) and "text" in p]
         calls = message.get("tool_calls")
         for call in calls if isinstance(calls, list) else []:
             function = call.get("function") if isinstance(call, dict) else None
