@@ -96,6 +96,9 @@ class Backend(Protocol):
     def generate(self, gen: Generation) -> AsyncGenerator[int, None]: ...
 
 
+MAX_BODY = 256 << 20  # bytes of a request body: images' data URLs (aiohttp's default: 1 MB)
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     model_name: str
@@ -310,7 +313,7 @@ class SimServer:
         )
 
     def app(self) -> web.Application:
-        app = web.Application()
+        app = web.Application(client_max_size=MAX_BODY)
         app.router.add_post("/v1/chat/completions", self.chat_completions)
         app.router.add_post("/v1/completions", self.completions)
         app.router.add_post("/v1/responses", self.responses)
