@@ -73,10 +73,13 @@ def zero_or_more(flag: str, value: object) -> int:
 
 
 def image_sizes(flag: str, value: object) -> tuple[tuple[int, int], ...]:
-    """Comma-separated ``WxH`` sizes (a YAML list is accepted too), each side 1..8192 pixels."""
+    """Comma-separated ``WxH`` sizes (a YAML list is accepted too, and sizes already parsed),
+    each side 1..8192 pixels."""
     parts = value if isinstance(value, list | tuple) else str(value or "").split(",")
     sizes = []
     for part in parts:
+        if isinstance(part, list | tuple) and len(part) == 2:  # parsed once already
+            part = f"{part[0]}x{part[1]}"
         width, x, height = str(part).strip().lower().partition("x")
         if not (x and width.isdigit() and height.isdigit()):
             raise ConfigError(f"{flag}: {str(part).strip()!r} is not a size WxH, e.g. 512x512")
