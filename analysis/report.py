@@ -71,6 +71,7 @@ from analysis.sections import agents as agents_section
 from analysis.sections import categories as categories_section
 from analysis.sections import conversations as conversations_section
 from analysis.sections import fidelity as fidelity_section
+from analysis.sections import images as images_section
 from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
 from analysis.views import (
@@ -120,6 +121,7 @@ SECTIONS = (
     accuracy_section,
     agents_section,
     structured_section,
+    images_section,
     fidelity_section,
     # the verdicts (analysis.views.verdicts), last as in the quantization report
     bottleneck,

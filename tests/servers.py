@@ -3,6 +3,8 @@ streaming servers (gevent, in the test process) that misbehave in one known way 
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import socket
 import sys
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 import brotli
 import gevent
 from gevent.server import StreamServer
+from PIL import Image
 
 from sparkload.apis.chat import ChatStream
 from sparkload.body import BodyTemplate
@@ -60,7 +63,7 @@ class Script:
     # each), then the headers and those token events in one write; the rest one per gap
     burst: int = 0
     tail: float = 0.0  # seconds between the last token and the usage chunk + [DONE]
-    api: str = "chat"  # "completions": choices[0].text instead of choices[0].delta.content
+    api: str = "chat"  # "completions": choices[0].text; "responses": the Responses API's events
     encoding: str = "identity"  # gzip | br: the whole body compressed
     flush_each: bool = True  # with an encoding: flushed after every event, else once at the end
     close_after: float | None = None  # close this long after each response
@@ -83,6 +86,9 @@ class Script:
     routes: dict[str, tuple[int, bytes]] = field(default_factory=dict)
     server_info: dict | None = None  # GET /server_info's answer (None: 404, as vLLM's default)
     models: tuple[str, ...] = ("scripted-model",)  # what GET /v1/models lists
+    # every request must carry this many images of this size (count, width, height) in its
+    # API's form (chat: image_url parts; responses: input_image), else a 400 saying what is wrong
+    images: tuple[int, int, int] | None = None
 
 
 @dataclass
@@ -192,12 +198,20 @@ def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
     if script.raw_response is not None:
         sock.sendall(script.raw_response)
         return
-    max_tokens = json.loads(body).get("max_tokens") or script.tokens
+    sent = json.loads(body)
+    if script.images is not None and (wrong := image_problem(script.api, sent, script.images)):
+        _send_json(sock, 400, json.dumps({"error": {"message": wrong}}).encode())
+        return
+    max_tokens = sent.get("max_tokens") or script.tokens
     count = min(script.tokens, max_tokens)
     tokens = [_event(_token(script.api, i)) for i in range(count)]
     if script.one_event:
         tokens = [_event(_token(script.api, *range(count)))]
     end = [_event(_usage(count, script.cached_prompt, script.metrics)), b"data: [DONE]\n\n"]
+    if script.api == "responses":
+        usage = {"input_tokens": 5, "output_tokens": count}
+        done = {"type": "response.completed", "response": {"status": "completed", "usage": usage}}
+        end = [_event(done)]
     encoder = _Encoder(script.encoding)
     encoding = (
         b""
@@ -274,6 +288,30 @@ class _Encoder:
         return self.brotli.finish() if self.brotli is not None else b""
 
 
+def image_problem(api: str, body: dict, expected: tuple[int, int, int]) -> str | None:
+    """What is wrong with the images of a body of ``api`` (None: ``expected``'s count and size,
+    each a base64 data URL in the API's own part, beside a text part of the same message)."""
+    count, width, height = expected
+    if api == "responses":
+        messages = [item for item in body.get("input", []) if "role" in item]
+        image_kind, text_kind = "input_image", "input_text"
+    else:
+        messages, image_kind, text_kind = body.get("messages", []), "image_url", "text"
+    parts = [part for m in messages if isinstance(m["content"], list) for part in m["content"]]
+    images = [part for part in parts if part.get("type") == image_kind]
+    if len(images) != count or not any(part.get("type") == text_kind for part in parts):
+        return f"expected {count} {image_kind} parts beside text, got {parts!r:.200}"
+    for part in images:
+        url = part["image_url"] if api == "responses" else part["image_url"]["url"]
+        if not isinstance(url, str) or not url.startswith("data:image/"):
+            return f"not a data URL in {api}'s form: {part!r:.200}"
+        data = base64.b64decode(url.partition(",")[2])
+        with Image.open(io.BytesIO(data)) as picture:
+            if picture.size != (width, height):
+                return f"an image of {picture.size}, not {(width, height)}"
+    return None
+
+
 def _event(payload: dict) -> bytes:
     return b"data: " + json.dumps(payload).encode() + b"\n\n"
 
@@ -281,6 +319,8 @@ def _event(payload: dict) -> bytes:
 def _token(api: str, *indices: int) -> dict:
     """One event carrying the tokens of ``indices`` (one, as a server streams them)."""
     text = "".join(f" t{index}" for index in indices)
+    if api == "responses":
+        return {"type": "response.output_text.delta", "delta": text}
     if api == "completions":
         choice = {"index": 0, "text": text, "finish_reason": None}
         return {"id": "cmpl-test", "object": "text_completion", "choices": [choice]}

@@ -51,7 +51,8 @@ acceptance length and rate; ``SERVER_COLUMNS``, mean/p50/p90/p99, only where som
 them), over the ok measured requests that carry them; the TTFT split and the drafts' tables are
 ``analysis/figures/server_timing.py``'s.
 Structured output (``--response-format``): ``analysis/figures/structured.py``'s columns, only where
-some record carries a verdict.
+some record carries a verdict. Images: ``analysis/figures/images.py``'s, only where some record
+carried one.
 Per-request itl/tps come from the records (``RequestRecord.derive``) and are never recomputed.
 Extra columns beside them: p99s, bootstrap CIs, decode tok/s, chunk ITL (vLLM's per-chunk gap,
 per step rather than per token with MTP), the lengths achieved (prompt tokens by the server's
@@ -71,6 +72,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from analysis.figures import images as im
 from analysis.figures import percentiles
 from analysis.figures import structured as st
 from analysis.figures.replies import no_answer, truncated_calls
@@ -323,6 +325,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
     counts = _counts(records, loop)
     ok = measured_ok(records, settings)
     thinking, structured = has_thinking(records), st.has_structured(records)
+    pictured = im.has_images(records)
     served = has_server_figures(records)
     column = {name: ok[name].to_numpy() for name in ok.columns if ok[name].dtype.kind == "f"}
     rows = []
@@ -360,6 +363,8 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
             row.update(thinking_stats(ok.iloc[index], column, index, settings, rng))
         if structured:
             row.update(st.structured_stats(ok["structured"].iloc[index], ok.iloc[index]))
+        if pictured:
+            row.update(im.level_sums(column["images"][index], column["image_bytes"][index]))
         for metric in SERVER_METRICS if served else ():
             row.update(_distribution_stats(column[metric.field][index], metric, settings, rng))
         rows.append(row)
@@ -586,4 +591,7 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
         levels = levels.reindex(columns=[*levels.columns.difference(st.COLUMNS), *st.COLUMNS])
         levels[st.COUNT_COLUMNS] = levels[st.COUNT_COLUMNS].astype("Int64")
         columns = columns + st.COLUMNS
+    if im.has_images(dataset.records):  # --images, a dataset's images (analysis/figures/images.py)
+        levels = im.add_rates(levels)
+        columns = columns + im.COLUMNS
     return levels[columns].reset_index(drop=True)

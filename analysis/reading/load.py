@@ -51,11 +51,12 @@ from sparkload.records import (
 
 # fmt: off
 # Every record's numeric fields; older records lack the later ones (NaN): ttfo (issue 26); turn
-# and turns (a conversation's requests: the turn, 1-based, and the turns it was planned with).
+# and turns (a conversation's requests: the turn, 1-based, and the turns it was planned with);
+# images and image_bytes (a request's images: how many, their bytes; issue 43).
 NUMERIC_FIELDS = (
     "level", "level_index", "start_time", "ttft", "t_last_token", "itl", "tps", "latency",
     "decode_tps", "output_tokens", "chunk_gap_mean", "prompt_tokens", "cached_tokens",
-    "queue_wait", "turn", "turns", "scheduled_time", "ttfo",
+    "queue_wait", "turn", "turns", "scheduled_time", "ttfo", "images", "image_bytes",
 )
 # A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
 # a batch of records without reasoning or tool calls costs one pass for all of them;
@@ -331,6 +332,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     verdicts: list[pd.Categorical] = []  # a structured reply's verdict ("" where none)
     finishes: list[pd.Categorical] = []  # finish_reason ("" where none: a failure)
     parse_errors: list[pd.Categorical] = []  # a parse_error's kind ("" where none)
+    image_sizes: list[pd.Categorical] = []  # the request's images' size "WxH" ("" where none)
     bad = 0
     with file.open("rb") as handle:
         while lines := handle.readlines(_CHUNK_BYTES):
@@ -370,6 +372,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             verdicts.append(pd.Categorical([_text(r.get("structured")) for r in records]))
             finishes.append(pd.Categorical([_text(r.get("finish_reason")) for r in records]))
             parse_errors.append(pd.Categorical([_text(r.get("structured_error")) for r in records]))
+            image_sizes.append(pd.Categorical([_text(r.get("image_size")) for r in records]))
     columns = {
         name: np.concatenate(chunks)
         if chunks
@@ -388,6 +391,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
         ("structured", verdicts),
         ("finish_reason", finishes),
         ("structured_error", parse_errors),
+        ("image_size", image_sizes),
     ):
         columns[name] = (
             union_categoricals(parts_of) if parts_of else pd.Categorical([], categories=[""])

@@ -1,10 +1,11 @@
 """OpenAI's Responses API (``/v1/responses``): its body, and its stream read event by event.
 
 The body carries chat's messages as ``instructions`` (the system messages) and ``input`` items
-(``responses_input``), the output length as ``max_output_tokens``, a reply's JSON format as
-``text.format``, tools in their flat form, and ``previous_response_id`` for a turn that
-continues a reply the server kept (``PlannedRequest.history_id``). There are no stream options:
-``response.completed`` always carries the usage.
+(``responses_input``; images as ``input_image`` parts), the output length as
+``max_output_tokens``, a reply's JSON format as ``text.format``, tools in their flat form, and
+``previous_response_id`` for a turn that continues a reply the server kept
+(``PlannedRequest.history_id``). There are no stream options: ``response.completed`` always
+carries the usage.
 
 The events, as vLLM (``serving_responses``) and OpenAI send them:
 
@@ -80,7 +81,8 @@ def stream_fields(extras: Mapping[str, Any]) -> dict[str, Any]:
 
 def responses_input(messages: Sequence[Mapping[str, Any]]) -> tuple[str | None, list[Any]]:
     """Chat messages as the Responses API's ``instructions`` (the system messages' text, joined)
-    and ``input`` items: a user or assistant message as ``{"role", "content"}``, an assistant's
+    and ``input`` items: a user or assistant message as ``{"role", "content"}`` (content parts
+    as ``input_content`` writes them), an assistant's
     tool calls as ``function_call`` items (``call_id``, ``name``, ``arguments``), a tool result
     as a ``function_call_output`` item (its ``tool_call_id`` as ``call_id``)."""
     system: list[str] = []
@@ -95,7 +97,7 @@ def responses_input(messages: Sequence[Mapping[str, Any]]) -> tuple[str | None, 
             items.append({"type": "function_call_output", "call_id": call_id, "output": content})
         else:
             if content is not None or not message.get("tool_calls"):
-                items.append({"role": role, "content": content})
+                items.append({"role": role, "content": input_content(content)})
             for call in message.get("tool_calls") or ():
                 function = call.get("function") or {}
                 items.append(
@@ -107,6 +109,26 @@ def responses_input(messages: Sequence[Mapping[str, Any]]) -> tuple[str | None, 
                     }
                 )
     return ("\n\n".join(system) if system else None), items
+
+
+def input_content(content: Any) -> Any:
+    """A message's content in the Responses API's form: a text as it is; chat's content parts
+    as ``input_text`` (``text``) and ``input_image`` (``image_url``: the URL itself, not an
+    object) parts; a part of another kind as it is."""
+    if not isinstance(content, list):
+        return content
+    return [_input_part(part) for part in content]
+
+
+def _input_part(part: Any) -> Any:
+    kind = part.get("type") if isinstance(part, Mapping) else None
+    if kind == "text":
+        return {"type": "input_text", "text": part.get("text")}
+    if kind == "image_url":
+        image = part.get("image_url")
+        url = image.get("url") if isinstance(image, Mapping) else image
+        return {"type": "input_image", "image_url": url}
+    return part
 
 
 def flat_tool(tool: Mapping[str, Any]) -> Mapping[str, Any]:

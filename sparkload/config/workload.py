@@ -55,6 +55,10 @@ TOOL_CHOICES = (TOOL_CHOICE_AUTO, TOOL_CHOICE_REQUIRED, TOOL_CHOICE_NONE)
 # --on-text-reply: an agent's tool step answered with text (no tool call)
 ON_TEXT_CONTINUE, ON_TEXT_STOP = "continue", "stop"
 ON_TEXT_REPLIES = (ON_TEXT_CONTINUE, ON_TEXT_STOP)
+# --image-format: how synthetic images are encoded
+IMAGE_PNG, IMAGE_JPEG = "png", "jpeg"
+IMAGE_FORMATS = (IMAGE_PNG, IMAGE_JPEG)
+MAX_IMAGE_SIDE = 8192  # pixels: a larger synthetic image is a typo, not a test
 
 
 def zero_or_more(flag: str, value: object) -> int:
@@ -66,6 +70,23 @@ def zero_or_more(flag: str, value: object) -> int:
     if number < 0:
         raise ConfigError(f"{flag}: {value!r} must be 0 or more")
     return number
+
+
+def image_sizes(flag: str, value: object) -> tuple[tuple[int, int], ...]:
+    """Comma-separated ``WxH`` sizes (a YAML list is accepted too, and sizes already parsed),
+    each side 1..8192 pixels."""
+    parts = value if isinstance(value, list | tuple) else str(value or "").split(",")
+    sizes = []
+    for part in parts:
+        if isinstance(part, list | tuple) and len(part) == 2:  # parsed once already
+            part = f"{part[0]}x{part[1]}"
+        width, x, height = str(part).strip().lower().partition("x")
+        if not (x and width.isdigit() and height.isdigit()):
+            raise ConfigError(f"{flag}: {str(part).strip()!r} is not a size WxH, e.g. 512x512")
+        if not (0 < int(width) <= MAX_IMAGE_SIDE and 0 < int(height) <= MAX_IMAGE_SIDE):
+            raise ConfigError(f"{flag}: {part} has a side outside 1..{MAX_IMAGE_SIDE} pixels")
+        sizes.append((int(width), int(height)))
+    return tuple(sizes)
 
 
 ROWS: tuple[Option, ...] = (
@@ -332,6 +353,30 @@ ROWS: tuple[Option, ...] = (
         WORKLOAD,
         whole,
     ),
+    Option(
+        "--images",
+        0,
+        "Synthetic images each request carries in its last user message, as content parts "
+        "(seeded noise, made once per run; chat and responses APIs)",
+        WORKLOAD,
+        zero_or_more,
+    ),
+    Option(
+        "--image-size",
+        "512x512",
+        "Size of the synthetic images, WxH; several (224x224,896x896) are taken in turn by "
+        "prompt index",
+        WORKLOAD,
+        image_sizes,
+    ),
+    Option(
+        "--image-format",
+        IMAGE_PNG,
+        "Encoding of the synthetic images: png or jpeg",
+        WORKLOAD,
+        one_of(IMAGE_FORMATS),
+        choices=IMAGE_FORMATS,
+    ),
 )
 
 
@@ -367,6 +412,9 @@ class WorkloadOptions:
     agent_trace: Path | None  # recorded agent sessions to replay (None: synthetic sessions)
     quality_probe: str  # arithmetic | retrieval | a dataset file ("": no probe)
     quality_items: int  # the probe's items per measured level
+    images: int  # synthetic images a request carries (0: none)
+    image_size: tuple[tuple[int, int], ...]  # their sizes, taken in turn by prompt index
+    image_format: str  # png | jpeg
 
     @property
     def synthetic(self) -> bool:

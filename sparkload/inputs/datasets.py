@@ -33,10 +33,12 @@ levels comparable. Any problem is a ``ConfigError`` of one line naming the file 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sparkload.errors import ConfigError
 from sparkload.inputs.files import UserFile
+from sparkload.inputs.images import resolved_content
 from sparkload.inputs.schemas import checked_schema
 from sparkload.sim.textlength import estimate_tokens
 
@@ -68,7 +70,25 @@ class DatasetPrompt:
     @property
     def text(self) -> str:
         """The messages' contents joined: the prompt of ``--api completions`` (one message)."""
-        return "\n".join(message["content"] for message in self.messages)
+        return "\n".join(content_text(message["content"]) for message in self.messages)
+
+    @property
+    def has_images(self) -> bool:
+        return any(isinstance(message["content"], list) for message in self.messages)
+
+
+def prefixed(mark: str, content: str | list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """``mark`` before a message's content (as a first text part before content parts)."""
+    if isinstance(content, str):
+        return mark + content
+    return [{"type": "text", "text": mark}, *content]
+
+
+def content_text(content: str | list[dict[str, Any]]) -> str:
+    """A message's text: its content, or its text parts joined (its images left out)."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part["text"] for part in content if part.get("type") == "text")
 
 
 @dataclass(frozen=True)
@@ -96,7 +116,7 @@ def sniff(suffix: str, text: str) -> str:
 class DatasetTurn:
     """One user turn of a dataset conversation, and the reply the file gives after it."""
 
-    user: dict[str, str]  # the user message, as sent
+    user: dict[str, Any]  # the user message, as sent (its content may be content parts)
     reply: str | None = None  # the file's assistant reply (None: the file gives none)
     max_tokens: int | None = None  # its own output length (the line's, or --reply-lengths')
 
@@ -109,7 +129,8 @@ class DatasetConversation:
 
 
 def _items(file: UserFile, fmt: str) -> list[tuple[str, Any]]:
-    """Each record of the file with where it is (``name line N`` / ``name item N``)."""
+    """Each record of the file with where it is (``name line N`` / ``name item N``): a
+    dataset's image paths are relative to the file's directory, which ``where`` names."""
     name = str(file.path)
     if fmt == JSONL:
         return [(f"{name} line {number}", item) for number, item in file.json_lines()]
@@ -121,21 +142,22 @@ def _items(file: UserFile, fmt: str) -> list[tuple[str, Any]]:
 
 def parse(file: UserFile, fmt: str, reply_lengths: bool = False) -> PromptDataset:
     """The dataset in ``file`` (``fmt`` from ``sniff``)."""
-    found = [_prompt(item, where, reply_lengths) for where, item in _items(file, fmt)]
+    base = file.path.parent
+    found = [_prompt(item, where, base, reply_lengths) for where, item in _items(file, fmt)]
     prompts = tuple(prompt for prompt in found if prompt is not None)
     if not prompts:
         raise ConfigError(f"--prompts: {file.path} holds no prompts")
     return PromptDataset(fmt, prompts, skipped=len(found) - len(prompts))
 
 
-def _prompt(item: Any, where: str, reply_lengths: bool) -> DatasetPrompt | None:
+def _prompt(item: Any, where: str, base: Path, reply_lengths: bool) -> DatasetPrompt | None:
     """One record: ``messages``, ``prompt`` or ShareGPT ``conversations`` (None: skipped)."""
     if not isinstance(item, dict):
         raise ConfigError(f"--prompts: {where}: expected a JSON object")
     if "conversations" in item:
         return _sharegpt(item["conversations"], where, reply_lengths)
     if "messages" in item:
-        messages = _messages(item["messages"], where)
+        messages = _messages(item["messages"], where, base)
     elif isinstance(item.get("prompt"), str) and item["prompt"].strip():
         messages = ({"role": "user", "content": item["prompt"]},)
     else:
@@ -162,17 +184,21 @@ def _category(item: dict, where: str) -> str | None:
     return text
 
 
-def _messages(value: Any, where: str) -> Messages:
+def _messages(value: Any, where: str, base: Path) -> Messages:
+    """A line's messages: a role and text content each; a user message's content may be
+    OpenAI content parts (text and images: ``inputs.images.resolved_content``)."""
     if not isinstance(value, list) or not value:
         raise ConfigError(f"--prompts: {where}: 'messages' must be a non-empty list")
     out = []
     for number, message in enumerate(value, 1):
         role = message.get("role") if isinstance(message, dict) else None
         content = message.get("content") if isinstance(message, dict) else None
-        if role not in ROLES or not isinstance(content, str):
+        if role == "user" and isinstance(content, list) and content:
+            content = resolved_content(content, f"--prompts: {where}: message {number}", base)
+        elif role not in ROLES or not isinstance(content, str):
             raise ConfigError(
                 f"--prompts: {where}: message {number} needs a role ({', '.join(ROLES)}) "
-                "and text content"
+                "and text content (a user message's may be content parts)"
             )
         out.append({"role": role, "content": content})
     return tuple(out)
@@ -226,21 +252,24 @@ def parse_conversations(
 ) -> tuple[tuple[DatasetConversation, ...], int]:
     """The conversations in ``file`` and how many were skipped (no user message); a file with
     no conversation that has a user message is a ConfigError of one line."""
-    found = [_conversation(item, where, reply_lengths) for where, item in _items(file, fmt)]
+    base = file.path.parent
+    found = [_conversation(item, where, base, reply_lengths) for where, item in _items(file, fmt)]
     conversations = tuple(c for c in found if c is not None)
     if not conversations:
         raise ConfigError(f"--prompts: {file.path} holds no conversation with a user turn")
     return conversations, len(found) - len(conversations)
 
 
-def _conversation(item: Any, where: str, reply_lengths: bool) -> DatasetConversation | None:
+def _conversation(
+    item: Any, where: str, base: Path, reply_lengths: bool
+) -> DatasetConversation | None:
     """One record as a conversation (None: it has no user message)."""
     if not isinstance(item, dict):
         raise ConfigError(f"--prompts: {where}: expected a JSON object")
     if "conversations" in item:
         messages = _sharegpt_messages(item["conversations"], where)
     elif "messages" in item:
-        messages = _messages(item["messages"], where)
+        messages = _messages(item["messages"], where, base)
     elif isinstance(item.get("prompt"), str) and item["prompt"].strip():
         messages = ({"role": "user", "content": item["prompt"]},)
     else:

@@ -158,6 +158,11 @@ class RequestRecord:
     prompt_key: str | None = None
     output_text: str | None = None
     output_chunks: list[int] | None = None
+    # The images the request carried (None: none): how many, their encoded bytes (data URLs';
+    # an http URL's are not known) and their size "WxH" when all share one known size
+    images: int | None = None
+    image_bytes: int | None = None
+    image_size: str | None = None
     # The server's own figures of this request, where it sent them (vLLM's per-request
     # metrics, ``transport/request_metrics.py``; None where it sent none, never made up):
     # seconds queued (queued → scheduled), to its first token (scheduled → first token, its
@@ -255,6 +260,9 @@ _OMITTED_WHEN_NONE = (
     "prompt_key",
     "output_text",
     "output_chunks",
+    "images",
+    "image_bytes",
+    "image_size",
     "server_queue",
     "server_ttft",
     "server_generation",

@@ -25,6 +25,7 @@ from sparkload.transport.client import build_headers
 from sparkload.transport.target import Endpoint
 from sparkload.workloads import registry
 from sparkload.workloads.contract import PlannedRequest, Synthetic, Workload
+from sparkload.workloads.images import RequestImages
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class RunContext:
     body: BodyTemplate = field(init=False)
     # the verdict on every reply under --response-format (its validator compiled once)
     checker: ReplyChecker | None = field(init=False)
+    # --images: the run's synthetic images, made once (None: none)
+    images: RequestImages | None = field(init=False)
     _checkers: dict[int, ReplyChecker] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -51,6 +54,7 @@ class RunContext:
         object.__setattr__(self, "body", body)
         fmt = self.options.request.response_format
         object.__setattr__(self, "checker", ReplyChecker(fmt) if fmt else None)
+        object.__setattr__(self, "images", RequestImages.for_run(self.options))
 
     def checker_for(self, planned: PlannedRequest) -> ReplyChecker | None:
         """The checker of ``planned``'s reply: its own schema's (compiled once per schema: a

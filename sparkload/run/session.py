@@ -21,6 +21,7 @@ from typing import Protocol
 
 from gevent import sleep
 
+from sparkload.inputs.images import ImageStats, image_stats
 from sparkload.inputs.prompts import PromptOrder
 from sparkload.inputs.schemas import parse_error_kind
 from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, STRUCTURED_PARSE_ERROR, RequestRecord
@@ -188,10 +189,12 @@ class UserSession:
         else:
             record.scheduled_time = assignment.arrival.due_wall
             record.queue_wait = time.perf_counter() - assignment.arrival.due
+        sent = ctx.images.attach(planned) if ctx.images is not None and probe is None else planned
+        note_images(record, image_stats(sent.messages))
         wire = ctx.body.wire
         request = StreamRequest(
             self.endpoint.path_for(wire.route),
-            ctx.body.encode(planned),
+            ctx.body.encode(sent),
             request_headers(ctx.headers, planned, probe),
             opts.request.request_timeout,
             wire.reader,
@@ -238,6 +241,12 @@ class UserSession:
             record.turns = len(self.held)
             self.shipper.ship(record.to_dict())
         self.held = []
+
+
+def note_images(record: RequestRecord, stats: ImageStats) -> None:
+    """The request's images into its record (their fields stay None without any)."""
+    if stats.count:
+        record.images, record.image_bytes, record.image_size = stats.count, stats.bytes, stats.size
 
 
 def keep_output(record: RequestRecord, planned: PlannedRequest, reply: Reply) -> None:

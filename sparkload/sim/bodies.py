@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sparkload.sim import messages, responses
+from sparkload.sim.images import messages_image_tokens
 from sparkload.sim.tools import ToolRequest, ToolsError, parse_tools, tools_text
 
 DEFAULT_MAX_TOKENS = 256  # a chat request without max_tokens (vLLM would allow the context left)
@@ -36,6 +37,7 @@ class ChatRequest:
     think_tag: bool
     tools: ToolRequest | None = None  # chat: the request's tools and tool choice
     response_format: Any = None  # as sent (a Responses body's text.format in chat's form)
+    image_tokens: int = 0  # the messages' images, counted from their sizes (sim/images.py)
 
 
 class RequestError(Exception):
@@ -55,7 +57,7 @@ def message_text(messages: list[Any]) -> str:
         if isinstance(content, str):
             parts.append(content)
         elif isinstance(content, list):
-            parts += [str(p.get("text", "")) for p in content if isinstance(p, dict)]
+            parts += [str(p["text"]) for p in content if isinstance(p, dict) and "text" in p]
         calls = message.get("tool_calls")
         for call in calls if isinstance(calls, list) else []:
             function = call.get("function") if isinstance(call, dict) else None
@@ -100,6 +102,7 @@ def _request(
     reasoning_tokens: int,
     think_tag: bool,
     tools: ToolRequest | None = None,
+    image_tokens: int = 0,
 ) -> ChatRequest:
     options = body.get("stream_options") or {}
     include_usage = bool(options.get("include_usage"))
@@ -113,6 +116,7 @@ def _request(
         think_tag=think_tag,
         tools=tools,
         response_format=body.get("response_format"),
+        image_tokens=image_tokens,
     )
 
 
@@ -132,7 +136,8 @@ def parse_chat_request(body: Any, model_name: str, reasoning_tokens: int) -> Cha
         reasoning_tokens = DEFAULT_THINKING_TOKENS
     tools = request_tools(body)
     text = prompt_text(messages, tools)
-    return _request(body, text, max_tokens, reasoning_tokens, thinking is not False, tools)
+    images = messages_image_tokens(messages)
+    return _request(body, text, max_tokens, reasoning_tokens, thinking is not False, tools, images)
 
 
 def parse_responses_request(body: Any, model_name: str, reasoning_tokens: int) -> ChatRequest:

@@ -98,6 +98,9 @@ class Backend(Protocol):
     def generate(self, gen: Generation, schedule: Schedule) -> AsyncGenerator[int, None]: ...
 
 
+MAX_BODY = 256 << 20  # bytes of a request body: images' data URLs (aiohttp's default: 1 MB)
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     model_name: str
@@ -170,7 +173,7 @@ class SimServer:
         )
 
     def app(self) -> web.Application:
-        app = web.Application()
+        app = web.Application(client_max_size=MAX_BODY)
         app.router.add_post("/v1/chat/completions", self.chat_completions)
         app.router.add_post("/v1/completions", self.completions)
         app.router.add_post("/v1/responses", self.responses)
@@ -305,7 +308,7 @@ class SimServer:
         writer = writer_type(
             request_id,
             self.config.model_name,
-            estimate_tokens(chat.prompt_text),
+            estimate_tokens(chat.prompt_text) + chat.image_tokens,
             chat.reasoning_tokens,
             self.config.reasoning_field,
             chat.continuous_usage,

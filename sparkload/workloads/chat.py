@@ -213,9 +213,18 @@ def _run_output(opts: RunOptions) -> int:
 
 def _for_api(dataset: tuple[DatasetPrompt, ...], opts: RunOptions) -> tuple[DatasetPrompt, ...]:
     """A dataset as this run sends it: one text for ``--api completions`` (refused when a prompt
-    has several messages: joining them would drop the roles the chat template marks), and the
+    has several messages: joining them would drop the roles the chat template marks; or images,
+    for an API without content parts), and the
     lines' own max_tokens unless ``--output-tokens`` pins every request."""
-    if not wire_api(opts.request.api).carries_messages:
+    wire = wire_api(opts.request.api)
+    if not wire.image_parts:
+        pictured = next((i for i, p in enumerate(dataset, 1) if p.has_images), None)
+        if pictured is not None:
+            raise ConfigError(
+                f"--api {opts.request.api} carries no images, but prompt {pictured} of "
+                f"{opts.workload.prompts} has some: use --api {able_to('image_parts')}"
+            )
+    if not wire.carries_messages:
         several = next((i for i, p in enumerate(dataset, 1) if len(p.messages) > 1), None)
         if several is not None:
             raise ConfigError(

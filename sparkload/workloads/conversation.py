@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from sparkload.apis import able_to, wire_api
 from sparkload.config import HISTORY_DATASET, HISTORY_MODEL, HISTORY_SERVER
 from sparkload.errors import ConfigError
-from sparkload.inputs.datasets import DatasetConversation, Messages
+from sparkload.inputs.datasets import DatasetConversation, Messages, content_text, prefixed
 from sparkload.inputs.prompts import load_conversations, load_prompts
 from sparkload.records import STATUS_OK, WORKLOAD_CONVERSATION, RequestRecord, http_error_kind
 from sparkload.transport.tally import Reply
@@ -237,7 +237,7 @@ class ConversationWorkload(Workload[ConversationUser]):
         if self.think_time:
             extra["think_s"] = think
         return PlannedRequest(
-            message["content"],
+            content_text(message["content"]),
             max_tokens,
             index,
             messages=(*conversation.prefix, *conversation.history, message),
@@ -299,21 +299,21 @@ class ConversationWorkload(Workload[ConversationUser]):
 
     def _user_turn(
         self, user: ConversationUser, conversation: Conversation
-    ) -> tuple[dict[str, str], int, int]:
+    ) -> tuple[dict[str, Any], int, int]:
         """Turn ``conversation.turn``'s user message, its prompt index and its max_tokens."""
         turn = conversation.turn
         max_tokens = self.max_tokens
         if self.dataset:
             index = conversation.source
             planned = self.dataset[index].turns[turn - 1]
-            text = planned.user["content"]
+            text: str | list[dict[str, Any]] = planned.user["content"]
             if self.own_lengths and planned.max_tokens is not None:
                 max_tokens = planned.max_tokens
         else:
             index = conversation.source if turn == 1 else user.draw()
             text = self.prompts[index]
         if turn == 1:
-            text = ID_LINE.format(conversation.session_id) + text
+            text = prefixed(ID_LINE.format(conversation.session_id), text)
         return {"role": "user", "content": text}, index, max_tokens
 
     def _rng(self, user: ConversationUser) -> random.Random:

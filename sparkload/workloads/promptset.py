@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sparkload.inputs.datasets import Messages
+from sparkload.inputs.datasets import Messages, prefixed
 from sparkload.workloads.contract import PlannedRequest, Sampling, UserState, Workload
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ class PromptSetWorkload(Workload[UserState]):
             text = mark + text
             if messages:
                 messages = (
-                    {**messages[0], "content": mark + messages[0]["content"]},
+                    {**messages[0], "content": prefixed(mark, messages[0]["content"])},
                     *messages[1:],
                 )
         extra["prompt_chars"] = len(text)

@@ -14,6 +14,7 @@ from sparkload.workloads.contract import Synthetic, Workload
 from sparkload.workloads.conversation import ConversationWorkload, refuse_conversation_options
 from sparkload.workloads.edit import EditWorkload
 from sparkload.workloads.fresh import FreshWorkload
+from sparkload.workloads.images import refuse_images
 from sparkload.workloads.prefill import PrefillWorkload
 from sparkload.workloads.trace import TraceWorkload
 
@@ -41,6 +42,7 @@ def settle(opts: RunOptions) -> RunOptions:
     workload (replaying the trace's sessions)."""
     if opts.workload.agent_trace is not None:
         opts = choose_agent(opts)
+    refuse_images(opts)
     if opts.workload.name not in (ConversationWorkload.name, AgentWorkload.name):
         refuse_conversation_options(opts)
     if opts.workload.name != AgentWorkload.name:

@@ -50,6 +50,15 @@ def test_a_chat_body_sends_the_planned_messages_else_the_text_as_one_user_messag
     assert body()["messages"] == [{"role": "user", "content": "hi"}]
 
 
+def test_a_chat_body_sends_image_content_parts_as_they_are():
+    content = [
+        {"type": "text", "text": "What is it?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+    ]
+    messages = ({"role": "user", "content": content},)
+    assert body(request=PlannedRequest("", 16, messages=messages))["messages"] == list(messages)
+
+
 def test_extra_body_is_merged_over_the_workloads_sampling():
     extra = '{"temperature": 0.0, "seed": 7, "chat_template_kwargs": {"enable_thinking": false}}'
     sent = body("--extra-body", extra, sampling=Sampling({"temperature": 0.7, "top_p": 0.9}))

@@ -156,3 +156,21 @@ def test_a_null_response_format_in_extra_body_sends_the_servers_own_field_instea
         '{"response_format": null, "json_schema": {"type": "object"}}',
     )
     assert "text" not in sent and sent["json_schema"] == {"type": "object"}
+
+
+def test_chat_content_parts_become_input_text_and_input_image_parts():
+    url = "data:image/png;base64,iVBORw0KGgo="
+    content = [
+        {"type": "text", "text": "What is it?"},
+        {"type": "image_url", "image_url": {"url": url}},
+    ]
+    sent = body(request=PlannedRequest("", 16, messages=({"role": "user", "content": content},)))
+    assert sent["input"] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "What is it?"},
+                {"type": "input_image", "image_url": url},
+            ],
+        }
+    ]

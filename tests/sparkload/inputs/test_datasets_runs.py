@@ -7,6 +7,7 @@ import json
 from collections import Counter
 
 import pytest
+from PIL import Image
 
 from tests.conftest import run_locust
 from tests.servers import Script, scripted
@@ -83,5 +84,44 @@ def test_a_bad_dataset_is_one_line_and_exit_2_before_anything_is_sent(tmp_path, 
     assert run.returncode == 2, run.output
     errors = [line for line in run.output.splitlines() if "error" in line.lower()]
     assert len(errors) == 1 and said in errors[0], run.output
+    assert "Traceback" not in run.output
+    assert server.requests == []
+
+
+def image_line(name: str) -> dict:
+    content = [
+        {"type": "text", "text": "What is in the picture?"},
+        {"type": "image_url", "image_url": {"url": name}},
+    ]
+    return {"messages": [{"role": "user", "content": content}]}
+
+
+def test_a_datasets_image_files_are_sent_as_data_urls_and_counted(tmp_path):
+    (tmp_path / "pics").mkdir()
+    for name in ("a", "b"):
+        Image.new("RGB", (512, 512), "red" if name == "a" else "blue").save(
+            tmp_path / "pics" / f"{name}.png"
+        )
+    path = tmp_path / "pictures.jsonl"
+    path.write_text("".join(json.dumps(image_line(f"pics/{n}.png")) + "\n" for n in "ab"))
+    with scripted(Script(tokens=4, images=(1, 512, 512))) as server:
+        run = run_with(server, tmp_path, path)
+    assert run.returncode == 0, run.output
+    assert len(run.records) == 8
+    for record in run.records:
+        assert record["status"] == "ok", record
+        assert (record["images"], record["image_size"]) == (1, "512x512")
+
+
+def test_a_dataset_naming_a_missing_image_is_one_line_and_exit_2_before_the_load(tmp_path):
+    path = tmp_path / "pictures.jsonl"
+    path.write_text(json.dumps(image_line("pics/gone.png")) + "\n")
+    with scripted(Script(tokens=4)) as server:
+        run = run_with(server, tmp_path, path)
+    assert run.returncode == 2, run.output
+    errors = [line for line in run.output.splitlines() if "gone.png" in line]
+    assert len(errors) == 1, run.output
+    assert "pictures.jsonl line 1: message 1: image" in errors[0]
+    assert "cannot be read" in errors[0]
     assert "Traceback" not in run.output
     assert server.requests == []
