@@ -58,6 +58,13 @@ NUMERIC_FIELDS = (
     "decode_tps", "output_tokens", "chunk_gap_mean", "prompt_tokens", "cached_tokens",
     "queue_wait", "turn", "turns", "scheduled_time", "ttfo", "images", "image_bytes",
 )
+# Every record's text fields, kept as categoricals ("" where a record has none): an agent's step
+# kind, a dataset line's category, a structured reply's verdict and parse error's kind, the
+# finish reason ("" for a failure), the images' size "WxH"
+TEXT_FIELDS = (
+    "endpoint", "session_id", "step", "category", "structured", "finish_reason",
+    "structured_error", "image_size",
+)
 # A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
 # a batch of records without reasoning or tool calls costs one pass for all of them;
 # tool_args_valid's true/false read as 1.0/0.0.
@@ -325,14 +332,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     parts: dict[str, list[np.ndarray]] = {name: [] for name in kept}
     kinds: list[list] = []
     counted_by: list[pd.Categorical] = []
-    endpoints: list[pd.Categorical] = []
-    sessions: list[pd.Categorical] = []
-    steps: list[pd.Categorical] = []  # an agent's step kind ("" for other requests)
-    categories: list[pd.Categorical] = []  # what a dataset line asks ("" where not named)
-    verdicts: list[pd.Categorical] = []  # a structured reply's verdict ("" where none)
-    finishes: list[pd.Categorical] = []  # finish_reason ("" where none: a failure)
-    parse_errors: list[pd.Categorical] = []  # a parse_error's kind ("" where none)
-    image_sizes: list[pd.Categorical] = []  # the request's images' size "WxH" ("" where none)
+    texts: dict[str, list[pd.Categorical]] = {name: [] for name in TEXT_FIELDS}
     bad = 0
     with file.open("rb") as handle:
         while lines := handle.readlines(_CHUNK_BYTES):
@@ -365,14 +365,8 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             parts["ok"].append(np.array([r.get("status") == STATUS_OK for r in records], bool))
             kinds.append([r.get("error_kind") for r in records])
             # one string per record would cost ~75 bytes each at 1M records; codes cost 1
-            endpoints.append(pd.Categorical([_text(r.get("endpoint")) for r in records]))
-            sessions.append(pd.Categorical([_text(r.get("session_id")) for r in records]))
-            steps.append(pd.Categorical([_text(r.get("step")) for r in records]))
-            categories.append(pd.Categorical([_text(r.get("category")) for r in records]))
-            verdicts.append(pd.Categorical([_text(r.get("structured")) for r in records]))
-            finishes.append(pd.Categorical([_text(r.get("finish_reason")) for r in records]))
-            parse_errors.append(pd.Categorical([_text(r.get("structured_error")) for r in records]))
-            image_sizes.append(pd.Categorical([_text(r.get("image_size")) for r in records]))
+            for name, chunks in texts.items():
+                chunks.append(pd.Categorical([_text(r.get(name)) for r in records]))
     columns = {
         name: np.concatenate(chunks)
         if chunks
@@ -383,16 +377,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     columns["reasoning_counted_by"] = (
         union_categoricals(counted_by) if counted_by else pd.Categorical([], categories=[""])
     )
-    for name, parts_of in (
-        ("endpoint", endpoints),
-        ("session_id", sessions),
-        ("step", steps),
-        ("category", categories),
-        ("structured", verdicts),
-        ("finish_reason", finishes),
-        ("structured_error", parse_errors),
-        ("image_size", image_sizes),
-    ):
+    for name, parts_of in texts.items():
         columns[name] = (
             union_categoricals(parts_of) if parts_of else pd.Categorical([], categories=[""])
         )

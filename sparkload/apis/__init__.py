@@ -29,6 +29,7 @@ def wire_api(name: str) -> WireApi:
 
 
 def able_to(capability: str) -> str:
-    """The APIs with ``capability`` (a ``WireApi`` flag), for a refusal: "chat or responses
-    or messages"."""
-    return " or ".join(name for name, api in REGISTRY.items() if getattr(api, capability))
+    """The APIs with ``capability`` (a ``WireApi`` flag), for a refusal: "chat, responses or
+    messages"."""
+    names = [name for name, api in REGISTRY.items() if getattr(api, capability)]
+    return " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 2 else names)

@@ -46,7 +46,7 @@ def test_the_messages_api_sends_the_key_as_x_api_key_with_anthropics_version():
 
 def test_only_the_completions_api_carries_neither_messages_nor_tools():
     assert [wire_api(name).carries_messages for name in API_NAMES] == [True, False, True, True]
-    assert able_to("carries_tools") == f"{API_CHAT} or {API_RESPONSES} or {API_MESSAGES}"
+    assert able_to("carries_tools") == f"{API_CHAT}, {API_RESPONSES} or {API_MESSAGES}"
     assert not wire_api(API_COMPLETIONS).carries_tools
 
 

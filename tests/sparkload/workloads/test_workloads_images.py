@@ -45,5 +45,5 @@ def test_images_are_settled_on_an_api_with_image_parts(api):
 
 
 def test_images_are_refused_on_an_api_without_image_parts_naming_those_with():
-    with pytest.raises(ConfigError, match="use --api chat or responses$"):
+    with pytest.raises(ConfigError, match="use --api chat, responses or messages$"):
         settle(run_options("--api", "completions", "--images", "1"))

@@ -52,8 +52,9 @@ def test_images_on_the_completions_api_are_refused_before_the_load(tmp_path):
             timeout=60,
         )
     assert run.returncode == 2, run.output
-    assert "--images: --api completions carries no images; use --api chat or responses" in (
-        run.output
+    assert (
+        "--images: --api completions carries no images; use --api chat, responses or messages"
+        in (run.output)
     )
     assert "Traceback" not in run.output
     assert server.requests == []
