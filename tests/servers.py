@@ -63,7 +63,8 @@ class Script:
     # each), then the headers and those token events in one write; the rest one per gap
     burst: int = 0
     tail: float = 0.0  # seconds between the last token and the usage chunk + [DONE]
-    api: str = "chat"  # "completions": choices[0].text; "responses": the Responses API's events
+    # "completions": choices[0].text; "responses", "messages": that API's events
+    api: str = "chat"
     encoding: str = "identity"  # gzip | br: the whole body compressed
     flush_each: bool = True  # with an encoding: flushed after every event, else once at the end
     close_after: float | None = None  # close this long after each response
@@ -212,6 +213,17 @@ def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
         usage = {"input_tokens": 5, "output_tokens": count}
         done = {"type": "response.completed", "response": {"status": "completed", "usage": usage}}
         end = [_event(done)]
+    if script.api == "messages":  # Anthropic's events: the start, text deltas, the end
+        start = {
+            "type": "message_start",
+            "message": {"id": "msg_test", "usage": {"input_tokens": 5}},
+        }
+        tokens = [_event(start), *tokens]
+        stop = {"type": "message_delta", "delta": {"stop_reason": "max_tokens"}}
+        end = [
+            _event({**stop, "usage": {"output_tokens": count}}),
+            _event({"type": "message_stop"}),
+        ]
     encoder = _Encoder(script.encoding)
     encoding = (
         b""
@@ -295,6 +307,8 @@ def image_problem(api: str, body: dict, expected: tuple[int, int, int]) -> str |
     if api == "responses":
         messages = [item for item in body.get("input", []) if "role" in item]
         image_kind, text_kind = "input_image", "input_text"
+    elif api == "messages":
+        messages, image_kind, text_kind = body.get("messages", []), "image", "text"
     else:
         messages, image_kind, text_kind = body.get("messages", []), "image_url", "text"
     parts = [part for m in messages if isinstance(m["content"], list) for part in m["content"]]
@@ -302,10 +316,18 @@ def image_problem(api: str, body: dict, expected: tuple[int, int, int]) -> str |
     if len(images) != count or not any(part.get("type") == text_kind for part in parts):
         return f"expected {count} {image_kind} parts beside text, got {parts!r:.200}"
     for part in images:
-        url = part["image_url"] if api == "responses" else part["image_url"]["url"]
-        if not isinstance(url, str) or not url.startswith("data:image/"):
-            return f"not a data URL in {api}'s form: {part!r:.200}"
-        data = base64.b64decode(url.partition(",")[2])
+        if api == "messages":  # a base64 source: {"type": "base64", "media_type", "data"}
+            source = part.get("source") or {}
+            if source.get("type") != "base64" or not source.get("media_type", "").startswith(
+                "image/"
+            ):
+                return f"not a base64 image source in messages' form: {part!r:.200}"
+            data = base64.b64decode(source["data"])
+        else:
+            url = part["image_url"] if api == "responses" else part["image_url"]["url"]
+            if not isinstance(url, str) or not url.startswith("data:image/"):
+                return f"not a data URL in {api}'s form: {part!r:.200}"
+            data = base64.b64decode(url.partition(",")[2])
         with Image.open(io.BytesIO(data)) as picture:
             if picture.size != (width, height):
                 return f"an image of {picture.size}, not {(width, height)}"
@@ -321,6 +343,9 @@ def _token(api: str, *indices: int) -> dict:
     text = "".join(f" t{index}" for index in indices)
     if api == "responses":
         return {"type": "response.output_text.delta", "delta": text}
+    if api == "messages":
+        delta = {"type": "text_delta", "text": text}
+        return {"type": "content_block_delta", "index": 0, "delta": delta}
     if api == "completions":
         choice = {"index": 0, "text": text, "finish_reason": None}
         return {"id": "cmpl-test", "object": "text_completion", "choices": [choice]}

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.e2e  # starts Locust processes
 IMAGE_ARGS = ("--images", "2", "--image-size", "512x512", "--image-format", "png")
 
 
-@pytest.mark.parametrize("api", ["chat", "responses"])
+@pytest.mark.parametrize("api", ["chat", "responses", "messages"])
 def test_two_512_pngs_are_accepted_by_a_server_checking_the_apis_image_form(tmp_path, api):
     with scripted(Script(tokens=4, api=api, images=(2, 512, 512))) as server:
         run = run_locust(
