@@ -51,11 +51,12 @@ from sparkload.records import (
 
 # fmt: off
 # Every record's numeric fields; older records lack the later ones (NaN): ttfo (issue 26); turn
-# and turns (a conversation's requests: the turn, 1-based, and the turns it was planned with).
+# and turns (a conversation's requests: the turn, 1-based, and the turns it was planned with);
+# inputs (an embeddings request's, issue 43).
 NUMERIC_FIELDS = (
     "level", "level_index", "start_time", "ttft", "t_last_token", "itl", "tps", "latency",
     "decode_tps", "output_tokens", "chunk_gap_mean", "prompt_tokens", "cached_tokens",
-    "queue_wait", "turn", "turns", "scheduled_time", "ttfo",
+    "queue_wait", "turn", "turns", "scheduled_time", "ttfo", "inputs",
 )
 # A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
 # a batch of records without reasoning or tool calls costs one pass for all of them;

@@ -3,7 +3,7 @@
 - ``wire.py``: what an API module declares (``WireApi``: route, body, stream reader, auth
   headers, what it can carry) and the body parts every API shares;
 - ``chat.py``: ``/v1/chat/completions``; ``completions.py``: ``/v1/completions``;
-  ``responses.py``: ``/v1/responses``.
+  ``responses.py``: ``/v1/responses``; ``embeddings.py``: ``/v1/embeddings`` (not streamed).
 
 Adding an API: its name in ``records.vocabulary`` (``API_NAMES``), one module declaring its
 ``API``, and one line below; the simulator's route if it should serve it
@@ -12,13 +12,14 @@ Adding an API: its name in ``records.vocabulary`` (``API_NAMES``), one module de
 
 from __future__ import annotations
 
-from sparkload.apis import chat, completions, responses
+from sparkload.apis import chat, completions, embeddings, responses
 from sparkload.apis.wire import WireApi
 
 REGISTRY: dict[str, WireApi] = {
     chat.API.name: chat.API,
     completions.API.name: completions.API,
     responses.API.name: responses.API,
+    embeddings.API.name: embeddings.API,
 }
 
 

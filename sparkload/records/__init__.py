@@ -118,6 +118,7 @@ from sparkload.records.verdicts import (
 from sparkload.records.vocabulary import (
     API_CHAT,
     API_COMPLETIONS,
+    API_EMBEDDINGS,
     API_NAMES,
     API_RESPONSES,
     CHECK_NO_DATA,
@@ -128,6 +129,7 @@ from sparkload.records.vocabulary import (
     ERROR_CONNECT,
     ERROR_DISCONNECT,
     ERROR_EMPTY_OUTPUT,
+    ERROR_MALFORMED_BODY,
     ERROR_MALFORMED_SSE,
     ERROR_SERVER_EVENT,
     ERROR_TIMEOUT,
@@ -186,6 +188,7 @@ from sparkload.records.vocabulary import (
 __all__ = [
     "API_CHAT",
     "API_COMPLETIONS",
+    "API_EMBEDDINGS",
     "API_NAMES",
     "API_RESPONSES",
     "ArrivalEntry",
@@ -205,6 +208,7 @@ __all__ = [
     "ERROR_CONNECT",
     "ERROR_DISCONNECT",
     "ERROR_EMPTY_OUTPUT",
+    "ERROR_MALFORMED_BODY",
     "ERROR_MALFORMED_SSE",
     "ERROR_SERVER_EVENT",
     "ERROR_TIMEOUT",

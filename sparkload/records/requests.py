@@ -158,6 +158,9 @@ class RequestRecord:
     output_chunks: list[int] | None = None
     # The prompt's category where its dataset line names one (the report groups by it)
     category: str | None = None
+    # Inputs the request carried, for an API that sends several a request (``--api embeddings``,
+    # ``--batch-size``); None for the APIs that send one prompt
+    inputs: int | None = None
     # The server's own figures of this request, where it sent them (vLLM's per-request
     # metrics, ``transport/request_metrics.py``; None where it sent none, never made up):
     # seconds queued (queued → scheduled), to its first token (scheduled → first token, its
@@ -255,6 +258,7 @@ _OMITTED_WHEN_NONE = (
     "output_text",
     "output_chunks",
     "category",
+    "inputs",
     "server_queue",
     "server_ttft",
     "server_generation",
