@@ -46,12 +46,8 @@ requests that report them (older records lack them: they read as missing):
   tool_args_truncated  requests whose tool calls were cut by max_tokens (finish "length"):
                        truncated, counted apart, never valid (``truncated_calls``)
 
-Embeddings (``--api embeddings``: only where some record carries ``inputs``; ``INPUT_COLUMNS``),
-over ok measured requests; each request's latency is its one figure (no TTFT, ITL or output):
-  inputs_sum           inputs the level's requests carried (``--batch-size`` a request)
-  inputs_per_s         inputs_sum / level wall time
-  input_tokens_per_s   Σ prompt tokens (the server's usage) / level wall time
-
+Embeddings (``--api embeddings``): ``analysis/figures/inputs.py``'s columns, only where some
+record carries ``inputs``; a level that generated nothing has no output sum (NaN, not 0).
 The server's own figures (vLLM's per-request metrics: queue, TTFT, generation, ITL, TPS,
 acceptance length and rate; ``SERVER_COLUMNS``, mean/p50/p90/p99, only where some record carries
 them), over the ok measured requests that carry them; the TTFT split and the drafts' tables are
@@ -79,6 +75,8 @@ import pandas as pd
 
 from analysis.figures import percentiles
 from analysis.figures import structured as st
+from analysis.figures.inputs import COLUMNS as INPUT_COLUMNS
+from analysis.figures.inputs import add_input_rates, has_inputs, input_sums
 from analysis.figures.replies import no_answer, truncated_calls
 from analysis.reading.load import Dataset, describe_level
 from analysis.reading.manifest_levels import (
@@ -181,12 +179,6 @@ THINKING_COLUMNS = [
 
 
 SERVER_COLUMNS = [f"{m.column}_{s}" for m in SERVER_METRICS for s in ("mean", "p50", "p90", "p99")]
-INPUT_COLUMNS = ["inputs_sum", "inputs_per_s", "input_tokens_per_s"]
-
-
-def has_inputs(records: pd.DataFrame) -> bool:
-    """Whether some record counts its inputs (an embeddings run's)."""
-    return "inputs" in records and bool(records["inputs"].notna().any())
 
 
 def has_server_figures(records: pd.DataFrame) -> bool:
@@ -349,7 +341,6 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         for metric in METRICS:
             row.update(_distribution_stats(column[metric.field][index], metric, settings, rng))
         tokens = column["output_tokens"][index]
-        # an embeddings level generates nothing: no sum (NaN), not a throughput of 0
         row["output_tokens_sum"] = float(np.nansum(tokens)) if np.isfinite(tokens).any() else np.nan
         row["output_tokens_mean"] = _nanmean(tokens)
         row["decode_tps_mean"] = _nanmean(column["decode_tps"][index])
@@ -370,10 +361,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         )
         row.update(length_stats(prompt, tokens, settings))
         if batched:
-            row["inputs_sum"] = float(np.nansum(column["inputs"][index]))
-            row["prompt_tokens_sum"] = (
-                float(np.nansum(prompt)) if np.isfinite(prompt).any() else np.nan
-            )
+            row.update(input_sums(column["inputs"][index], prompt))
         if thinking:
             row.update(thinking_stats(ok.iloc[index], column, index, settings, rng))
         if structured:
@@ -595,12 +583,8 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
         for column in ("no_answer", "tool_calls", "tool_call_requests", "tool_args_truncated"):
             levels[column] = levels[column].astype("Int64")
         columns = columns + THINKING_COLUMNS
-    if has_inputs(dataset.records):  # an embeddings run's rates of inputs and their tokens
-        for column in ("inputs_sum", "prompt_tokens_sum"):  # no level with an ok request: none
-            if column not in levels:
-                levels[column] = np.nan
-        levels["inputs_per_s"] = levels["inputs_sum"] / levels["wall_s"]
-        levels["input_tokens_per_s"] = levels["prompt_tokens_sum"] / levels["wall_s"]
+    if has_inputs(dataset.records):  # an embeddings run's (analysis/figures/inputs.py)
+        levels = add_input_rates(levels)
         columns = columns + INPUT_COLUMNS
     if has_server_figures(dataset.records):  # else a summary without them, as it was
         levels = levels.reindex(
