@@ -72,6 +72,7 @@ class Script:
     connection_header: bytes = b"keep-alive"  # what the response claims
     status_line: bytes = b"HTTP/1.1 200 OK"
     raw_response: bytes | None = None  # a fixed answer instead of a stream (e.g. nginx's 502)
+    raw_pause: tuple[int, float] | None = None  # its first N bytes, a pause of S seconds, the rest
     raw_for_lookups: bool = False  # ... to the GETs before the load too (/v1/models, /version)
     tokenizer_answer: bytes | None = None  # a fixed answer to POST /tokenize, /apply-template
     extra_headers: bytes = b"Server: scripted\r\nVia: 1.1 test-proxy\r\n"
@@ -197,7 +198,10 @@ def _send_json(sock: socket.socket, status: int, body: bytes) -> None:
 def _answer(sock: socket.socket, script: Script, body: bytes) -> None:
     gevent.sleep(script.hold)
     if script.raw_response is not None:
-        sock.sendall(script.raw_response)
+        split, pause = script.raw_pause or (len(script.raw_response), 0.0)
+        sock.sendall(script.raw_response[:split])
+        gevent.sleep(pause)
+        sock.sendall(script.raw_response[split:])
         return
     sent = json.loads(body)
     if script.images is not None and (wrong := image_problem(script.api, sent, script.images)):

@@ -46,13 +46,11 @@ requests that report them (older records lack them: they read as missing):
   tool_args_truncated  requests whose tool calls were cut by max_tokens (finish "length"):
                        truncated, counted apart, never valid (``truncated_calls``)
 
-The server's own figures (vLLM's per-request metrics: queue, TTFT, generation, ITL, TPS,
-acceptance length and rate; ``SERVER_COLUMNS``, mean/p50/p90/p99, only where some record carries
-them), over the ok measured requests that carry them; the TTFT split and the drafts' tables are
-``analysis/figures/server_timing.py``'s.
-Structured output (``--response-format``): ``analysis/figures/structured.py``'s columns, only where
-some record carries a verdict. Images: ``analysis/figures/images.py``'s, only where some record
-carried one.
+Column groups only where some record carries their field: embeddings' (``figures/inputs.py``;
+a level that generated nothing has no output sum, NaN not 0), the server's own figures (vLLM's
+per-request queue, TTFT, generation, ITL, TPS, acceptance length and rate: ``SERVER_COLUMNS``;
+the TTFT split and drafts' tables are ``figures/server_timing.py``'s), structured output's
+(``figures/structured.py``) and images' (``figures/images.py``).
 Per-request itl/tps come from the records (``RequestRecord.derive``) and are never recomputed.
 Extra columns beside them: p99s, bootstrap CIs, decode tok/s, chunk ITL (vLLM's per-chunk gap,
 per step rather than per token with MTP), the lengths achieved (prompt tokens by the server's
@@ -73,7 +71,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.figures import images as im
-from analysis.figures import percentiles
+from analysis.figures import inputs, percentiles
 from analysis.figures import structured as st
 from analysis.figures.replies import no_answer, truncated_calls
 from analysis.reading.load import Dataset, describe_level
@@ -326,7 +324,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
     ok = measured_ok(records, settings)
     thinking, structured = has_thinking(records), st.has_structured(records)
     pictured = im.has_images(records)
-    served = has_server_figures(records)
+    served, batched = has_server_figures(records), inputs.has_inputs(records)
     column = {name: ok[name].to_numpy() for name in ok.columns if ok[name].dtype.kind == "f"}
     rows = []
     groups = ok.groupby(["label", loop.record_key], observed=True).indices
@@ -340,7 +338,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         for metric in METRICS:
             row.update(_distribution_stats(column[metric.field][index], metric, settings, rng))
         tokens = column["output_tokens"][index]
-        row["output_tokens_sum"] = float(np.nansum(tokens))
+        row["output_tokens_sum"] = float(np.nansum(tokens)) if np.isfinite(tokens).any() else np.nan
         row["output_tokens_mean"] = _nanmean(tokens)
         row["decode_tps_mean"] = _nanmean(column["decode_tps"][index])
         row["chunk_itl_ms_mean"] = _nanmean(column["chunk_gap_mean"][index]) * 1000.0
@@ -359,6 +357,8 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
             else np.nan
         )
         row.update(length_stats(prompt, tokens, settings))
+        if batched:
+            row.update(inputs.input_sums(column["inputs"][index], prompt))
         if thinking:
             row.update(thinking_stats(ok.iloc[index], column, index, settings, rng))
         if structured:
@@ -582,6 +582,9 @@ def summarize(dataset: Dataset, settings: Settings) -> pd.DataFrame:
         for column in ("no_answer", "tool_calls", "tool_call_requests", "tool_args_truncated"):
             levels[column] = levels[column].astype("Int64")
         columns = columns + THINKING_COLUMNS
+    if inputs.has_inputs(dataset.records):  # an embeddings run's (analysis/figures/inputs.py)
+        levels = inputs.add_input_rates(levels)
+        columns = columns + inputs.COLUMNS
     if has_server_figures(dataset.records):  # else a summary without them, as it was
         levels = levels.reindex(
             columns=[*levels.columns.difference(SERVER_COLUMNS), *SERVER_COLUMNS]

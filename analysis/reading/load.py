@@ -52,11 +52,12 @@ from sparkload.records import (
 # fmt: off
 # Every record's numeric fields; older records lack the later ones (NaN): ttfo (issue 26); turn
 # and turns (a conversation's requests: the turn, 1-based, and the turns it was planned with);
-# images and image_bytes (a request's images: how many, their bytes; issue 43).
+# images and image_bytes (a request's images: how many, their bytes), inputs (an embeddings
+# request's; issue 43).
 NUMERIC_FIELDS = (
     "level", "level_index", "start_time", "ttft", "t_last_token", "itl", "tps", "latency",
     "decode_tps", "output_tokens", "chunk_gap_mean", "prompt_tokens", "cached_tokens",
-    "queue_wait", "turn", "turns", "scheduled_time", "ttfo", "images", "image_bytes",
+    "queue_wait", "turn", "turns", "scheduled_time", "ttfo", "images", "image_bytes", "inputs",
 )
 # Every record's text fields, kept as categoricals ("" where a record has none): an agent's step
 # kind, a dataset line's category, a structured reply's verdict and parse error's kind, the

@@ -3,7 +3,8 @@
 - ``wire.py``: what an API module declares (``WireApi``: route, body, stream reader, auth
   headers, what it can carry) and the body parts every API shares;
 - ``chat.py``: ``/v1/chat/completions``; ``completions.py``: ``/v1/completions``;
-  ``responses.py``: ``/v1/responses``; ``messages.py``: Anthropic's ``/v1/messages``.
+  ``responses.py``: ``/v1/responses``; ``messages.py``: Anthropic's ``/v1/messages``;
+  ``embeddings.py``: ``/v1/embeddings`` (not streamed).
 
 Adding an API: its name in ``records.vocabulary`` (``API_NAMES``), one module declaring its
 ``API``, and one line below; the simulator's route if it should serve it
@@ -12,7 +13,7 @@ Adding an API: its name in ``records.vocabulary`` (``API_NAMES``), one module de
 
 from __future__ import annotations
 
-from sparkload.apis import chat, completions, messages, responses
+from sparkload.apis import chat, completions, embeddings, messages, responses
 from sparkload.apis.wire import WireApi
 
 REGISTRY: dict[str, WireApi] = {
@@ -20,6 +21,7 @@ REGISTRY: dict[str, WireApi] = {
     completions.API.name: completions.API,
     responses.API.name: responses.API,
     messages.API.name: messages.API,
+    embeddings.API.name: embeddings.API,
 }
 
 

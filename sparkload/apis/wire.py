@@ -33,6 +33,8 @@ class PlannedRequest(Protocol):
     def tool_choice(self) -> str | None: ...
     @property
     def history_id(self) -> str | None: ...  # the server-kept reply this request continues
+    @property
+    def inputs(self) -> Sequence[str] | None: ...  # several texts a request (embeddings)
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ class WireApi:
     # body(parts, request, response_format): one request's body, before its encoding;
     # ``response_format`` is the request's, in chat's form (None: none asked)
     body: Callable[[BodyParts, PlannedRequest, Mapping[str, Any] | None], dict[str, Any]]
-    # reader(reply): a new tally of one stream of this API (``reply``: where to keep it)
+    # reader(reply): a new tally of one response of this API (``reply``: where to keep it)
     reader: Callable[[Reply | None], ReplyTally]
     # stream_fields(extras): what turns the stream (and its usage) on, over --extra-body's
     stream_fields: Callable[[Mapping[str, Any]], dict[str, Any]]
@@ -74,6 +76,9 @@ class WireApi:
     carries_tools: bool = True  # tools and tool calls
     server_history: bool = False  # continues a reply the server kept (``history_id``)
     image_parts: bool = False  # images as content parts of a message
+    # a stream of events (else one JSON body, fed to the reader whole: no TTFT, no decode)
+    streams: bool = True
+    batches_inputs: bool = False  # several inputs a request (``--batch-size``)
 
 
 def request_tail(

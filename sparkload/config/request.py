@@ -14,6 +14,7 @@ from sparkload.config.parsers import (
     one_of,
     optional_number,
     positive,
+    whole,
 )
 from sparkload.inputs.schemas import ResponseFormat, parse_response_format
 from sparkload.records import API_CHAT, API_NAMES
@@ -31,10 +32,18 @@ ROWS: tuple[Option, ...] = (
         API_CHAT,
         f"Which wire API to stream: {', '.join(API_NAMES)} (chat: /v1/chat/completions; "
         "completions: /v1/completions, the prompt as text; responses: /v1/responses; messages: "
-        "Anthropic's /v1/messages; each is a module of sparkload/apis/, docs/workloads.md#apis)",
+        "Anthropic's /v1/messages; embeddings: /v1/embeddings, not streamed; each is a module "
+        "of sparkload/apis/, docs/workloads.md#apis)",
         REQUEST,
         one_of(API_NAMES),
         choices=API_NAMES,
+    ),
+    Option(
+        "--batch-size",
+        1,
+        "Inputs a request (--api embeddings): the chat workload's prompts taken N at a time",
+        REQUEST,
+        whole,
     ),
     Option(
         "--extra-body",
@@ -102,6 +111,7 @@ ROWS: tuple[Option, ...] = (
 class RequestOptions:
     request_timeout: float
     api: str
+    batch_size: int  # inputs a request, for an API that batches them (``WireApi.batches_inputs``)
     extra_body: dict[str, Any]
     response_format: ResponseFormat | None  # None: replies are not asked to be JSON
     header: dict[str, str]  # extra request headers: secret values, never written

@@ -118,6 +118,7 @@ from sparkload.records.verdicts import (
 from sparkload.records.vocabulary import (
     API_CHAT,
     API_COMPLETIONS,
+    API_EMBEDDINGS,
     API_MESSAGES,
     API_NAMES,
     API_RESPONSES,
@@ -129,6 +130,7 @@ from sparkload.records.vocabulary import (
     ERROR_CONNECT,
     ERROR_DISCONNECT,
     ERROR_EMPTY_OUTPUT,
+    ERROR_MALFORMED_BODY,
     ERROR_MALFORMED_SSE,
     ERROR_SERVER_EVENT,
     ERROR_TIMEOUT,
@@ -187,6 +189,7 @@ from sparkload.records.vocabulary import (
 __all__ = [
     "API_CHAT",
     "API_COMPLETIONS",
+    "API_EMBEDDINGS",
     "API_MESSAGES",
     "API_NAMES",
     "API_RESPONSES",
@@ -207,6 +210,7 @@ __all__ = [
     "ERROR_CONNECT",
     "ERROR_DISCONNECT",
     "ERROR_EMPTY_OUTPUT",
+    "ERROR_MALFORMED_BODY",
     "ERROR_MALFORMED_SSE",
     "ERROR_SERVER_EVENT",
     "ERROR_TIMEOUT",

@@ -69,6 +69,7 @@ class RequestMetric:
     thinking: bool = False  # summary and live table only where some record reasoned or called tools
     server: bool = False  # the server's own figure: summary only where some record carries it
     bound: bool = False  # --slo/--check may bound it: ``ttft_p90_ms``, ``tps_p10``
+    streamed: bool = False  # timed from a stream's tokens: none where the API does not stream
     live: LiveFigures | None = None
     histogram: PrometheusHistogram | None = None
 
@@ -85,7 +86,7 @@ def _kept(field: str, time: str) -> RequestMetric:
 REQUEST_METRICS = (
     RequestMetric(
         "ttft", "ttft_ms", 1000.0, "TTFT", "ms", SCALED_DURATION,
-        summary=True, intervals=True, bound=True,
+        summary=True, intervals=True, bound=True, streamed=True,
         live=LiveFigures("TTFT ms", ("mean", "p50", "p90")),
         histogram=PrometheusHistogram(
             "sparkload_ttft_seconds", "Time to first token (any kind).", _TTFT_BUCKETS
@@ -93,7 +94,7 @@ REQUEST_METRICS = (
     ),
     RequestMetric(
         "ttfo", "ttfo_ms", 1000.0, "TTFO", "ms", SCALED_DURATION,
-        summary=True, intervals=True, thinking=True, bound=True,
+        summary=True, intervals=True, thinking=True, bound=True, streamed=True,
         live=LiveFigures("TTFO ms", ("mean", "p50", "p90")),
         histogram=PrometheusHistogram(
             "sparkload_ttfo_seconds",
@@ -103,7 +104,7 @@ REQUEST_METRICS = (
     ),
     RequestMetric(
         "itl", "itl_ms", 1000.0, "ITL", "ms", SCALED_DURATION,
-        summary=True, intervals=True, bound=True,
+        summary=True, intervals=True, bound=True, streamed=True,
         live=LiveFigures("ITL ms", ("mean", "p50", "p90")),
         histogram=PrometheusHistogram(
             "sparkload_itl_seconds",
@@ -113,7 +114,7 @@ REQUEST_METRICS = (
     ),
     RequestMetric(
         "tps", "tps", 1.0, "TPS", "tok/s", SCALED_RATE,
-        summary=True, intervals=True, bound=True, live=LiveFigures("TPS", ("mean",)),
+        summary=True, intervals=True, bound=True, streamed=True, live=LiveFigures("TPS", ("mean",)),
     ),
     RequestMetric(
         "latency", "latency_s", 1.0, "Latency", "s", SCALED_DURATION,

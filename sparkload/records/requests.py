@@ -163,6 +163,9 @@ class RequestRecord:
     images: int | None = None
     image_bytes: int | None = None
     image_size: str | None = None
+    # Inputs the request carried, for an API that sends several a request (``--api embeddings``,
+    # ``--batch-size``); None for the APIs that send one prompt
+    inputs: int | None = None
     # The server's own figures of this request, where it sent them (vLLM's per-request
     # metrics, ``transport/request_metrics.py``; None where it sent none, never made up):
     # seconds queued (queued → scheduled), to its first token (scheduled → first token, its
@@ -263,6 +266,7 @@ _OMITTED_WHEN_NONE = (
     "images",
     "image_bytes",
     "image_size",
+    "inputs",
     "server_queue",
     "server_ttft",
     "server_generation",

@@ -155,7 +155,9 @@ class RunCollector:
                     warmed.add(record["level_index"])
                 else:
                     index = record["level_index"]
-                    if not record.get("chunks") and record.get("status") == STATUS_OK:
+                    # a reply that could generate tokens (an embedding's counts none: None)
+                    generates = record.get("output_tokens") is not None
+                    if generates and not record.get("chunks") and record.get("status") == STATUS_OK:
                         self.empty_replies[index] = self.empty_replies.get(index, 0) + 1
                     sample = self.stream_samples.get(index)
                     if sample is None:

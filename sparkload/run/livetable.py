@@ -177,7 +177,7 @@ class LevelTally:
     no_answer: int = 0  # ok records that reasoned until max_tokens without a first output token
     verdicts: Counter = field(default_factory=Counter)  # ok records' structured verdicts
     measured: int = 0
-    output_tokens: int = 0
+    output_tokens: int | None = None  # None: no record counted any (an embeddings level)
     first_start: float | None = None  # epoch seconds (real time)
     last_end: float | None = None
     warmups: int = 0
@@ -223,7 +223,8 @@ class LevelTally:
             self.verdicts[verdict] += 1
         if record.get("ttft") is not None:
             self.recent_ttfts.append(record["ttft"])
-        self.output_tokens += record.get("output_tokens") or 0
+        if (tokens := record.get("output_tokens")) is not None:
+            self.output_tokens = (self.output_tokens or 0) + tokens
 
     @property
     def ttft(self) -> Distribution:
@@ -261,7 +262,7 @@ class LevelTally:
         mean TPS x C, the reports' figure; open loop: tokens over the level's wall time."""
         if self.arrival_rate is not None:
             wall = self.wall_time
-            return self.output_tokens / wall if wall else None
+            return self.output_tokens / wall if wall and self.output_tokens is not None else None
         mean_tps = self.tps.mean()
         return mean_tps * self.concurrency if mean_tps is not None else None
 

@@ -199,7 +199,10 @@ class UserSession:
             opts.request.request_timeout,
             wire.reader,
             opts.results.keep_chunk_gaps,
+            wire.streams,
         )
+        if wire.batches_inputs:
+            record.inputs = len(planned.inputs) if planned.inputs is not None else 1
         checker = ctx.checker_for(planned)
         keep = opts.results.keep_outputs
         reply = Reply() if planned.wants_reply or checker or keep else None

@@ -23,11 +23,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from sparkload.apis import wire_api
 from sparkload.config import RunOptions, default
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.quality.items import KIND_RETRIEVAL
-from sparkload.records import WORKLOAD_PREFILL
+from sparkload.records import REQUEST_METRICS, WORKLOAD_PREFILL
 from sparkload.records.vocabulary import WORKLOAD_AGENT
 from sparkload.run import quality_probe
 from sparkload.run.context import RunContext, endpoints_of, request_headers, settled_options
@@ -89,6 +90,7 @@ def needs_target(options: RunOptions) -> bool:
 def check(options: RunOptions) -> None:
     """A ConfigError of one line unless the run can be recorded and judged as asked."""
     check_writable(options.results.results_dir)
+    refuse_streamed_bounds(options)
     if options.results.check:
         problem = check_options(["--slo", options.results.check])
         if problem is not None:
@@ -101,6 +103,25 @@ def check(options: RunOptions) -> None:
         if problem is not None:
             raise ConfigError(f"--find-capacity: {problem.removeprefix('--slo: ')}")
         check_search(options)
+
+
+def refuse_streamed_bounds(opts: RunOptions) -> None:
+    """A bound on a stream's figure (TTFT, ITL, TPS) where the API answers with one body
+    (``WireApi.streams`` False: embeddings) could never hold: one line before the load."""
+    if wire_api(opts.request.api).streams:
+        return
+    streamed = {m.field for m in REQUEST_METRICS if m.bound and m.streamed}
+    for flag, spec in (
+        ("--check", opts.results.check),
+        ("--find-capacity", opts.plan.find_capacity),
+    ):
+        for bound in filter(None, (part.strip() for part in spec.split(","))):
+            if bound.split("_", 1)[0] in streamed:
+                raise ConfigError(
+                    f"{flag} {bound}: --api {opts.request.api} answers with one body, not a "
+                    "stream: there is no TTFT, ITL or TPS to bound; bound the latency (e.g. "
+                    "latency_p90_s<=2)"
+                )
 
 
 def check_search(opts: RunOptions) -> None:

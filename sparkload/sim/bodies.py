@@ -76,7 +76,7 @@ def prompt_text(messages: list[Any], tools: ToolRequest | None) -> str:
     return tools_text(tools.tools) + "\n" + text if tools is not None and tools.tools else text
 
 
-def _check_model(body: Any, model_name: str) -> dict:
+def check_model(body: Any, model_name: str) -> dict:
     if not isinstance(body, dict):
         raise RequestError(400, "request body must be a JSON object", "BadRequestError")
     model = body.get("model")
@@ -122,7 +122,7 @@ def _request(
 
 def parse_chat_request(body: Any, model_name: str, reasoning_tokens: int) -> ChatRequest:
     """Validate a body like vLLM does for the fields the simulator uses; ``RequestError``."""
-    body = _check_model(body, model_name)
+    body = check_model(body, model_name)
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise RequestError(
@@ -159,7 +159,7 @@ def request_tools(body: dict) -> ToolRequest | None:
 
 def parse_completion_request(body: Any, model_name: str, reasoning_tokens: int) -> ChatRequest:
     """A ``/v1/completions`` body: one prompt string (or a list holding one); no reasoning."""
-    body = _check_model(body, model_name)
+    body = check_model(body, model_name)
     prompt = body.get("prompt")
     if isinstance(prompt, list) and len(prompt) == 1:
         prompt = prompt[0]

@@ -2,8 +2,9 @@
 
 Routes: ``POST /v1/chat/completions``, ``POST /v1/completions`` (streaming and not; it takes
 a ``prompt`` string and streams ``choices[0].text``), ``POST /v1/responses`` (OpenAI's
-Responses API on the chat path: ``responses.py``) and ``POST /v1/messages`` (Anthropic's
-Messages API on the chat path: ``messages.py``), their bodies read in ``bodies.py``;
+Responses API on the chat path: ``responses.py``), ``POST /v1/messages`` (Anthropic's
+Messages API on the chat path: ``messages.py``), their bodies read in ``bodies.py``, and
+``POST /v1/embeddings`` (prefill only: ``embeddings.py``);
 ``GET /v1/models``, ``GET /health``, ``GET /metrics`` (vLLM's series and the head node's power) and
 ``GET /node/<i>/metrics`` (node i's power alone, i = 1..TP: one exporter per Spark). Each
 stream is an HTTP/1.1 chunked response written one event at a time as the backend yields
@@ -42,12 +43,14 @@ from typing import Any, Protocol
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
+from sparkload.sim import embeddings
 from sparkload.sim import faults as f
 from sparkload.sim.accuracy import ITEM_HEADER, AccuracyReplier
 from sparkload.sim.backends import Generation
 from sparkload.sim.bodies import (
     ChatRequest,
     RequestError,
+    check_model,
     parse_chat_request,
     parse_completion_request,
     parse_messages_request,
@@ -178,6 +181,7 @@ class SimServer:
         app.router.add_post("/v1/completions", self.completions)
         app.router.add_post("/v1/responses", self.responses)
         app.router.add_post("/v1/messages", self.messages)
+        app.router.add_post("/v1/embeddings", self.embeddings)
         app.router.add_get("/v1/models", self.models)
         app.router.add_get("/health", self.health)
         app.router.add_get("/metrics", self.prometheus)
@@ -273,6 +277,15 @@ class SimServer:
     async def messages(self, request: web.Request) -> web.StreamResponse:
         """Anthropic's Messages API: the chat request it means, framed as its events."""
         return await self._serve(request, parse_messages_request, MessagesWriter, "msg")
+
+    async def embeddings(self, request: web.Request) -> web.Response:
+        try:
+            body = check_model(await request.json(), self.config.model_name)
+        except RequestError as err:
+            return error_response(err.status, str(err), err.error_type, err.param)
+        except ValueError:
+            return error_response(400, "request body is not valid JSON", "BadRequestError")
+        return await embeddings.serve(body, self.backend, self.config.model_name)
 
     async def _serve(
         self,

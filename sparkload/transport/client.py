@@ -1,4 +1,4 @@
-"""Send one streaming request and measure it into a RequestRecord.
+"""Send one request (streaming, or answered by one JSON body) and measure it into a RequestRecord.
 
 HTTP with geventhttpclient (Locust's own fast client): its request path costs tens of
 microseconds where ``requests`` spent about 2 ms before the first byte left, time that every
@@ -29,6 +29,7 @@ from sparkload.records import (
     ERROR_CONNECT,
     ERROR_DISCONNECT,
     ERROR_EMPTY_OUTPUT,
+    ERROR_MALFORMED_BODY,
     ERROR_MALFORMED_SSE,
     ERROR_TIMEOUT,
     STATUS_ERROR,
@@ -47,6 +48,7 @@ from sparkload.transport.sse import (
     receive,
 )
 from sparkload.transport.tally import Reply, ReplyTally, StreamError
+from sparkload.transport.whole import BodyTooLarge, read_whole
 
 MAX_ERROR_BODY = 2048
 ERROR_SNIPPET = 120  # characters of a non-JSON error body kept in the record's message
@@ -64,6 +66,9 @@ class StreamRequest:
     # how to read the events: a new tally of one stream of the request's API (``WireApi.reader``)
     reader: Callable[[Reply | None], ReplyTally]
     keep_chunk_gaps: bool = False
+    # the answer is a stream of events (else one JSON body, read whole and fed to the reader
+    # once: ``WireApi.streams``)
+    streams: bool = True
 
 
 class Connection:
@@ -307,7 +312,7 @@ def measure(
             record.http_status = response.status_code
             if response.status_code != 200:
                 _fail(record, http_error_kind(response.status_code), _error_message(response))
-            else:
+            elif request.streams:
                 decode = body_decoder(_header(response, "content-encoding"))
                 ending = read_events(response, on_event, headers_at, answer.stamped, decode)
                 record.clock_adjusted |= ending.clock_adjusted
@@ -315,10 +320,20 @@ def measure(
                     drain(response)
                 else:
                     _fail(record, ERROR_DISCONNECT, f"stream ended without {stream.ending}")
+            else:
+                decode = body_decoder(_header(response, "content-encoding"))
+                whole = read_whole(response, headers_at, answer.stamped, decode)
+                record.clock_adjusted |= whole.clock_adjusted
+                if whole.complete:
+                    on_event(whole.data, whole.arrival_ns)
+                else:
+                    _fail(record, ERROR_DISCONNECT, f"body ended before {stream.ending}")
     except StreamError as exc:
         _fail(record, exc.kind, str(exc))
     except DECODE_ERRORS as exc:
         _fail(record, ERROR_MALFORMED_SSE, f"body not decodable: {_describe(exc)}")
+    except BodyTooLarge as exc:
+        _fail(record, ERROR_MALFORMED_BODY, str(exc))
     except (_Deadline, TimeoutError) as exc:
         _fail(
             record,
@@ -344,10 +359,10 @@ def measure(
             response is not None and not response.message_complete
         ):
             connection.close()  # never reuse a connection that holds the rest of a response
-    return _fill(record, stream, request.keep_chunk_gaps)
+    return _fill(record, stream, request)
 
 
-def _fill(record: RequestRecord, stream: ReplyTally, keep_gaps: bool) -> RequestRecord:
+def _fill(record: RequestRecord, stream: ReplyTally, request: StreamRequest) -> RequestRecord:
     record.ttft = stream.ttft
     record.ttfc = stream.ttfc
     record.t_last_token = stream.t_last_token
@@ -370,8 +385,10 @@ def _fill(record: RequestRecord, stream: ReplyTally, keep_gaps: bool) -> Request
     record.chunk_gap_mean, record.chunk_gap_p50 = gaps.mean, gaps.p50
     record.chunk_gap_p90, record.chunk_gap_p99, record.chunk_gap_max = gaps.p90, gaps.p99, gaps.max
     record.burst_chunks = gaps.burst
-    if keep_gaps:
+    if request.keep_chunk_gaps:
         record.chunk_gaps = stream.gaps
+    if not request.streams:  # one body: its reader judged it whole (no token to count)
+        return record.derive()
     if record.error_kind is None and stream.chunks == 0 and stream.finish_reason is None:
         # No token and no reason: the server said nothing. A model that ended at once (its
         # end-of-sequence first: finish_reason "stop") gave a valid, empty reply: ok, and told

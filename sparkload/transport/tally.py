@@ -183,8 +183,9 @@ class ReplyTally:
         self.t_last_reasoning = now
 
     @property
-    def output_tokens(self) -> tuple[int, str]:
-        """Tokens generated, and who counted them: the server's usage, else our chunk count."""
+    def output_tokens(self) -> tuple[int | None, str | None]:
+        """Tokens generated, and who counted them: the server's usage, else our chunk count (an
+        API that generates none, embeddings, says (None, None))."""
         if self.usage and isinstance(self.usage.get("completion_tokens"), int):
             return self.usage["completion_tokens"], COUNTED_BY_USAGE
         return self.chunks, COUNTED_BY_CHUNKS
@@ -213,7 +214,8 @@ class ReplyTally:
     def answer_tokens(self) -> int | None:
         """Output tokens that were not reasoning (None where reasoning was not counted)."""
         reasoning, _ = self.reasoning_tokens
-        return None if reasoning is None else max(self.output_tokens[0] - reasoning, 0)
+        output, _ = self.output_tokens
+        return None if reasoning is None or output is None else max(output - reasoning, 0)
 
     @property
     def tool_args_truncated(self) -> bool | None:

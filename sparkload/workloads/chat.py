@@ -16,6 +16,9 @@
   nonce would change the count), distinct from their first sentence on: the first request of
   each is cold, and repeats can be served from the prefix cache, as chat prompts without
   ``--cache-bust``.
+- **Batches** (``--batch-size N``, on an API that sends several inputs a request: embeddings):
+  a request takes the next N prompts of the order, each as the one request above would send
+  it, as its inputs; the record keeps the first's index and fields, and the count.
 - **Shared prefixes** (``--prefix-tokens N --prefix-count K``): every synthetic prompt starts
   with one of K fixed N-token texts (a system prompt, as one text with the prompt: the chat
   template and the completions API see one user text), a blank line, then its own part. The
@@ -62,12 +65,14 @@ class ChatWorkload(PromptSetWorkload):
     dataset: tuple[DatasetPrompt, ...] = ()  # per prompt: the messages sent (datasets only)
     synthetic: Synthetic | None = None  # the fitted prompts (--input-tokens, --seq-dist)
     rotation: tuple[int, ...] = ()  # shared prefixes: the pool's order, prefixes in turn
+    batch: int = 1  # prompts a request (--batch-size: its inputs)
     _turns: Iterator[int] = field(default_factory=itertools.count, repr=False)
 
     @classmethod
     def settle(cls, opts: RunOptions) -> RunOptions:
         check_lengths_agree(opts)
         check_synthetic(opts)
+        check_batch(opts)
         return opts
 
     @classmethod
@@ -93,9 +98,16 @@ class ChatWorkload(PromptSetWorkload):
             dataset=dataset,
             synthetic=synthetic if opts.workload.synthetic else None,
             rotation=rotation,
+            batch=opts.request.batch_size,
         )
 
     def next_request(self, user: UserState, slot: Slot) -> PlannedRequest:
+        if self.batch == 1:
+            return self._one_request(user)
+        planned = [self._one_request(user) for _ in range(self.batch)]
+        return replace(planned[0], inputs=tuple(p.text for p in planned))
+
+    def _one_request(self, user: UserState) -> PlannedRequest:
         if self.synthetic is not None:
             return self._synthetic_request(user)
         index = self.drawn(user)
@@ -127,6 +139,25 @@ class ChatWorkload(PromptSetWorkload):
             index,
             fields,
             max_tokens=outputs[index] if index < len(outputs) else None,
+        )
+
+
+def check_batch(opts: RunOptions) -> None:
+    """``--batch-size`` above 1 needs an API that sends several inputs a request."""
+    size = opts.request.batch_size
+    if size > 1 and not wire_api(opts.request.api).batches_inputs:
+        raise ConfigError(
+            f"--batch-size {size}: --api {opts.request.api} sends one prompt a request; "
+            f"use --api {able_to('batches_inputs')}"
+        )
+
+
+def refuse_batch(opts: RunOptions) -> None:
+    """``--batch-size`` takes the chat workload's prompts: one line for any other workload."""
+    if opts.request.batch_size > 1:
+        workload = "--trace" if opts.plan.trace is not None else f"--workload {opts.workload.name}"
+        raise ConfigError(
+            f"--batch-size takes the chat workload's prompts N at a time, not {workload}'s: drop it"
         )
 
 

@@ -139,6 +139,9 @@ class PlannedRequest:
     # the server's id of the reply this turn continues, for an API that keeps a conversation's
     # history server-side (``WireApi.server_history``; the Responses API's previous_response_id)
     history_id: str | None = None
+    # several texts sent as one request's inputs (``--batch-size`` on an API that batches them,
+    # ``WireApi.batches_inputs``: embeddings); None: the one ``text``
+    inputs: tuple[str, ...] | None = None
 
 
 PROMPT_KEY_CHARS = 16  # hex digits of the sha256: 64 bits, no two prompts of a run alike

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sparkload.workloads.agent import AgentWorkload, choose_agent, refuse_agent_options
-from sparkload.workloads.chat import ChatWorkload
+from sparkload.workloads.chat import ChatWorkload, refuse_batch
 from sparkload.workloads.contract import Synthetic, Workload
 from sparkload.workloads.conversation import ConversationWorkload, refuse_conversation_options
 from sparkload.workloads.edit import EditWorkload
@@ -47,6 +47,8 @@ def settle(opts: RunOptions) -> RunOptions:
         refuse_conversation_options(opts)
     if opts.workload.name != AgentWorkload.name:
         refuse_agent_options(opts)
+    if opts.workload.name != ChatWorkload.name or opts.plan.trace is not None:
+        refuse_batch(opts)
     if opts.plan.trace is not None:
         return TraceWorkload.settle(opts)
     return WORKLOADS[opts.workload.name].settle(opts)

@@ -162,3 +162,18 @@ def test_a_run_without_a_response_format_shows_no_structured_columns():
     tally = LevelTally(0, concurrency=1, expected=None)
     add(tally, ttft=0.1, latency=1.0)
     assert "schema valid %" not in format_table([tally.row()])
+
+
+def test_an_open_loop_level_that_generated_no_token_shows_no_total_tps():
+    """An embeddings level: its records count no output token (None), so no rate of them."""
+    tally = LevelTally(0, concurrency=4, expected=None, arrival_rate=2.0)
+    for start in (100.0, 101.0):
+        add(tally, latency=0.5, start_time=start, output_tokens=None, inputs=8)
+    assert tally.total_tps is None
+
+
+def test_an_open_loop_levels_total_tps_counts_its_output_tokens_over_its_wall_time():
+    tally = LevelTally(0, concurrency=4, expected=None, arrival_rate=2.0)
+    for start in (100.0, 101.0):
+        add(tally, latency=1.0, start_time=start, output_tokens=10)
+    assert tally.total_tps == pytest.approx(20 / 2.0)

@@ -78,4 +78,5 @@ def test_each_api_route_is_under_the_endpoints_api_root():
         "/openai/v1/chat/completions",
         "/openai/v1/completions",
         "/openai/v1/responses",
+        "/openai/v1/embeddings",
     ]
