@@ -66,7 +66,7 @@ def test_the_completions_and_embeddings_apis_carry_neither_messages_nor_tools():
 
 
 def test_only_the_embeddings_api_answers_one_body_and_batches_inputs():
-    assert [wire_api(name).streams for name in API_NAMES] == [True, True, True, False]
+    assert [wire_api(name).streams for name in API_NAMES] == [True, True, True, True, False]
     assert able_to("batches_inputs") == API_EMBEDDINGS
 
 

@@ -73,10 +73,11 @@ def test_an_endpoint_that_is_not_http_is_a_config_error():
 
 def test_each_api_route_is_under_the_endpoints_api_root():
     endpoint = Endpoint.parse("http://spark-1:8000/openai/v1")
-    routes = [wire_api(name).route for name in API_NAMES]
-    assert [endpoint.path_for(route) for route in routes] == [
-        "/openai/v1/chat/completions",
-        "/openai/v1/completions",
-        "/openai/v1/responses",
-        "/openai/v1/embeddings",
-    ]
+    paths = {name: endpoint.path_for(wire_api(name).route) for name in API_NAMES}
+    assert paths == {
+        "chat": "/openai/v1/chat/completions",
+        "completions": "/openai/v1/completions",
+        "responses": "/openai/v1/responses",
+        "messages": "/openai/v1/messages",
+        "embeddings": "/openai/v1/embeddings",
+    }
