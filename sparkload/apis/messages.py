@@ -42,8 +42,8 @@ from typing import Any
 import orjson
 
 from sparkload.apis.chat import STUB_ARGUMENTS
-from sparkload.apis.wire import BodyParts, PlannedRequest, WireApi, request_tail
-from sparkload.records import API_MESSAGES, ERROR_MALFORMED_SSE, ERROR_SERVER_EVENT, FINISH_LENGTH
+from sparkload.apis.wire import BodyParts, PlannedRequest, WireApi, json_event, request_tail
+from sparkload.records import API_MESSAGES, ERROR_SERVER_EVENT, FINISH_LENGTH
 from sparkload.transport.tally import Reply, ReplyTally, StreamError, ToolCall
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -227,14 +227,9 @@ class MessagesStream(ReplyTally):
 
     def feed(self, data: bytes, now: float) -> bool:
         """Take one SSE ``data`` payload received at ``now``; True once ``message_stop``."""
-        try:
-            event = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            if data == b"[DONE]":
-                return self.done
-            raise StreamError(ERROR_MALFORMED_SSE, f"not JSON: {data[:80]!r}") from None
-        if not isinstance(event, dict):
-            raise StreamError(ERROR_MALFORMED_SSE, f"not a JSON object: {data[:80]!r}")
+        event = json_event(data)
+        if event is None:
+            return self.done
         kind = event.get("type")
         if kind == "content_block_delta":
             self._note_delta(event, now)

@@ -33,10 +33,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import orjson
-
-from sparkload.apis.wire import BodyParts, PlannedRequest, WireApi, request_tail
-from sparkload.records import API_RESPONSES, ERROR_MALFORMED_SSE, ERROR_SERVER_EVENT
+from sparkload.apis.wire import BodyParts, PlannedRequest, WireApi, json_event, request_tail
+from sparkload.records import API_RESPONSES, ERROR_SERVER_EVENT
 from sparkload.transport.tally import ReplyTally, StreamError
 
 TEXT_DELTA = "response.output_text.delta"
@@ -158,14 +156,9 @@ class ResponsesStream(ReplyTally):
 
     def feed(self, data: bytes, now: float) -> bool:
         """Take one SSE ``data`` payload received at ``now``; True once the response ended."""
-        try:
-            event = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            if data == b"[DONE]":
-                return self.done
-            raise StreamError(ERROR_MALFORMED_SSE, f"not JSON: {data[:80]!r}") from None
-        if not isinstance(event, dict):
-            raise StreamError(ERROR_MALFORMED_SSE, f"not a JSON object: {data[:80]!r}")
+        event = json_event(data)
+        if event is None:
+            return self.done
         kind = event.get("type")
         if kind == TEXT_DELTA:
             delta = event.get("delta")

@@ -13,7 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sparkload.transport.tally import Reply, ReplyTally
+import orjson
+
+from sparkload.records import ERROR_MALFORMED_SSE
+from sparkload.transport.tally import Reply, ReplyTally, StreamError
 
 
 class PlannedRequest(Protocol):
@@ -93,3 +96,18 @@ def request_tail(
     if parts.min_tokens_follow:
         body["min_tokens"] = request.max_tokens
     return body
+
+
+def json_event(data: bytes) -> dict[str, Any] | None:
+    """One event of an API whose events are typed JSON objects (Responses, Messages): the
+    object, or None for a ``[DONE]`` such a stream does not need (accepted, harmlessly); a
+    ``StreamError`` (``malformed_sse``) for anything else."""
+    try:
+        event = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        if data == b"[DONE]":
+            return None
+        raise StreamError(ERROR_MALFORMED_SSE, f"not JSON: {data[:80]!r}") from None
+    if not isinstance(event, dict):
+        raise StreamError(ERROR_MALFORMED_SSE, f"not a JSON object: {data[:80]!r}")
+    return event

@@ -6,47 +6,19 @@ from __future__ import annotations
 
 import json
 
-from sparkload.apis.chat import ChatStream
 from sparkload.apis.messages import MessagesStream
 from sparkload.sim.bodies import parse_chat_request, parse_messages_request
 from sparkload.sim.messages import MessagesWriter, chat_body
-from sparkload.sim.sse import ChunkWriter
 from sparkload.sim.tools import PlannedCall
 from sparkload.transport.tally import ReplyTally
+from tests.sim_streams import beside_chat, frames
 
 SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}}
 
 
-def frames(writer: ChunkWriter, outputs: list[int], last_usage: bool) -> list[bytes]:
-    """The ``data:`` payloads of a stream of engine outputs of these token counts."""
-    raw, total = b"", sum(outputs)
-    for i, count in enumerate(outputs):
-        data = writer.tokens(count, 0, sum(outputs[: i + 1]) >= total)
-        raw += data if i else writer.role() + data
-    if last_usage:
-        raw += writer.usage_chunk()
-    raw += writer.end()
-    lines = raw.split(b"\n")
-    return [line.removeprefix(b"data: ") for line in lines if line.startswith(b"data: ")]
-
-
-def read(stream: ReplyTally, payloads: list[bytes]) -> ReplyTally:
-    for i, payload in enumerate(payloads):
-        if stream.feed(payload, (i + 1) / 100):
-            break
-    assert stream.done
-    return stream
-
-
 def both(reasoning: int = 0, call: PlannedCall | None = None, outputs=(1, 1, 2, 1, 1)):
     """The chat and the Messages stream of the same request, each read by its reader."""
-    args = ("id1", "m", 20, reasoning)
-    chat = ChunkWriter(*args, cached_tokens=16, tool_call=call)
-    messages = MessagesWriter(*args, cached_tokens=16, tool_call=call)
-    return (
-        read(ChatStream(), frames(chat, list(outputs), True)),
-        read(MessagesStream(), frames(messages, list(outputs), False)),
-    )
+    return beside_chat(MessagesWriter, MessagesStream, reasoning, call, outputs)
 
 
 def figures(s: ReplyTally) -> tuple:

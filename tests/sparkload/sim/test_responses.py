@@ -10,43 +10,16 @@ from sparkload.apis.chat import ChatStream
 from sparkload.apis.responses import ResponsesStream
 from sparkload.sim.bodies import parse_chat_request, parse_responses_request
 from sparkload.sim.responses import ResponsesWriter, chat_body
-from sparkload.sim.sse import ChunkWriter
 from sparkload.sim.tools import PlannedCall
+from tests.sim_streams import beside_chat, frames
 
 FLAT = {"type": "function", "name": "read", "parameters": {"type": "object"}}
 NESTED = {"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}}
 
 
-def frames(writer: ChunkWriter, outputs: list[int], last_usage: bool) -> list[bytes]:
-    """The ``data:`` payloads of a stream of engine outputs of these token counts."""
-    raw, total = b"", sum(outputs)
-    for i, count in enumerate(outputs):
-        data = writer.tokens(count, 0, sum(outputs[: i + 1]) >= total)
-        raw += data if i else writer.role() + data
-    if last_usage:
-        raw += writer.usage_chunk()
-    raw += writer.end()
-    lines = raw.split(b"\n")
-    return [line.removeprefix(b"data: ") for line in lines if line.startswith(b"data: ")]
-
-
-def read(stream: ChatStream, payloads: list[bytes]) -> ChatStream:
-    for i, payload in enumerate(payloads):
-        if stream.feed(payload, (i + 1) / 100):
-            break
-    assert stream.done
-    return stream
-
-
 def both(reasoning: int = 0, call: PlannedCall | None = None, outputs=(1, 1, 2, 1, 1)):
     """The chat and the Responses stream of the same request, each read by its reader."""
-    args = ("id1", "m", 20, reasoning)
-    chat = ChunkWriter(*args, cached_tokens=16, tool_call=call)
-    responses = ResponsesWriter(*args, cached_tokens=16, tool_call=call)
-    return (
-        read(ChatStream(), frames(chat, list(outputs), True)),
-        read(ResponsesStream(), frames(responses, list(outputs), False)),
-    )
+    return beside_chat(ResponsesWriter, ResponsesStream, reasoning, call, outputs)
 
 
 def figures(s: ChatStream) -> tuple:
