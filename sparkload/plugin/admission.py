@@ -200,8 +200,8 @@ class WorkerPass:
         if master_has.get("api_key") and not mine["api_key"]:
             logger.warning(
                 "sparkload: the master has an API key and this worker none of its own: its "
-                "requests carry no Authorization header (set OPENAI_API_KEY, --api-key or "
-                "--secrets-file here; the master never sends its key)"
+                "requests carry no API key (set OPENAI_API_KEY, ANTHROPIC_API_KEY for --api "
+                "messages, --api-key or --secrets-file here; the master never sends its key)"
             )
         missing = sorted(set(master_has.get("headers") or []) - set(mine["headers"]))
         if missing:

@@ -99,7 +99,7 @@ def test_neither_the_key_nor_the_token_crosses_the_masters_port(keyless_worker_r
 
 def test_a_keyless_worker_says_its_requests_carry_no_key(keyless_worker_run):
     _server, _seen, (_master, worker) = keyless_worker_run
-    assert "this worker none of its own: its requests carry no Authorization header" in worker
+    assert "this worker none of its own: its requests carry no API key" in worker
 
 
 def test_a_worker_sends_the_key_of_its_own_secrets_file(tmp_path):
