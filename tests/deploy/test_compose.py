@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from sparkload import config
+from sparkload.apis import REGISTRY
 from sparkload.run.simulator_process import ServerProcess
 from tests.conftest import ROOT, LocustRun, free_port
 
@@ -98,12 +99,16 @@ def passed_through(service: dict) -> set[str]:
     return {key for key, value in service["environment"].items() if value is None}
 
 
+# the wire APIs' own key variables (Messages' ANTHROPIC_API_KEY), read as OPENAI_API_KEY is
+API_KEYS = {api.key_env for api in REGISTRY.values() if api.key_env}
+
+
 def test_the_master_passes_every_sparkload_option_through_from_the_shell():
-    assert passed_through(services()["master"]) == set(config.environment_names())
+    assert passed_through(services()["master"]) == set(config.environment_names()) | API_KEYS
 
 
 def test_each_worker_takes_the_secrets_and_nothing_else_from_the_shell():
-    assert passed_through(services()["worker"]) == WORKER_SECRETS
+    assert passed_through(services()["worker"]) == WORKER_SECRETS | API_KEYS
 
 
 def test_master_and_scalable_worker_run_the_locustfile_and_the_simulator_is_optional():
