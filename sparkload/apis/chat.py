@@ -140,14 +140,15 @@ class ChatStream(ReplyTally):
         choice = choices[0]
         if self.text_api:
             if choice.text:
-                self.note_answer(now, choice.text)
+                self.note_token(now, choice.text)
         elif (delta := choice.delta) is not None:
             if delta.tool_calls:
                 return self._feed_any(data, now)
-            if reasoning := delta.reasoning or delta.reasoning_content:
-                self._note_delta(delta.content, reasoning, None, now)
+            if delta.reasoning or delta.reasoning_content:  # _note_delta's short cuts
+                self.note_token(now, delta.content)
+                self.note_reasoning(now)
             elif delta.content:
-                self.note_answer(now, delta.content)  # an answer token: _note_delta's short cut
+                self.note_token(now, delta.content)
         if choice.finish_reason:
             self.finish_reason = choice.finish_reason
         return False
@@ -175,7 +176,7 @@ class ChatStream(ReplyTally):
         choice = choices[0]
         if self.text_api:
             if text := choice.get("text"):
-                self.note_answer(now, text)
+                self.note_token(now, text)
         elif delta := choice.get("delta"):
             reasoning = delta.get("reasoning") or delta.get("reasoning_content")
             calls = delta.get("tool_calls")
@@ -191,10 +192,7 @@ class ChatStream(ReplyTally):
         them is there, counted as reasoning and merged into the calls as they say."""
         if not (content or reasoning or calls):
             return  # the role, an empty string, fields sent as nulls: no token
-        if content:
-            self.note_answer(now, content)
-        else:
-            self.note_token(now)
+        self.note_token(now, content)
         if reasoning:
             self.note_reasoning(now)
         if calls:

@@ -259,7 +259,7 @@ class MessagesStream(ReplyTally):
         kind = delta.get("type")
         if kind == "text_delta":
             if text := delta.get("text"):
-                self.note_answer(now, text)
+                self.note_token(now, text)
         elif kind == "thinking_delta":
             if delta.get("thinking"):
                 self.note_token(now)

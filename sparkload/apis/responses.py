@@ -163,7 +163,7 @@ class ResponsesStream(ReplyTally):
         if kind == TEXT_DELTA:
             delta = event.get("delta")
             if delta and isinstance(delta, str):
-                self.note_answer(now, delta)
+                self.note_token(now, delta)
         elif kind == REASONING_DELTA:
             if event.get("delta"):
                 self.note_token(now)

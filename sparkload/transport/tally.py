@@ -130,24 +130,23 @@ class ReplyTally:
         sent); True once the stream's ending arrived. A ``StreamError`` for a broken rule."""
         raise NotImplementedError
 
-    def note_token(self, now: float) -> None:
-        """A token-carrying event at ``now`` (answer, reasoning or tool call alike)."""
+    def note_token(self, now: float, text: object = None) -> None:
+        """A token-carrying event at ``now`` (answer, reasoning or tool call alike); ``text``:
+        the answer text it carried, if any (the first is output: ``note_output``). Text that is
+        not a string (a misbehaving server's) times the event but is not kept as the reply's.
+        One method for both, not two: this runs once per streamed event (the hot path)."""
         if self.t_last_token is None:
             self.ttft = now
         else:
             self.gaps.append(now - self.t_last_token)
         self.t_last_token = now
         self.chunks += 1
-
-    def note_answer(self, now: float, text: object) -> None:
-        """An event carrying answer text: a token, and output (``note_output``). Text that is
-        not a string (a misbehaving server's) times the event but is not kept as the reply's."""
-        self.note_token(now)
-        if self.ttfc is None:
-            self.ttfc = now
-            self.note_output(now)
-        if self.reply is not None and isinstance(text, str):
-            self.reply.text.append(text)
+        if text:
+            if self.ttfc is None:
+                self.ttfc = now
+                self.note_output(now)
+            if self.reply is not None and isinstance(text, str):
+                self.reply.text.append(text)
 
     def note_output(self, now: float) -> None:
         """The TTFO rule: the first answer text or tool-call delta is the first output."""
