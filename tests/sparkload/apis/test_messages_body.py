@@ -175,9 +175,9 @@ def test_an_image_data_url_becomes_a_base64_image_block():
 
 
 def test_an_image_http_url_becomes_a_url_source():
-    assert image_block({"url": "https://example.com/a.jpg"}) == {
+    assert image_block({"url": "http://127.0.0.1:9/a.jpg"}) == {
         "type": "image",
-        "source": {"type": "url", "url": "https://example.com/a.jpg"},
+        "source": {"type": "url", "url": "http://127.0.0.1:9/a.jpg"},
     }
 
 

@@ -101,7 +101,7 @@ def test_a_dataset_image_file_is_read_into_a_data_url_of_what_it_holds(tmp_path:
     assert decoded(url).size == (30, 20)
 
 
-@pytest.mark.parametrize("url", ["https://example.com/a.png", "data:image/png;base64,AAAA"])
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/a.png", "data:image/png;base64,AAAA"])
 def test_a_dataset_image_url_or_data_url_is_sent_as_it_is(url, tmp_path: Path):
     part = {"type": "image_url", "image_url": {"url": url}}
     assert resolved_content([part], "here", tmp_path) == [part]

@@ -40,7 +40,7 @@ def test_a_data_urls_size_is_read_from_its_header():
 
 
 def test_an_http_url_has_no_size_the_simulator_could_read():
-    assert url_size("https://example.com/cat.png") is None
+    assert url_size("http://127.0.0.1:9/cat.png") is None
 
 
 def test_images_are_found_in_chat_responses_and_anthropic_forms():
@@ -64,7 +64,10 @@ def test_images_are_found_in_chat_responses_and_anthropic_forms():
 
 def test_an_unreadable_image_counts_as_the_default_size():
     messages = [
-        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "http://x/y"}}]}
+        {
+            "role": "user",
+            "content": [{"type": "image_url", "image_url": {"url": "http://127.0.0.1:9/y.png"}}],
+        }
     ]
     assert messages_image_tokens(messages) == image_tokens(*DEFAULT_SIZE)
 
