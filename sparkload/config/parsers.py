@@ -69,6 +69,14 @@ def positive(flag: str, value: Any) -> float:
     return number
 
 
+def fraction(flag: str, value: Any) -> float:
+    """A share: a number from 0 to 1."""
+    number = non_negative(flag, value)
+    if number > 1:
+        raise ConfigError(f"{flag}: {value!r} is a share: give a number from 0 to 1")
+    return number
+
+
 def text(_flag: str, value: Any) -> str:
     return str(value or "").strip()
 

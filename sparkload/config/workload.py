@@ -14,6 +14,7 @@ from sparkload.config.parsers import (
     IGNORE_EOS_CHOICES,
     Component,
     boolean,
+    fraction,
     ignore_eos,
     levels,
     non_negative,
@@ -327,6 +328,56 @@ ROWS: tuple[Option, ...] = (
         choices=ON_TEXT_REPLIES,
     ),
     Option(
+        "--subagent-rate",
+        0.0,
+        "Agent workload: the chance that a tool step spawns a sub-agent session (a blocking "
+        "task tool: the parent's next step waits for the sub-agent's last reply, whose text is "
+        "the call's result); drawn per session when it begins, so its count is known; 0: none",
+        WORKLOAD,
+        fraction,
+    ),
+    Option(
+        "--subagent-depth",
+        1,
+        "Agent workload, --subagent-rate: how deep sub-agents nest (1: a sub-agent spawns none)",
+        WORKLOAD,
+        whole,
+    ),
+    Option(
+        "--subagent-turns",
+        1,
+        "Agent workload, --subagent-rate: user turns of each sub-agent session (each "
+        "--tool-turns tool steps and one answer step, as the parent's)",
+        WORKLOAD,
+        whole,
+    ),
+    Option(
+        "--subagent-fork",
+        0.0,
+        "Agent workload, --subagent-rate: the share of sub-agents forked (they start from the "
+        "parent's history as sent, so a prefix cache serves it); the others start fresh, with "
+        "a system prompt and task of their own",
+        WORKLOAD,
+        fraction,
+    ),
+    Option(
+        "--compact-at",
+        None,
+        "Agent workload: compact a session's context once a request's prompt passes this many "
+        "tokens (the server's count): the next request carries a summary of --compact-to "
+        "tokens in place of the history, as coding agents compact theirs",
+        WORKLOAD,
+        optional_whole,
+    ),
+    Option(
+        "--compact-to",
+        None,
+        "Agent workload, --compact-at: the prompt's size after compaction, in tokens (the "
+        "system prompt and tools included; default: a quarter of --compact-at)",
+        WORKLOAD,
+        optional_whole,
+    ),
+    Option(
         "--agent-trace",
         None,
         "Replay recorded agent sessions (sglang's agentic-trace JSON, or a JSONL of OpenAI "
@@ -409,6 +460,12 @@ class WorkloadOptions:
     tool_result_tokens: int
     tool_result_tokens_stddev: float
     on_text_reply: str  # continue | stop
+    subagent_rate: float  # a tool step's chance to spawn a sub-agent (0: none)
+    subagent_depth: int  # how deep sub-agents nest
+    subagent_turns: int  # user turns of a sub-agent session
+    subagent_fork: float  # the share of sub-agents forked from the parent's history
+    compact_at: int | None  # compact a context past this many prompt tokens (None: never)
+    compact_to: int | None  # the prompt's tokens after compaction (None: compact_at / 4)
     agent_trace: Path | None  # recorded agent sessions to replay (None: synthetic sessions)
     quality_probe: str  # arithmetic | retrieval | a dataset file ("": no probe)
     quality_items: int  # the probe's items per measured level

@@ -130,6 +130,13 @@ class RequestRecord:
     session_id: str | None = None
     turn: int | None = None
     turns: int | None = None
+    # An agent's request (``--workload agent``): the agent session it belongs to (the session's
+    # own id at depth 0, else a sub-agent's, which runs inside the session: ``session_id``,
+    # ``turn`` and ``turns`` count the whole session, sub-agents included), the agent session
+    # that spawned it (None at depth 0) and how deep it is nested (0: the top-level agent).
+    agent_session: str | None = None
+    parent_session: str | None = None
+    depth: int | None = None
     # A thinking model's and an agent's replies (None: not observed; left out of the dict then).
     # TTFO, time to first output token: the first content or tool-call chunk, reasoning excluded
     # (aiperf's and guidellm's name); TTFT stays the first token of any kind.
@@ -247,6 +254,9 @@ _OMITTED_WHEN_NONE = (
     "session_id",
     "turn",
     "turns",
+    "agent_session",
+    "parent_session",
+    "depth",
     "ttfo",
     "t_last_reasoning",
     "reasoning_tokens",

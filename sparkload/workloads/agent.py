@@ -85,37 +85,46 @@ by ``--seed``, the process and the user's number, so a run's draws repeat with i
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sparkload.apis import able_to, wire_api
-from sparkload.config import HISTORY_DATASET, HISTORY_MODEL, HISTORY_SERVER, changed, default
+from sparkload.config import HISTORY_DATASET, HISTORY_MODEL
 from sparkload.config.workload import ON_TEXT_CONTINUE, ON_TEXT_STOP, TOOL_CHOICE_NONE
 from sparkload.errors import ConfigError
-from sparkload.inputs.agent_traces import AgentTrace, RecordedTurn, load_agent_trace
+from sparkload.inputs.agent_traces import AgentTrace, load_agent_trace
 from sparkload.inputs.prompts import load_prompts
-from sparkload.inputs.tools import Tools, ToolSet, load_tools
-from sparkload.records import STATUS_OK, STEP_ANSWER, STEP_TOOL_CALL, WORKLOAD_CHAT, RequestRecord
+from sparkload.inputs.tools import ToolSet, load_tools
+from sparkload.records import STATUS_OK, STEP_ANSWER, STEP_TOOL_CALL, RequestRecord
 from sparkload.records.vocabulary import WORKLOAD_AGENT
 from sparkload.transport.tally import Reply
-from sparkload.workloads import fitting
-from sparkload.workloads.coding_tools import BUILTIN_TOOLS, parse_arguments, tool_result
+from sparkload.workloads import fitting, subagents
+from sparkload.workloads.agent_options import settle_agent
+from sparkload.workloads.agent_replay import recorded_gap, replayed_step
+from sparkload.workloads.agent_sessions import AgentSession, AgentUser, assistant_message
+from sparkload.workloads.coding_tools import BUILTIN_TOOLS, tool_result
+from sparkload.workloads.compaction import Compaction, frame_tokens
 from sparkload.workloads.contract import (
     PlannedRequest,
     Sampling,
     Slot,
     Synthetic,
-    UserState,
     Workload,
-    check_lengths_agree,
-    refuse_input_tokens,
     run_max_tokens,
 )
 from sparkload.workloads.conversation import ID_LINE
 from sparkload.workloads.promptset import pinned
+from sparkload.workloads.subagents import (
+    KIND_FORK,
+    KIND_FRESH,
+    SubagentOptions,
+    SubagentPlan,
+    draw_spawns,
+    fixed_total,
+)
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -130,45 +139,6 @@ CONTINUE_MESSAGE = (  # after a text reply where a tool call was asked (--on-tex
     "Please continue working on the task with the tools. When it is done, say so in your answer."
 )
 REPLIED_TOOL_CALL, REPLIED_TEXT = "tool_call", "text"  # extra.replied
-# extra.history (a replay): what stood for the reply to the turn before
-HISTORY_FROM_MODEL, HISTORY_MODEL_TEXT, HISTORY_RECORDED, HISTORY_NONE = (
-    "model",
-    "model_text",
-    "recorded",
-    "none",
-)
-HISTORY_RESTART = "restart"  # the trace's turn rewrote the whole context
-SYNTHETIC_FLAGS = (  # options of synthetic sessions only: a replay's sessions are the trace's
-    ("--tool-turns", "tool_turns"),
-    ("--tool-result-tokens", "tool_result_tokens"),
-    ("--tool-result-tokens-stddev", "tool_result_tokens_stddev"),
-    ("--on-text-reply", "on_text_reply"),
-    ("--turns-stddev", "turns_stddev"),
-    ("--prompts", "prompts"),
-    ("--reply-lengths", "reply_lengths"),
-)
-AGENT_FLAGS = (*SYNTHETIC_FLAGS[:4], ("--tools", "tools"), ("--tool-choice", "tool_choice"))
-
-
-@dataclass
-class AgentSession:
-    """One session under way: its context as sent, and where it is."""
-
-    session_id: str
-    level_index: int  # the level it runs in: a new level starts a new session
-    turns: int  # requests planned (the records' ``turns``)
-    source: int  # its first prompt (synthetic) or its trace session
-    prompt: int = 0  # the prompt of the user turn under way (the records' prompt_index)
-    context: list[dict[str, Any]] = field(default_factory=list)  # messages as sent, replies in
-    turn: int = 0  # requests planned so far
-    reply: Reply | None = None  # a replay: the model's reply to the turn before (None: failed)
-    calls_made: int = 0  # tool-call ids this session had to make
-
-
-@dataclass
-class AgentUser(UserState):
-    rng: random.Random | None = None  # think times, result lengths and texts, drawn turns
-    session: AgentSession | None = None
 
 
 @dataclass
@@ -191,6 +161,8 @@ class AgentWorkload(Workload[AgentUser]):
     result_tokens_stddev: float = 0.0
     results: Synthetic | None = None  # synthetic sessions: the fitted tool results
     on_text_reply: str = ON_TEXT_CONTINUE
+    subagents: SubagentOptions = field(default_factory=SubagentOptions)
+    compaction: Compaction | None = None
     cache_bust: bool = False  # only first steps start unique: later steps are meant to hit
 
     def __post_init__(self) -> None:
@@ -202,53 +174,7 @@ class AgentWorkload(Workload[AgentUser]):
     # ----- the options ------------------------------------------------------------------------
     @classmethod
     def settle(cls, opts: RunOptions) -> RunOptions:
-        check_lengths_agree(opts)
-        refuse_input_tokens(cls.name, opts)
-        w = opts.workload
-        if opts.plan.arrival_rate:
-            raise ConfigError(
-                "--workload agent runs closed loop (each step waits for the reply before it, "
-                "which the next step's context holds): drop --arrival-rate, or use the ladder "
-                "or --step-duration"
-            )
-        if not wire_api(opts.request.api).carries_tools:
-            raise ConfigError(
-                f"--workload agent sends messages and tools: use --api {able_to('carries_tools')}"
-            )
-        if w.history == HISTORY_SERVER:
-            raise ConfigError(
-                "--history server chains a conversation's turns by a reply the server kept: it is "
-                "--workload conversation's (an agent's steps carry their history)"
-            )
-        if w.identical_prompts or w.cache_bust:
-            raise ConfigError(
-                "--workload agent starts every session unique and means its later steps to hit "
-                "the prefix cache: drop --identical-prompts / --cache-bust"
-            )
-        clash = [key for key in ("tools", "tool_choice") if key in opts.request.extra_body]
-        if clash:
-            raise ConfigError(
-                f"--extra-body sets {', '.join(clash)}: --workload agent sends its own "
-                "(give --tools FILE, --tool-choice)"
-            )
-        if w.agent_trace is not None:
-            given = [flag for flag, dest in SYNTHETIC_FLAGS if _given(opts, dest)]
-            if given:
-                raise ConfigError(
-                    f"--agent-trace replays the trace's sessions: drop {', '.join(given)}"
-                )
-            return opts
-        if w.history == HISTORY_DATASET:
-            raise ConfigError(
-                "--history dataset replays a trace's recorded replies: give --agent-trace FILE "
-                "(synthetic agent sessions always carry the model's own)"
-            )
-        if w.tool_choice == TOOL_CHOICE_NONE and w.tool_turns:
-            raise ConfigError(
-                "--tool-choice none asks for no tool call, so a tool step cannot be one: give "
-                "--tool-turns 0 (tools in the prompt, text answers)"
-            )
-        return opts
+        return settle_agent(opts)
 
     @classmethod
     def from_options(cls, opts: RunOptions, synthetic: Synthetic | None = None) -> AgentWorkload:
@@ -287,6 +213,10 @@ class AgentWorkload(Workload[AgentUser]):
             result_tokens_stddev=w.tool_result_tokens_stddev,
             results=results,
             on_text_reply=w.on_text_reply,
+            subagents=SubagentOptions(
+                w.subagent_rate, w.subagent_depth, w.subagent_turns, w.subagent_fork
+            ),
+            compaction=Compaction.from_options(w.compact_at, w.compact_to),
         )
 
     @property
@@ -319,6 +249,8 @@ class AgentWorkload(Workload[AgentUser]):
             "tool_result_tokens_stddev": self.result_tokens_stddev,
             "tool_results": self.results.source if self.results else {},
             "on_text_reply": self.on_text_reply,
+            "subagents": dataclasses.asdict(self.subagents),
+            "compaction": self.compaction.describe() if self.compaction else None,
         }
 
     # ----- the requests -----------------------------------------------------------------------
@@ -326,28 +258,40 @@ class AgentWorkload(Workload[AgentUser]):
         return AgentUser(ordinal, draw)
 
     def next_request(self, user: AgentUser, slot: Slot) -> PlannedRequest:
-        """The next step of the session under way, or the first of a new one when it has
-        planned all its requests (or ended early), the level changed, or this is the warm-up
-        (a one-request session)."""
-        session = user.session
+        """The next step of the agent session under way (a sub-agent's while one runs), or the
+        first of a new session when the one under way has planned all its requests (or ended
+        early), the level changed, or this is the warm-up (a one-request session)."""
+        stack = user.stack
         if (
             slot.warmup
-            or session is None
-            or session.level_index != slot.level_index
-            or session.turn >= session.turns
+            or not stack
+            or stack[0].level_index != slot.level_index
+            or user.planned_in_session >= user.session_requests
         ):
-            session = user.session = self._begin(user, slot)
+            stack[:] = [self._begin(user, slot)]
+        session = stack[-1]
         session.turn += 1
+        user.planned_in_session += 1
         extra: dict[str, Any] = {"workload": self.name}
         step: str | None
         if self.trace is None:
             tools, step, index = self.tools.tools, *self._synthetic_step(user, session, extra)
             choice = self.tool_choice if step == STEP_TOOL_CALL else TOOL_CHOICE_NONE
         else:
-            tools, step, index = self._replayed_step(session, extra)
-            choice = self.tool_choice
+            assert self.trace is not None
+            recorded_tools, step = replayed_step(self.trace, self.history, session, extra)
+            tools, index, choice = (
+                recorded_tools or self.tools.tools,
+                session.source,
+                self.tool_choice,
+            )
         delay, from_send = self._delay(user, session, extra)
         extra.update(messages=len(session.context), tool_choice=choice)
+        if session.depth:
+            extra["subagent"] = KIND_FORK if session.forked else KIND_FRESH
+        if session.compacted_from is not None:
+            extra.update(compacted=session.compactions, compacted_from=session.compacted_from)
+            session.compacted_from = None
         last_user = next(
             (m["content"] for m in reversed(session.context) if m["role"] == "user"), ""
         )
@@ -358,9 +302,12 @@ class AgentWorkload(Workload[AgentUser]):
             messages=tuple(session.context),
             extra=extra,
             wants_reply=self.trace is None or self.history == HISTORY_MODEL,
-            session_id=session.session_id,
-            turn=session.turn,
-            turns=session.turns,
+            session_id=stack[0].session_id,
+            turn=user.planned_in_session,
+            turns=user.session_requests,
+            agent_session=session.session_id,
+            parent_session=session.parent.session_id if session.parent else None,
+            depth=session.depth,
             delay=delay,
             delay_from_send=from_send,
             tools=tools,
@@ -373,9 +320,10 @@ class AgentWorkload(Workload[AgentUser]):
     ) -> None:
         """The reply joins the context (a synthetic session's), or waits for the next turn's
         messages (a replay's); a text reply where a tool call was asked follows
-        ``--on-text-reply``."""
-        session = user.session
-        if session is None or planned.session_id != session.session_id:
+        ``--on-text-reply``; then a sub-agent drawn for this step starts, or the sub-agent that
+        ended hands its answer back to its parent."""
+        session = user.stack[-1] if user.stack else None
+        if session is None or planned.agent_session != session.session_id:
             return
         answered = reply if record.status == STATUS_OK else None
         record.extra["replied"] = None
@@ -384,24 +332,47 @@ class AgentWorkload(Workload[AgentUser]):
         if self.trace is not None:
             session.reply = answered
             return
-        if answered is None:
-            return  # nothing to append: the next step sends the same context again
+        if answered is not None and not self._joins(user, session, planned, record, answered):
+            return  # --on-text-reply stop ended it
+        child = session.spawns.pop(session.turn, None)
+        if child is not None:
+            user.stack.append(self._spawn(user, session, child, planned, answered))
+        elif session.depth and session.turn >= session.turns:
+            self._end_subagent(user, answered)
+        self._compact(session, record)
+
+    def _joins(
+        self,
+        user: AgentUser,
+        session: AgentSession,
+        planned: PlannedRequest,
+        record: RequestRecord,
+        answered: Reply,
+    ) -> bool:
+        """``answered`` joins ``session``'s context; False when ``--on-text-reply stop`` ended
+        the session there (a sub-agent's ends it alone: its parent goes on)."""
         if answered.tool_calls:
-            message, valid = self._assistant_message(session, answered)
+            message, valid = assistant_message(session, answered)
             session.context += [message, *self._results(user, message, valid)]
-            return
+            return True
         session.context.append({"role": "assistant", "content": answered.content})
         if planned.step != STEP_TOOL_CALL:
-            return
+            return True
         record.extra["text_reply"] = self.on_text_reply
         if self.on_text_reply == ON_TEXT_CONTINUE:
             session.context.append({"role": "user", "content": CONTINUE_MESSAGE})
-            return
-        unsent = session.turns - session.turn
+            return True
+        unsent = session.turns - session.turn + sum(c.total for c in session.spawns.values())
+        if session.depth:
+            user.stack.pop()
+            user.session_requests -= unsent
+            self._hand_back(user, session, answered)
+        else:
+            unsent = user.unsent = user.session_requests - user.planned_in_session
+            user.session_requests = user.planned_in_session  # the session is over
         if unsent:
             record.extra["turns_unsent"] = unsent
-            user.unsent = unsent
-        session.turn = session.turns  # the session is over
+        return False
 
     # ----- a session's parts -----------------------------------------------------------------
     def _begin(self, user: AgentUser, slot: Slot) -> AgentSession:
@@ -413,9 +384,63 @@ class AgentWorkload(Workload[AgentUser]):
             session.turns = own if self.turns is None else min(own, self.turns)
         elif not slot.warmup:  # a warm-up is one request
             session.turns = self._drawn_user_turns(user) * (self.tool_turns + 1)
+            session.spawns = draw_spawns(
+                self._rng(user), session.turns, self.tool_turns, 0, self.subagents
+            )
         if self.trace is None:
             session.context.append({"role": "system", "content": SYSTEM_PROMPT})
+        user.planned_in_session = 0
+        user.session_requests = session.turns + sum(c.total for c in session.spawns.values())
         return session
+
+    def _spawn(
+        self,
+        user: AgentUser,
+        parent: AgentSession,
+        plan: SubagentPlan,
+        planned: PlannedRequest,
+        answered: Reply | None,
+    ) -> AgentSession:
+        """The sub-agent ``plan`` drew for the parent's step just answered: it starts from its
+        opening and runs before the parent's next step, whose tool result its answer becomes
+        (the result of the reply's first call; none when the step was not answered by one)."""
+        rng = self._rng(user)
+        prompt = rng.randrange(len(self.prompts))
+        child = AgentSession(uuid.uuid4().hex, parent.level_index, plan.requests, prompt, prompt)
+        child.depth, child.parent, child.forked = parent.depth + 1, parent, plan.forked
+        child.spawns = dict(plan.spawns)
+        child.frame = parent.frame
+        task, line = self.prompts[prompt], ID_LINE.format(child.session_id)
+        child.context = subagents.opening(plan, planned.messages or (), line, task)
+        if answered is not None and answered.tool_calls:
+            child.handoff = len(parent.context) - len(answered.tool_calls)
+        return child
+
+    def _end_subagent(self, user: AgentUser, answered: Reply | None) -> None:
+        """The sub-agent on top of the stack made its last request: its parent goes on."""
+        self._hand_back(user, user.stack.pop(), answered)
+
+    @staticmethod
+    def _hand_back(user: AgentUser, child: AgentSession, answered: Reply | None) -> None:
+        if child.parent is not None and answered is not None:
+            subagents.hand_back(child.parent.context, child.handoff, answered.content)
+
+    def _compact(self, session: AgentSession, record: RequestRecord) -> None:
+        """``--compact-at``: the session's frame, measured on its first request answered; and
+        its context compacted when this request's prompt passed the size."""
+        rule = self.compaction
+        if rule is None or record.status != STATUS_OK or record.prompt_tokens is None:
+            return
+        if session.frame is None and session.depth == 0:
+            first_user = next(m["content"] for m in session.context if m["role"] == "user")
+            session.frame = frame_tokens(record.prompt_tokens, first_user)
+        if not rule.due(record.prompt_tokens) or session.turn >= session.turns:
+            return
+        session.compactions += 1
+        line = ID_LINE.format(session.session_id)
+        key = f"{self.seed}:{session.session_id}:{session.compactions}"
+        session.context = rule.compacted(session.context, session.frame or 0, line, key)
+        session.compacted_from = record.prompt_tokens
 
     def _synthetic_step(
         self, user: AgentUser, session: AgentSession, extra: dict[str, Any]
@@ -423,78 +448,16 @@ class AgentWorkload(Workload[AgentUser]):
         """Request ``session.turn``'s step and prompt index; the next user message joins the
         context when the step starts a user turn."""
         user_turn, step_index = divmod(session.turn - 1, self.tool_turns + 1)
-        if step_index == 0:
+        if step_index == 0 and not (session.depth and session.turn == 1):  # not a task's
             if session.turn == 1:
                 text = ID_LINE.format(session.session_id) + self.prompts[session.source]
-            else:
-                session.prompt = user.draw()
+            else:  # a sub-agent's own draws leave the process's seeded order to sessions
+                own = self._rng(user).randrange(len(self.prompts)) if session.depth else None
+                session.prompt = user.draw() if own is None else own
                 text = self.prompts[session.prompt]
             session.context.append({"role": "user", "content": text})
         extra.update(user_turn=user_turn + 1, step_index=step_index + 1)
         return (STEP_TOOL_CALL if step_index < self.tool_turns else STEP_ANSWER), session.prompt
-
-    def _replayed_step(
-        self, session: AgentSession, extra: dict[str, Any]
-    ) -> tuple[Tools, str | None, int]:
-        """Recorded turn ``session.turn``: the reply to the turn before and the turn's own
-        messages join the context; its tools, step and prompt index (the trace session)."""
-        assert self.trace is not None
-        recorded = self.trace.sessions[session.source]
-        turn = recorded.turns[session.turn - 1]
-        if session.turn == 1 or turn.restart:
-            session.context = _with_id_line(turn.messages, session.session_id)
-            if turn.restart:
-                extra["history"] = HISTORY_RESTART
-        else:
-            before, messages, how = self._before(session, turn)
-            session.context += [*before, *messages]
-            extra["history"] = how
-        extra.update(trace_session=recorded.number, recorded_prompt_tokens=turn.prompt_tokens)
-        return turn.tools or self.tools.tools, turn.step, session.source
-
-    def _before(
-        self, session: AgentSession, turn: RecordedTurn
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
-        """What stands for the reply to the turn before ``turn``, ``turn``'s messages (its tool
-        results re-addressed to the model's calls), and which reply it is (``extra.history``)."""
-        messages = list(turn.messages)
-        recorded = HISTORY_RECORDED if turn.reply else HISTORY_NONE
-        reply = session.reply
-        if self.history == HISTORY_DATASET or reply is None:
-            return list(turn.reply), messages, recorded
-        results = next((i for i, m in enumerate(messages) if m["role"] != "tool"), len(messages))
-        if len(reply.tool_calls) == results:
-            message, _ = self._assistant_message(session, reply)
-            for i, call in enumerate(message.get("tool_calls", ())):
-                messages[i] = {**messages[i], "tool_call_id": call["id"]}
-            return [message], messages, HISTORY_FROM_MODEL
-        if turn.reply:
-            return list(turn.reply), messages, recorded
-        return [{"role": "assistant", "content": reply.content}], messages, HISTORY_MODEL_TEXT
-
-    def _assistant_message(
-        self, session: AgentSession, reply: Reply
-    ) -> tuple[dict[str, Any], list[bool]]:
-        """The model's reply as the context's assistant message (its text and tool calls), and
-        whether each call's arguments were a JSON object (those that were not are sent as
-        ``{}``: a server that parses the history's arguments would refuse them)."""
-        if not reply.tool_calls:
-            return {"role": "assistant", "content": reply.content}, []
-        calls, valid = [], []
-        for call in sorted(reply.tool_calls, key=lambda c: c.index):
-            if call.id is None:
-                session.calls_made += 1
-            ok = parse_arguments(call.arguments) is not None
-            valid.append(ok)
-            function = {"name": call.name, "arguments": call.arguments if ok else "{}"}
-            calls.append(
-                {
-                    "id": call.id or f"call_{session.session_id[:12]}_{session.calls_made}",
-                    "type": "function",
-                    "function": function,
-                }
-            )
-        return {"role": "assistant", "content": reply.content or None, "tool_calls": calls}, valid
 
     def _results(
         self, user: AgentUser, message: dict[str, Any], valid: list[bool]
@@ -516,14 +479,10 @@ class AgentWorkload(Workload[AgentUser]):
         time."""
         if session.turn == 1:
             return 0.0, False
-        if self.trace is not None:
-            recorded = self.trace.sessions[session.source]
-            if recorded.timed:
-                now, before = recorded.turns[session.turn - 1], recorded.turns[session.turn - 2]
-                assert now.time is not None and before.time is not None
-                gap = max(0.0, now.time - before.time)
-                extra["gap_s"] = gap
-                return gap, True
+        gap = recorded_gap(self.trace, session) if self.trace is not None else None
+        if gap is not None:
+            extra["gap_s"] = gap
+            return gap, True
         if not self.think_time:
             return 0.0, False
         think = self._rng(user).expovariate(1.0 / self.think_time)
@@ -552,46 +511,7 @@ class AgentWorkload(Workload[AgentUser]):
             return lengths.pop() if len(lengths) == 1 else None
         if self.turns_stddev or (self.on_text_reply == ON_TEXT_STOP and self.tool_turns):
             return None
-        return (self.turns or DEFAULT_TURNS) * (self.tool_turns + 1)
-
-
-def _with_id_line(messages: tuple[dict[str, Any], ...], session_id: str) -> list[dict[str, Any]]:
-    """A replayed session's opening with the id line before its first user message's text."""
-    out = list(messages)
-    line = ID_LINE.format(session_id)
-    for i, message in enumerate(out):
-        if message["role"] != "user":
-            continue
-        content = message["content"]
-        if isinstance(content, str):
-            out[i] = {**message, "content": line + content}
-        else:
-            out[i] = {**message, "content": [{"type": "text", "text": line}, *content]}
-        break
-    return out
-
-
-def _given(opts: RunOptions, dest: str) -> bool:
-    """Whether the option ``dest`` differs from its default (the table's)."""
-    return getattr(opts.workload, dest) != default(dest)
-
-
-def refuse_agent_options(opts: RunOptions) -> None:
-    """The agent options given to another workload: a ConfigError of one line (they would do
-    nothing there)."""
-    given = [flag for flag, dest in AGENT_FLAGS if _given(opts, dest)]
-    if given:
-        raise ConfigError(
-            f"{', '.join(given)}: for --workload agent (this run's is {opts.workload.name})"
-        )
-
-
-def choose_agent(opts: RunOptions) -> RunOptions:
-    """``--agent-trace`` chooses the agent workload (as ``--trace`` chooses the trace's)."""
-    if opts.plan.trace is not None:
-        raise ConfigError("--agent-trace and --trace are two replays: give one of them")
-    if opts.workload.name not in (WORKLOAD_CHAT, WORKLOAD_AGENT):
-        raise ConfigError(
-            f"--agent-trace replays agent sessions; --workload {opts.workload.name} has its own"
-        )
-    return changed(opts, workload=WORKLOAD_AGENT)
+        if self.subagents.rate not in (0.0, 1.0):
+            return None  # sub-agents drawn per session
+        own = (self.turns or DEFAULT_TURNS) * (self.tool_turns + 1)
+        return fixed_total(own, self.tool_turns, self.subagents)

@@ -127,6 +127,11 @@ class PlannedRequest:
     session_id: str | None = None
     turn: int | None = None  # 1-based
     turns: int | None = None  # the turns this session was planned with
+    # an agent's request: its own agent session (a sub-agent's inside the session above), the
+    # agent session that spawned it (None at depth 0) and its depth (the record's typed fields)
+    agent_session: str | None = None
+    parent_session: str | None = None
+    depth: int | None = None
     delay: float = 0.0  # seconds to wait before the send, in the target's time (a think time)
     delay_from_send: bool = False  # ``delay`` counts from the session's previous send, not now
     # an agent's request: the tools sent with it and its tool_choice (None: not sent), and what

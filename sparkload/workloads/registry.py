@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sparkload.workloads.agent import AgentWorkload, choose_agent, refuse_agent_options
+from sparkload.workloads.agent import AgentWorkload
+from sparkload.workloads.agent_options import choose_agent, refuse_agent_options
 from sparkload.workloads.chat import ChatWorkload, refuse_batch
 from sparkload.workloads.contract import Synthetic, Workload
 from sparkload.workloads.conversation import ConversationWorkload, refuse_conversation_options
