@@ -62,9 +62,17 @@ of it but the new part.
 - **Think time** (``--think-time``): before every request of a session but its first, a seeded
   exponential wait of that mean in the target's time (``extra.think_s``; the tool's run and the
   user's reading in one).
+- **Sub-agents** (``--subagent-rate``, ``workloads.subagents``): a tool step may spawn a sub-agent
+  session, drawn when the session begins; the user runs it on its stack of agent sessions
+  (``AgentUser.stack``) before the parent's next step, and its last reply becomes the parent's
+  tool result. A session's requests count its sub-agents' (``turn``/``turns``).
+- **Compaction** (``--compact-at``, ``workloads.compaction``): after a request whose prompt passed
+  the size, the session's context is its system prompt and a summary sized to ``--compact-to``.
 - **Records** carry ``session_id`` (a random UUID), ``turn`` (the request's number in its session,
-  1 to ``turns``: the ladder's count and the session's quota read them as a conversation's),
-  ``turns`` (the session's requests: as planned, or as sent when ``stop`` ended it) and ``step``
+  sub-agents included, 1 to ``turns``: the ladder's count and the session's quota read them as a
+  conversation's), ``turns`` (the session's requests: as planned, or as sent when ``stop`` ended
+  it or a sub-agent), ``agent_session``, ``parent_session`` and ``depth`` (the agent session the
+  request is of, the one that spawned it, how deep) and ``step``
   (``tool_call`` or ``answer``: what the step asked); ``extra`` has ``user_turn`` and
   ``step_index`` (the step's place in its user turn, 1-based; synthetic sessions), ``messages``
   (the context's message count), ``tool_choice``, ``replied`` (``tool_call`` or ``text``; None for
