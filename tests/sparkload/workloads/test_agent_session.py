@@ -156,3 +156,34 @@ def test_a_replayed_session_sends_one_request_per_recorded_turn(tmp_path, histor
     assert [m["role"] for m in second] == ["user", "assistant", "tool"]
     ids = second[1]["tool_calls"][0]["id"], second[2]["tool_call_id"]
     assert ids == (("r1", "r1") if history == "dataset" else ("chatcmpl-tool-0-0",) * 2)
+
+
+def test_a_sub_agent_that_stops_shrinks_its_session_and_the_records_carry_the_count_sent():
+    script = ToolScript(text_when=lambda _body, number: number == 1)  # the sub-agent's first
+    with agent(
+        "--tool-turns",
+        "1",
+        "--turns",
+        "1",
+        "--subagent-rate",
+        "1",
+        "--requests-per-user",
+        "2",
+        "--on-text-reply",
+        "stop",
+        script=script,
+    ) as (session, _):
+        level_quota(session, measuring())
+        shipped = list(session.shipper)
+    # session 1: the parent's tool step, the sub-agent's stopped step, the parent's answer;
+    # session 2: whole (4 requests)
+    assert [(r["turn"], r["turns"], r["depth"]) for r in shipped] == [
+        (1, 3, 0),
+        (2, 3, 1),
+        (3, 3, 0),
+        (1, 4, 0),
+        (2, 4, 1),
+        (3, 4, 1),
+        (4, 4, 0),
+    ]
+    assert shipped[1]["extra"]["turns_unsent"] == 1
