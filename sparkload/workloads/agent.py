@@ -94,6 +94,7 @@ by ``--seed``, the process and the user's number, so a run's draws repeat with i
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import uuid
 from collections.abc import Callable
@@ -203,6 +204,9 @@ class AgentWorkload(Workload[AgentUser]):
                     "records none (its turns hold only new messages): use --history model"
                 )
             source = trace.describe()
+        compaction = Compaction.from_options(w.compact_at, w.compact_to)
+        if compaction is not None:
+            compaction.check_fits(SYSTEM_PROMPT + json.dumps(tools.tools))
         return cls(
             max_tokens=run_max_tokens(WORKLOAD_AGENT, opts),
             sampling=Sampling(pinned=pinned(opts, by_default=False)),
@@ -224,7 +228,7 @@ class AgentWorkload(Workload[AgentUser]):
             subagents=SubagentOptions(
                 w.subagent_rate, w.subagent_depth, w.subagent_turns, w.subagent_fork
             ),
-            compaction=Compaction.from_options(w.compact_at, w.compact_to),
+            compaction=compaction,
         )
 
     @property

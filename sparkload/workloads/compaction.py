@@ -49,6 +49,17 @@ class Compaction:
             )
         return cls(at, target)
 
+    def check_fits(self, frame_text: str) -> None:
+        """A ConfigError of one line when ``--compact-to`` leaves no room for a summary after
+        the frame every request carries (``frame_text``: its system prompt and tools)."""
+        frame = estimate_tokens(frame_text)
+        if self.to < frame + MIN_SUMMARY:
+            raise ConfigError(
+                f"--compact-to {self.to} leaves no room for a summary: every request carries "
+                f"about {frame} tokens of system prompt and tools; give {frame + 4 * MIN_SUMMARY}"
+                " or more"
+            )
+
     def due(self, prompt_tokens: int | None) -> bool:
         return prompt_tokens is not None and prompt_tokens > self.at
 

@@ -55,7 +55,7 @@ def test_the_summary_brings_the_prompt_to_the_target_by_the_sessions_frame():
 
 
 def test_a_prompt_at_the_threshold_is_not_compacted():
-    loaded = workload("--tool-turns", "3", "--compact-at", "2000")
+    loaded = workload("--tool-turns", "3", "--compact-at", "2000", "--compact-to", "800")
     sent = steps(loaded, user(loaded), [600, 2000])
     assert "compacted" not in sent[-1].extra
     assert sent[-1].messages is not None and len(sent[-1].messages) > 2
@@ -89,6 +89,7 @@ def test_the_target_defaults_to_a_quarter_of_the_threshold():
     [
         (("--compact-to", "500"), "--compact-to sizes a compaction: give --compact-at"),
         (("--compact-at", "1000", "--compact-to", "1000"), "must be below --compact-at 1000"),
+        (("--compact-at", "4000", "--compact-to", "300"), "--compact-to 300 leaves no room"),
     ],
 )
 def test_compaction_sizes_that_cannot_work_are_one_line(args, message):
