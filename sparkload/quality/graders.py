@@ -37,22 +37,29 @@ first group, if it has one) is the extracted answer.
 **Contains** (the retrieval probe): the key appears in the reply as a whole word (RULER's
 needle-in-a-haystack string match, held to whole words so 1234567 is not found in 91234567);
 else the extracted answer is the reply's last number, what it said instead.
+
+**Tool calls** (a BFCL file): the reply's tool calls, not its text, by BFCL's AST checker's
+rules (``toolcalls``); a wrong reply's grade names why (``Grade.failure``).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
+from sparkload.quality import toolcalls
 from sparkload.quality.items import (
     MATCH_CHOICE,
     MATCH_CONTAINS,
     MATCH_EXACT,
     MATCH_NUMERIC,
     MATCH_REGEX,
+    MATCH_TOOL_CALLS,
     Item,
 )
+from sparkload.transport.tally import ToolCall
 
 EXTRACTED_CHARS = 200  # the most of a reply kept as an exact match's extracted answer
 
@@ -70,14 +77,20 @@ _OPENING = re.compile(r"^(?:[(\[]([A-Za-z])[)\]]|([A-Za-z])(?:[).:](?:\s|$)|$))"
 
 
 class Grade(NamedTuple):
-    """What the reply answered (None: nothing the rule reads) and whether it is right."""
+    """What the reply answered (None: nothing the rule reads) and whether it is right; a wrong
+    tool-call reply's ``failure`` says why (one of ``toolcalls.FAILURES``)."""
 
     extracted: str | None
     correct: bool
+    failure: str | None = None
 
 
-def grade(item: Item, reply: str) -> Grade:
-    """Grade one reply to ``item`` by its match rule."""
+def grade(item: Item, reply: str, calls: Sequence[ToolCall] = ()) -> Grade:
+    """Grade one reply to ``item`` by its match rule (``calls``: the reply's tool calls)."""
+    if item.match == MATCH_TOOL_CALLS and item.answer is not None:
+        made = toolcalls.said_calls(item.answer, calls)
+        why = toolcalls.failure(item.answer, made)
+        return Grade(toolcalls.extracted(made), why is None, why)
     if item.match == MATCH_NUMERIC:
         return grade_number(reply, float(item.expected), item.tolerance)
     if item.match == MATCH_CHOICE:
