@@ -39,7 +39,7 @@ needle-in-a-haystack string match, held to whole words so 1234567 is not found i
 else the extracted answer is the reply's last number, what it said instead.
 
 **Tool calls** (a BFCL file): the reply's tool calls, not its text, by BFCL's AST checker's
-rules (``toolcalls``); a wrong reply's grade names why (``Grade.failure``).
+rules (``toolcalls``); ``failure`` says why a wrong one is wrong.
 """
 
 from __future__ import annotations
@@ -77,20 +77,17 @@ _OPENING = re.compile(r"^(?:[(\[]([A-Za-z])[)\]]|([A-Za-z])(?:[).:](?:\s|$)|$))"
 
 
 class Grade(NamedTuple):
-    """What the reply answered (None: nothing the rule reads) and whether it is right; a wrong
-    tool-call reply's ``failure`` says why (one of ``toolcalls.FAILURES``)."""
+    """What the reply answered (None: nothing the rule reads) and whether it is right."""
 
     extracted: str | None
     correct: bool
-    failure: str | None = None
 
 
 def grade(item: Item, reply: str, calls: Sequence[ToolCall] = ()) -> Grade:
     """Grade one reply to ``item`` by its match rule (``calls``: the reply's tool calls)."""
     if item.match == MATCH_TOOL_CALLS and item.answer is not None:
         made = toolcalls.said_calls(item.answer, calls)
-        why = toolcalls.failure(item.answer, made)
-        return Grade(toolcalls.extracted(made), why is None, why)
+        return Grade(toolcalls.extracted(made), toolcalls.failure(item.answer, made) is None)
     if item.match == MATCH_NUMERIC:
         return grade_number(reply, float(item.expected), item.tolerance)
     if item.match == MATCH_CHOICE:
@@ -104,6 +101,14 @@ def grade(item: Item, reply: str, calls: Sequence[ToolCall] = ()) -> Grade:
     if item.match == MATCH_CONTAINS:
         return grade_contains(reply, item.expected)
     raise ValueError(f"no grading rule {item.match!r}")
+
+
+def failure(item: Item, calls: Sequence[ToolCall]) -> str | None:
+    """Why a tool-call item's reply is wrong (one of ``toolcalls.FAILURES``); None: it is
+    right, or the item is not a tool-call item."""
+    if item.answer is None:
+        return None
+    return toolcalls.failure(item.answer, toolcalls.said_calls(item.answer, calls))
 
 
 def final_number(text: str) -> str | None:

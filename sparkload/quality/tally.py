@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sparkload.quality.graders import Grade, grade
+from sparkload.quality.graders import Grade, failure, grade
 from sparkload.quality.items import Item, ItemSet
 from sparkload.quality.toolcalls import FAILURES
 from sparkload.records import (
@@ -33,6 +33,7 @@ class Outcome:
     error: str | None = None  # the failure class and message
     finish_reason: str | None = None
     output_tokens: int | None = None
+    failure: str | None = None  # a wrong tool-call reply: why (``toolcalls.FAILURES``)
 
     @classmethod
     def of(
@@ -41,13 +42,15 @@ class Outcome:
         """The outcome of ``item`` sent as ``record`` (measured), ``reply`` its text and
         ``calls`` its tool calls."""
         failed = record.status != STATUS_OK
+        graded = None if failed else grade(item, reply, calls)
         return cls(
             item,
-            None if failed else grade(item, reply, calls),
+            graded,
             reply,
             f"{record.error_kind}: {record.error}" if failed else None,
             record.finish_reason,
             record.output_tokens,
+            None if graded is None or graded.correct else failure(item, calls),
         )
 
     def entry(self) -> QualityItem:
@@ -64,8 +67,8 @@ class Outcome:
         )
         if self.error is not None:
             entry.error = self.error
-        if self.grade is not None and self.grade.failure is not None:
-            entry.failure = self.grade.failure
+        if self.failure is not None:
+            entry.failure = self.failure
         return entry
 
 
@@ -107,7 +110,7 @@ def result(items: ItemSet, outcomes: list[Outcome], keep_outputs: bool = False) 
 
 def failures(graded: list[Outcome]) -> dict[str, int]:
     """The wrong tool-call replies counted by why, every reason named."""
-    said = [o.grade.failure for o in graded if o.grade is not None and not o.grade.correct]
+    said = [o.failure for o in graded if o.grade is not None and not o.grade.correct]
     return {reason: said.count(reason) for reason in FAILURES}
 
 

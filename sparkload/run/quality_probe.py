@@ -157,15 +157,16 @@ def grade_into(items: ItemSet, index: int, record: RequestRecord, reply: Reply |
     """Grade item ``index``'s reply and keep the grade in its record (``PROBE_GRADE``)."""
     item = items.items[index]
     reply = reply if reply is not None else Reply()
-    grade = Outcome.of(item, record, reply.content, reply.tool_calls).grade
+    outcome = Outcome.of(item, record, reply.content, reply.tool_calls)
+    grade = outcome.grade
     said = ProbeGrade(
         items.name,
         item.id,
         None if grade is None else grade.correct,
         None if grade is None else grade.extracted,
     )
-    if grade is not None and grade.failure is not None:
-        said.failure = grade.failure
+    if outcome.failure is not None:
+        said.failure = outcome.failure
     record.extra[PROBE_GRADE] = said.to_dict()
 
 
@@ -201,10 +202,11 @@ class ProbeTally:
         self.outcomes.setdefault(index, []).append(
             Outcome(
                 self.items.items[at],
-                Grade(grade.extracted, bool(grade.correct), grade.failure) if ok else None,
+                Grade(grade.extracted, bool(grade.correct)) if ok else None,
                 error=error,
                 finish_reason=record.get("finish_reason"),
                 output_tokens=record.get("output_tokens"),
+                failure=grade.failure if ok else None,
             )
         )
 
