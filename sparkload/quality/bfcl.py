@@ -9,7 +9,8 @@ each a ``name``, a ``description`` and ``parameters`` in BFCL's type names; and
 it: ``possible_answer/NAME`` beside the file (the same ``id`` on each of its lines). The
 ground truth is a list of calls, each ``{function: {argument: [allowed values]}}``, an allowed
 ``""`` meaning the argument may be left out; an empty list, or none at all for an
-``irrelevance`` item, means the reply must call nothing.
+``irrelevance`` item, means the reply must call nothing; a ``relevance`` item without one
+(BFCL's ``live_relevance``) wants a call, whichever it is.
 
 The tools sent are the functions with BFCL's type names made JSON Schema's, so a grammar
 backend (vLLM's structured outputs, llama.cpp's) takes them: ``dict`` -> ``object``, ``float``
@@ -45,6 +46,8 @@ GRADING = (
 )
 NO_CALL = "no call"  # an item's expected answer, as quality.json shows it, when none is wanted
 IRRELEVANCE = "irrelevance"  # BFCL's categories whose items want no call
+RELEVANCE = "relevance"  # and those whose items want a call, whichever (``live_relevance``)
+ANY_CALL = "any call"  # a relevance item's expected answer, as quality.json shows it
 _JSON_TYPES = {"object", "number", "integer", "string", "boolean", "array", "null"}
 _BFCL_TYPES = {"dict": "object", "float": "number", "tuple": "array", "list": "array"}
 _ANY = "any"
@@ -89,7 +92,7 @@ def item(row: dict[str, Any], line: int, at: str, path: Path, answers: Answers |
         truth_at, truth = at, row["ground_truth"]
     elif answers is not None and item_id in answers.by_id:
         truth_at, truth = answers.by_id[item_id]
-    elif IRRELEVANCE in category:
+    elif RELEVANCE in category:  # irrelevance: no call; relevance: any call
         truth_at, truth = at, []
     elif answers is not None:
         raise ConfigError(f"{at}: id {item_id!r} is not in the answer file {answers.path}")
@@ -99,16 +102,18 @@ def item(row: dict[str, Any], line: int, at: str, path: Path, answers: Answers |
             f"{path.parent / ANSWER_FOLDER / path.name})"
         )
     calls = _calls(truth, truth_at, functions)
+    any_call = not calls and RELEVANCE in category and IRRELEVANCE not in category
     tools, names = _tools(functions)
     prompt = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
+    expected = ANY_CALL if any_call else NO_CALL
     return Item(
         item_id,
         prompt,
-        json.dumps(truth, ensure_ascii=False) if calls else NO_CALL,
+        json.dumps(truth, ensure_ascii=False) if calls else expected,
         MATCH_TOOL_CALLS,
         messages=messages,
-        tools=tools,
-        answer=ToolAnswer({f["name"]: f["parameters"] for f in functions}, calls, names),
+        tools=tools or None,  # none offered (some irrelevance items): no tools sent
+        answer=ToolAnswer({f["name"]: f["parameters"] for f in functions}, calls, names, any_call),
         category=category,
     )
 
@@ -150,7 +155,7 @@ def _messages(question: Any, at: str) -> tuple[dict[str, Any], ...]:
 def _functions(raw: Any, at: str) -> list[dict[str, Any]]:
     """The functions offered, each with a name and its parameters (an object's)."""
     docs = [raw] if isinstance(raw, dict) else raw
-    if not isinstance(docs, list) or not docs:
+    if not isinstance(docs, list):  # an empty list: none offered (some irrelevance items)
         raise ConfigError(f"{at}: no function (give the functions offered as a list of docs)")
     functions = []
     for doc in docs:

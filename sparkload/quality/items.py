@@ -58,6 +58,7 @@ class ToolAnswer:
     functions: dict[str, dict[str, Any]]
     calls: tuple[tuple[str, dict[str, list[Any]]], ...]
     names: dict[str, str] = field(default_factory=dict)  # sent name -> the item's name
+    any_call: bool = False  # BFCL's relevance items: right when anything is called
 
 
 @dataclass(frozen=True)

@@ -90,8 +90,9 @@ ROWS: tuple[Option, ...] = (
         [],
         "a dataset file (repeatable): GSM8K JSONL (question, answer ending '#### N'), "
         "multiple choice in MMLU's layout (question, choices or A/B/C/D, answer as a letter or "
-        "an index; JSON, JSONL or CSV), or a generic JSONL of prompt and expected; each may be "
-        "gzip-compressed (.gz)",
+        "an index; JSON, JSONL or CSV), a generic JSONL of prompt and expected, or BFCL's "
+        "tool-call format (question, function, ground_truth inline or in possible_answer/NAME "
+        "beside it); each may be gzip-compressed (.gz)",
         WHAT,
         _paths,
         argparse_extra={"action": "append", "metavar": "FILE", "type": Path},

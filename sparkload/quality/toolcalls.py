@@ -5,6 +5,7 @@ applied to the calls the server streamed back (``transport.tally.ToolCall``, arg
 JSON object) rather than to Python source:
 
 1. none wanted (an ``irrelevance`` item): right when nothing is called, else ``unwanted_call``;
+   any wanted (a ``relevance`` item): right when anything is called, else ``no_call``;
 2. calls wanted, none made: ``no_call``; a call's arguments not a JSON object:
    ``bad_arguments``; as many calls as wanted, else ``wrong_count``;
 3. each call, against the wanted call it is matched with (parallel calls in any order, each
@@ -78,6 +79,8 @@ def extracted(said: list[Said]) -> str | None:
 
 def failure(answer: ToolAnswer, said: list[Said]) -> str | None:
     """Why the calls made are wrong (one of ``FAILURES``), or None: they are right."""
+    if answer.any_call:
+        return None if said else NO_CALL
     if not answer.calls:
         return UNWANTED_CALL if said else None
     if not said:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sparkload.errors import ConfigError
-from sparkload.quality.bfcl import NO_CALL, category_of, schema
+from sparkload.quality.bfcl import ANY_CALL, NO_CALL, category_of, schema
 from sparkload.quality.datasets import read_dataset
 from sparkload.quality.items import KIND_BFCL, MATCH_TOOL_CALLS
 from tests.sparkload.quality.bfcl_files import FLIGHT, HYPOT, WEATHER
@@ -104,6 +104,21 @@ def test_an_irrelevance_item_without_ground_truth_wants_no_call(tmp_path):
     assert (item.expected, item.category) == (NO_CALL, "irrelevance")
 
 
+def test_an_irrelevance_item_may_offer_no_function_and_then_sends_no_tools(tmp_path):
+    row = {"id": "live_irrelevance_120-9-0", "question": "Weather in Boston?", "function": []}
+    (item,) = read_dataset(lines(tmp_path / "BFCL_v4_live_irrelevance.json", row)).items
+    assert item.tools is None and item.answer is not None and item.answer.calls == ()
+    planned = read_dataset(tmp_path / "BFCL_v4_live_irrelevance.json").planned(0, 8)
+    assert (planned.tools, planned.tool_choice) == (None, None)
+
+
+def test_a_relevance_item_without_ground_truth_wants_any_call(tmp_path):
+    row = {"id": "live_relevance_0-0-0", "question": "Weather?", "function": [WEATHER]}
+    (item,) = read_dataset(lines(tmp_path / "BFCL_v4_live_relevance.json", row)).items
+    assert item.answer is not None and item.answer.any_call
+    assert item.expected == ANY_CALL
+
+
 @pytest.mark.parametrize(
     ("item_id", "file", "category"),
     [
@@ -170,7 +185,7 @@ def test_an_item_without_any_answer_names_where_it_could_be(tmp_path):
     [
         ({"question": [[], []]}, "2 turns: only single-turn items are graded"),
         ({"question": [[{"role": "user"}]]}, "a message is not {role, content}"),
-        ({"function": []}, "no function"),
+        ({"function": "get_weather"}, "no function"),
         ({"function": [{"description": "x"}]}, "a function has no name"),
         ({"ground_truth": "f(1)"}, "ground_truth is not a list of calls"),
         (

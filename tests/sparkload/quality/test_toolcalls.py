@@ -107,6 +107,13 @@ def test_an_irrelevance_item_is_right_when_nothing_is_called():
     assert grade(item(), "I cannot help with that.", []) == (None, True)
 
 
+def test_a_relevance_item_is_right_when_anything_is_called():
+    relevance = Item("r", "", "", MATCH_TOOL_CALLS, answer=ToolAnswer(FUNCTIONS, (), any_call=True))
+    made = said(("get_weather", {"location": "Nowhere"}))
+    assert grade(relevance, "", made).correct and failure(relevance, made) is None
+    assert failure(relevance, []) == NO_CALL
+
+
 def test_what_was_read_is_the_calls_under_the_item_s_names():
     graded = grade(item(HYPOT_34), "", said(("math_hypot", {"x": 3, "y": 4})))
     assert graded.extracted == 'math.hypot({"x": 3, "y": 4})'
