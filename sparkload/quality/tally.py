@@ -11,6 +11,7 @@ from sparkload.quality.items import Item, ItemSet
 from sparkload.quality.toolcalls import FAILURES
 from sparkload.records import (
     STATUS_OK,
+    TOOL_CALL_FAILURES,
     QualityCategory,
     QualityItem,
     QualityResult,
@@ -148,7 +149,11 @@ def summary_line(r: QualityResult) -> str:
     extra += [f"{r.truncated} cut off at --max-tokens"] if r.truncated else []
     if r.n < r.planned - r.failed:
         extra.append(f"{r.planned - r.failed - r.n} not sent")
-    why = [f"{count} {reason}" for reason, count in (r.failures or {}).items() if count]
+    why = [
+        f"{count} {TOOL_CALL_FAILURES.get(reason, reason)}"
+        for reason, count in (r.failures or {}).items()
+        if count
+    ]
     return (
         f"{r.name}: {r.correct}/{r.n} correct, {100 * r.accuracy:.1f} % "
         f"(95 % Wilson interval {100 * r.low:.1f}-{100 * r.high:.1f} %)"
