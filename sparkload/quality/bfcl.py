@@ -5,8 +5,9 @@ A line (JSON lines, as BFCL's ``BFCL_v3_*.json`` files hold them) is one item: `
 as BFCL v3 nests them; a flat list of messages, or one string, is read as one turn: only
 single-turn items are graded); ``function``, the functions offered (a list of docs, or one),
 each a ``name``, a ``description`` and ``parameters`` in BFCL's type names; and
-``ground_truth``, inline or in BFCL's separate possible-answer file, found where BFCL keeps
-it: ``possible_answer/NAME`` beside the file (the same ``id`` on each of its lines). The
+``ground_truth``, inline or in BFCL's separate possible-answer file (the same ``id`` on each
+of its lines), given (``--answers``) or found where BFCL keeps it: ``possible_answer/NAME``
+beside the file. The
 ground truth is a list of calls, each ``{function: {argument: [allowed values]}}``, an allowed
 ``""`` meaning the argument may be left out; an empty list, or none at all for an
 ``irrelevance`` item, means the reply must call nothing; a ``relevance`` item without one
@@ -58,27 +59,38 @@ _CATEGORY_OF_FILE = re.compile(r"^BFCL_v\d+_", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Answers:
-    """BFCL's possible-answer file: each id's ground truth and the line it is on."""
+    """BFCL's possible-answer files: each id's ground truth and the line it is on."""
 
-    path: Path
+    paths: tuple[Path, ...]
     by_id: dict[str, tuple[str, Any]]  # id -> (where: flag, file and line; ground truth)
 
+    def named(self) -> str:
+        """The files, as an error names them."""
+        files_said = "file" if len(self.paths) == 1 else "files"
+        return f"the answer {files_said} {', '.join(str(path) for path in self.paths)}"
 
-def answers_beside(path: Path, flag: str) -> Answers | None:
-    """The possible-answer file of dataset ``path`` (None: there is none)."""
-    found = path.parent / ANSWER_FOLDER / path.name
-    if not found.is_file():
+
+def answers_for(path: Path, given: tuple[Path, ...], flag: str, given_flag: str) -> Answers | None:
+    """The answer files of dataset ``path``: those ``given`` (under ``given_flag``), then
+    BFCL's own beside it, ``possible_answer/NAME``, under ``flag`` (None: neither). An id in
+    two keeps its first."""
+    beside = path.parent / ANSWER_FOLDER / path.name
+    named = [(given_flag, answer_path) for answer_path in given]
+    if beside.is_file() and beside not in given:
+        named.append((flag, beside))
+    if not named:
         return None
-    file = files.read(flag, found)
     by_id: dict[str, tuple[str, Any]] = {}
-    for number, row in file.json_lines():
-        at = file.at(number)
-        if not isinstance(row, dict) or not isinstance(row.get("id"), str):
-            raise ConfigError(f"{at}: not an answer (give id and ground_truth)")
-        if "ground_truth" not in row:
-            raise ConfigError(f"{at}: no ground_truth for {row['id']!r}")
-        by_id[row["id"]] = (at, row["ground_truth"])
-    return Answers(found, by_id)
+    for answer_flag, answer_path in named:
+        file = files.read(answer_flag, answer_path)
+        for number, row in file.json_lines():
+            at = file.at(number)
+            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+                raise ConfigError(f"{at}: not an answer (give id and ground_truth)")
+            if "ground_truth" not in row:
+                raise ConfigError(f"{at}: no ground_truth for {row['id']!r}")
+            by_id.setdefault(row["id"], (at, row["ground_truth"]))
+    return Answers(tuple(answer_path for _, answer_path in named), by_id)
 
 
 def item(row: dict[str, Any], line: int, at: str, path: Path, answers: Answers | None) -> Item:
@@ -95,7 +107,7 @@ def item(row: dict[str, Any], line: int, at: str, path: Path, answers: Answers |
     elif RELEVANCE in category:  # irrelevance: no call; relevance: any call
         truth_at, truth = at, []
     elif answers is not None:
-        raise ConfigError(f"{at}: id {item_id!r} is not in the answer file {answers.path}")
+        raise ConfigError(f"{at}: id {item_id!r} is not in {answers.named()}")
     else:
         raise ConfigError(
             f"{at}: no ground_truth for {item_id!r} (give it inline, or in BFCL's answer file "

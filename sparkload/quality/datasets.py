@@ -88,22 +88,24 @@ def read_dataset(
     match: str | None = None,
     tolerance: float | None = None,
     flag: str = "--dataset",
+    answers: tuple[Path, ...] = (),
+    answers_flag: str = "--answers",
 ) -> ItemSet:
     """The items of one dataset file (``form``: one of ``FORMS``, else detected); ``match`` and
-    ``tolerance``: a generic file's defaults. A ``ConfigError`` names ``flag``, the file and
-    the line."""
+    ``tolerance``: a generic file's defaults; ``answers``: a BFCL file's answer files, given
+    by ``answers_flag``. A ``ConfigError`` names the flag, the file and the line."""
     file = files.read(flag, path)
     where = f"{flag}: {path}"
     rows = list(_rows(file, where))
     if not rows:
         raise ConfigError(f"{where}: no items in it")
     kind = form or _form_of(rows[0][2], rows[0][0])
-    answers = bfcl.answers_beside(path, flag) if kind == KIND_BFCL else None
+    found = bfcl.answers_for(path, answers, flag, answers_flag) if kind == KIND_BFCL else None
     items: list[Item] = []
     seen: dict[str, int] = {}
     for at, line, row in rows:
         if kind == KIND_BFCL:
-            item = bfcl.item(row, line, at, path, answers)
+            item = bfcl.item(row, line, at, path, found)
         else:
             item = _item(kind, row, line, at, match, tolerance)
         if item.id in seen:

@@ -98,6 +98,15 @@ ROWS: tuple[Option, ...] = (
         argparse_extra={"action": "append", "metavar": "FILE", "type": Path},
     ),
     Option(
+        "--answers",
+        [],
+        "a BFCL possible-answer file (repeatable): the ground truth of BFCL items that hold "
+        "none, by id (default: BFCL's possible_answer/NAME beside each file, when there)",
+        WHAT,
+        _paths,
+        argparse_extra={"action": "append", "metavar": "FILE", "type": Path},
+    ),
+    Option(
         "--format",
         None,
         "the datasets' form (default: told by each file's first item)",
@@ -213,6 +222,7 @@ class QualityOptions:
     """What to ask and how to send it (``ROWS``, a field each)."""
 
     dataset: tuple[Path, ...]
+    answers: tuple[Path, ...]  # BFCL's possible-answer files
     format: str | None  # None: told by each file's first item
     match: str | None  # None: a generic line's own, else exact
     tolerance: float | None

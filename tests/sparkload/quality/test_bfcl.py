@@ -172,6 +172,37 @@ def test_an_id_missing_from_the_answer_file_is_refused(tmp_path):
     )
 
 
+def test_answer_files_may_be_given_and_come_before_bfcl_s_own(tmp_path):
+    path = lines(tmp_path / "BFCL_v3_simple.json", SIMPLE_0, {**SIMPLE_0, "id": "simple_9"})
+    beside = lines(tmp_path / "possible_answer" / "BFCL_v3_simple.json", SIMPLE_0_ANSWER)
+    other = {"calculate_triangle_area": {"base": [7], "height": [1]}}
+    given = lines(
+        tmp_path / "elsewhere.jsonl",
+        {"id": "simple_9", "ground_truth": [other]},
+        {"id": "simple_0", "ground_truth": [other]},
+    )
+    first, ninth = read_dataset(path, answers=(given,)).items
+    assert first.answer is not None and ninth.answer is not None
+    assert (
+        first.answer.calls
+        == ninth.answer.calls
+        == (("calculate_triangle_area", other["calculate_triangle_area"]),)
+    )
+    lines(given, {"id": "simple_0", "ground_truth": [other]})
+    with pytest.raises(ConfigError) as caught:
+        read_dataset(path, answers=(given,))
+    assert str(caught.value) == (
+        f"--dataset: {path} line 2: id 'simple_9' is not in the answer files {given}, {beside}"
+    )
+
+
+def test_a_given_answer_file_that_is_not_there_is_named_by_its_flag(tmp_path):
+    path = lines(tmp_path / "BFCL_v3_simple.json", SIMPLE_0)
+    with pytest.raises(ConfigError) as caught:
+        read_dataset(path, answers=(tmp_path / "nope.json",))
+    assert str(caught.value) == f"--answers: no such file: {tmp_path / 'nope.json'}"
+
+
 def test_an_item_without_any_answer_names_where_it_could_be(tmp_path):
     path = lines(tmp_path / "BFCL_v3_simple.json", SIMPLE_0)
     assert error(path) == (

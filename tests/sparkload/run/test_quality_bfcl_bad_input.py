@@ -63,6 +63,37 @@ def test_sparkload_quality_refuses_it_before_any_request(tmp_path, capsys, bad):
     assert not (tmp_path / "r").exists()
 
 
+def test_answers_without_a_bfcl_dataset_are_refused(tmp_path, capsys):
+    gsm8k = tmp_path / "g.jsonl"
+    gsm8k.write_text(json.dumps({"question": "q", "answer": "#### 1"}) + "\n")
+    answers = tmp_path / "a.jsonl"
+    answers.write_text("")
+    code = main(
+        ["--dataset", str(gsm8k), "--answers", str(answers), "--results-dir", str(tmp_path)]
+    )
+    err = capsys.readouterr().err.strip()
+    assert code == EXIT_BAD_INPUT
+    assert err == "sparkload quality: error: --answers: no BFCL --dataset to take the answers of"
+
+
+@pytest.mark.e2e  # starts Locust
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--quality-answers", "a.jsonl"], "--quality-answers: give --quality-probe FILE"),
+        (
+            ["--quality-probe", "arithmetic", "--quality-answers", "a.jsonl"],
+            "--quality-answers: the arithmetic probe takes no answer file",
+        ),
+    ],
+)
+def test_run_refuses_an_answer_file_with_no_bfcl_probe(tmp_path, args, said):
+    run = run_locust(["--headless", "--ladder", "1", *args], tmp_path / "results", timeout=60)
+    assert run.returncode == EXIT_BAD_INPUT, run.output
+    (error,) = [line for line in run.output.splitlines() if "error" in line.lower()]
+    assert said in error and run.run_dir is None
+
+
 @pytest.mark.e2e  # starts Locust
 def test_run_with_it_as_its_quality_probe_refuses_it_before_the_load(tmp_path):
     path, said = wrong_name(tmp_path)

@@ -74,12 +74,16 @@ def test_a_bfcl_file_against_a_server_that_gets_30_of_40_right(tmp_path):
 
 def test_kept_outputs_name_why_each_wrong_item_was_wrong(tmp_path):
     dataset = bfcl_files.write(tmp_path)
+    answers = tmp_path / "answers.jsonl"  # given, not found beside the file
+    (tmp_path / "possible_answer" / dataset.name).rename(answers)
     with tool_server(SCRIPT) as server:
         done = quality(
             "-H",
             server.url,
             "--dataset",
             str(dataset),
+            "--answers",
+            str(answers),
             "--keep-outputs",
             "--results-dir",
             str(tmp_path / "results"),
@@ -96,6 +100,8 @@ def test_kept_outputs_name_why_each_wrong_item_was_wrong(tmp_path):
 
 def test_a_bfcl_probe_beside_the_load_grades_its_items_per_level(tmp_path):
     dataset = bfcl_files.write(tmp_path)
+    answers = tmp_path / "answers.jsonl"
+    (tmp_path / "possible_answer" / dataset.name).rename(answers)
     with tool_server(SCRIPT) as server:
         run = run_locust(
             [
@@ -110,6 +116,8 @@ def test_a_bfcl_probe_beside_the_load_grades_its_items_per_level(tmp_path):
                 str(dataset),
                 "--quality-items",
                 "40",
+                "--quality-answers",
+                str(answers),
                 "--max-tokens",
                 "16",
             ],
