@@ -52,6 +52,8 @@ COLUMNS = (
     "truncated",
     "wrong_ids",
     "failed_ids",
+    "failures",  # a tool-call file's wrong items by why ({} for another probe)
+    "categories",  # a tool-call file's tally per category (records.QualityCategory; [] else)
     "complete",
     "confidence",
     "interval",
@@ -100,6 +102,8 @@ def results(dataset: Dataset) -> pd.DataFrame:
                     "truncated": r.truncated,
                     "wrong_ids": list(r.wrong_ids),
                     "failed_ids": list(r.failed_ids),
+                    "failures": dict(r.failures or {}),
+                    "categories": list(r.categories or []),
                     "complete": entry.complete,
                     "confidence": entry.confidence,
                     "interval": entry.interval,

@@ -11,7 +11,7 @@ from analysis.figures import accuracy
 from analysis.sections import Context, image
 from analysis.views import speed_accuracy
 from analysis.views.tables import Table
-from sparkload.records import CONFIDENCE
+from sparkload.records import CONFIDENCE, TOOL_CALL_FAILURES
 
 TITLE = "Accuracy"
 WRONG_SHOWN = 20  # the most wrong ids a line lists (quality.json has them all)
@@ -57,6 +57,59 @@ def _comparison(pair: accuracy.Closest) -> str:
         f"{said}: the difference {verdict} significant at α = {accuracy.ALPHA:g} "
         f"(p = {pair.p_value:.3g})."
     )
+
+
+def _tool_calls(frame: pd.DataFrame, names: pd.Series) -> list[Block]:
+    """A tool-call file's (BFCL's) wrong items by why, and its accuracy per category."""
+    rows = []
+    blocks: list[Block] = []
+    for name, row in zip(names, frame.itertuples(), strict=True):
+        if not row.categories:
+            continue
+        said = [
+            f"{TOOL_CALL_FAILURES.get(reason, reason)} {count}"
+            for reason, count in row.failures.items()
+            if count
+        ]
+        blocks.append(
+            f"`{name}` · `{row.probe}`: tool calls wrong by why: "
+            + (", ".join(said) if said else "none wrong")
+            + "."
+        )
+        for category in row.categories:
+            rows.append(
+                {
+                    "Probe": row.probe,
+                    "Category": category.name,
+                    "n": category.n,
+                    "Correct": category.correct,
+                    "Accuracy (%)": None if category.accuracy is None else 100 * category.accuracy,
+                    "95 % interval (%)": _interval(category),
+                    "Wrong by why": ", ".join(
+                        f"{TOOL_CALL_FAILURES.get(reason, reason)} {count}"
+                        for reason, count in category.failures.items()
+                        if count
+                    )
+                    or "—",
+                }
+            )
+    if not rows:
+        return []
+    table = pd.DataFrame(rows)
+    if names.nunique() > 1:
+        table.insert(
+            0,
+            "Run",
+            [n for n, r in zip(names, frame.itertuples(), strict=True) for _ in r.categories],
+        )
+    return [
+        *blocks,
+        "Tool calls per category (BFCL's, from the item's id, else the file's name), each with "
+        "its interval; wrong by why: BFCL's checks in order (the function, the required "
+        "arguments, no unknown one, each value among the allowed ones; an irrelevance item "
+        "wants no call).",
+        Table("accuracy_tool_calls", "Tool-call accuracy per category", table, FORMATS),
+    ]
 
 
 def _per_level(context: Context) -> list[Block]:
@@ -211,6 +264,7 @@ def build(context: Context) -> Section | None:
                 f"{where}: {row.truncated} answer(s) cut off at the output limit: a higher "
                 "--max-tokens may change them"
             )
+    blocks += _tool_calls(frame, names)
     blocks += _per_level(context)
     blocks += _speed(context, frame)
     pairs = accuracy.closest_pairs(frame)

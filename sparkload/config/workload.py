@@ -405,6 +405,14 @@ ROWS: tuple[Option, ...] = (
         whole,
     ),
     Option(
+        "--quality-answers",
+        None,
+        "--quality-probe FILE in BFCL's format: its possible-answer file, the ground truth of "
+        "items that hold none, by id (default: BFCL's possible_answer/NAME beside the file)",
+        WORKLOAD,
+        optional_path,
+    ),
+    Option(
         "--images",
         0,
         "Synthetic images each request carries in its last user message, as content parts "
@@ -469,6 +477,7 @@ class WorkloadOptions:
     agent_trace: Path | None  # recorded agent sessions to replay (None: synthetic sessions)
     quality_probe: str  # arithmetic | retrieval | a dataset file ("": no probe)
     quality_items: int  # the probe's items per measured level
+    quality_answers: Path | None  # a BFCL probe file's answer file (None: found beside it)
     images: int  # synthetic images a request carries (0: none)
     image_size: tuple[tuple[int, int], ...]  # their sizes, taken in turn by prompt index
     image_format: str  # png | jpeg

@@ -9,7 +9,10 @@ pieces. Its modules:
 - ``graders``: ``grade(item, reply)`` and the extraction rule of each match (GSM8K's final
   number, a multiple-choice letter, exact, numeric, regex, a retrieval key);
 - ``datasets``: the user's files (GSM8K JSONL, MMLU-layout JSON/JSONL/CSV, a generic JSONL of
-  prompt and expected), each bad line one clear ``ConfigError`` before any request;
+  prompt and expected, BFCL's format), each bad line one clear ``ConfigError`` before any request;
+- ``bfcl``: BFCL's tool-call format (its items' messages, tools and possible answers, inline or
+  in BFCL's answer file) and ``toolcalls``: a reply's tool calls graded by BFCL's checks, a
+  wrong one's reason named;
 - ``probes``: the built-in probes generated from a seed (multi-step arithmetic, long-context
   retrieval of a key planted at a chosen depth);
 - ``tally``: graded items into the results contract's ``QualityResult``;

@@ -17,12 +17,15 @@ then told by the name under ``.gz``). The forms read:
 - **Generic**: ``prompt`` and ``expected``, and ``match`` (``exact``, ``numeric`` or ``regex``,
   per line, else the file's ``--match``) with ``tolerance`` for ``numeric`` (absolute, per
   line, else ``--tolerance``).
+- **BFCL** (tool calls): ``question``, ``function`` and ``ground_truth``, inline or in BFCL's
+  possible-answer file beside it (``bfcl``); graded by the reply's tool calls (``toolcalls``).
 
 A ``.json`` file is a JSON array when it parses as one, else JSON lines (the form Hugging Face's
 ``to_json`` writes); ``.csv`` is CSV; anything else JSON lines. The form is the first item's
 (``gsm8k``: ``question`` with a string ``answer`` and no options; ``multiple-choice``: options;
-``generic``: ``prompt``), unless ``form`` names it; every item must then fit it. An item's id
-is its ``id`` field when it has one, else its line number (a JSON array's: its position, from 1).
+``generic``: ``prompt``; ``bfcl``: ``question`` and ``function``), unless ``form`` names it;
+every item must then fit it. An item's id is its ``id`` field when it has one, else its line
+number (a JSON array's: its position, from 1).
 """
 
 from __future__ import annotations
@@ -36,9 +39,11 @@ from typing import Any
 from sparkload.errors import ConfigError
 from sparkload.inputs import files
 from sparkload.inputs.files import UserFile
+from sparkload.quality import bfcl
 from sparkload.quality.items import (
     FINAL_ANSWER_INSTRUCTION,
     GENERIC_MATCHES,
+    KIND_BFCL,
     KIND_CHOICE,
     KIND_GENERIC,
     KIND_GSM8K,
@@ -51,8 +56,9 @@ from sparkload.quality.items import (
 )
 
 LETTERS = string.ascii_uppercase[:10]  # A-J: MMLU-Pro has ten options
-FORMS = (KIND_GSM8K, KIND_CHOICE, KIND_GENERIC)
+FORMS = (KIND_GSM8K, KIND_CHOICE, KIND_GENERIC, KIND_BFCL)
 GRADING = {
+    KIND_BFCL: bfcl.GRADING,
     KIND_GSM8K: "final number of the reply (#### N first, else the last number; commas and $ "
     "stripped), as lighteval and aiperf grade GSM8K",
     KIND_CHOICE: "the letter the reply gives ('Answer: X', else a first line that is a letter "
@@ -82,20 +88,26 @@ def read_dataset(
     match: str | None = None,
     tolerance: float | None = None,
     flag: str = "--dataset",
+    answers: tuple[Path, ...] = (),
+    answers_flag: str = "--answers",
 ) -> ItemSet:
     """The items of one dataset file (``form``: one of ``FORMS``, else detected); ``match`` and
-    ``tolerance``: a generic file's defaults. A ``ConfigError`` names ``flag``, the file and
-    the line."""
+    ``tolerance``: a generic file's defaults; ``answers``: a BFCL file's answer files, given
+    by ``answers_flag``. A ``ConfigError`` names the flag, the file and the line."""
     file = files.read(flag, path)
     where = f"{flag}: {path}"
     rows = list(_rows(file, where))
     if not rows:
         raise ConfigError(f"{where}: no items in it")
     kind = form or _form_of(rows[0][2], rows[0][0])
+    found = bfcl.answers_for(path, answers, flag, answers_flag) if kind == KIND_BFCL else None
     items: list[Item] = []
     seen: dict[str, int] = {}
     for at, line, row in rows:
-        item = _item(kind, row, line, at, match, tolerance)
+        if kind == KIND_BFCL:
+            item = bfcl.item(row, line, at, path, found)
+        else:
+            item = _item(kind, row, line, at, match, tolerance)
         if item.id in seen:
             raise ConfigError(f"{at}: id {item.id!r} given twice (first on line {seen[item.id]})")
         seen[item.id] = line
@@ -165,13 +177,16 @@ def _csv_rows(file: UserFile) -> Iterator[tuple[str, int, dict[str, Any]]]:
 def _form_of(row: dict[str, Any], at: str) -> str:
     if "prompt" in row:
         return KIND_GENERIC
+    if "question" in row and "function" in row:
+        return KIND_BFCL
     if "question" in row and _options(row) is not None:
         return KIND_CHOICE
     if "question" in row and "answer" in row:
         return KIND_GSM8K
     raise ConfigError(
         f"{at}: not an item sparkload grades: give question and answer (GSM8K), question, "
-        "choices and answer (multiple choice) or prompt and expected (generic)"
+        "choices and answer (multiple choice), prompt and expected (generic) or question and "
+        "function (BFCL)"
     )
 
 

@@ -37,22 +37,29 @@ first group, if it has one) is the extracted answer.
 **Contains** (the retrieval probe): the key appears in the reply as a whole word (RULER's
 needle-in-a-haystack string match, held to whole words so 1234567 is not found in 91234567);
 else the extracted answer is the reply's last number, what it said instead.
+
+**Tool calls** (a BFCL file): the reply's tool calls, not its text, by BFCL's AST checker's
+rules (``toolcalls``); ``failure`` says why a wrong one is wrong.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
+from sparkload.quality import toolcalls
 from sparkload.quality.items import (
     MATCH_CHOICE,
     MATCH_CONTAINS,
     MATCH_EXACT,
     MATCH_NUMERIC,
     MATCH_REGEX,
+    MATCH_TOOL_CALLS,
     Item,
 )
+from sparkload.transport.tally import ToolCall
 
 EXTRACTED_CHARS = 200  # the most of a reply kept as an exact match's extracted answer
 
@@ -76,8 +83,11 @@ class Grade(NamedTuple):
     correct: bool
 
 
-def grade(item: Item, reply: str) -> Grade:
-    """Grade one reply to ``item`` by its match rule."""
+def grade(item: Item, reply: str, calls: Sequence[ToolCall] = ()) -> Grade:
+    """Grade one reply to ``item`` by its match rule (``calls``: the reply's tool calls)."""
+    if item.match == MATCH_TOOL_CALLS and item.answer is not None:
+        made = toolcalls.said_calls(item.answer, calls)
+        return Grade(toolcalls.extracted(made), toolcalls.failure(item.answer, made) is None)
     if item.match == MATCH_NUMERIC:
         return grade_number(reply, float(item.expected), item.tolerance)
     if item.match == MATCH_CHOICE:
@@ -91,6 +101,14 @@ def grade(item: Item, reply: str) -> Grade:
     if item.match == MATCH_CONTAINS:
         return grade_contains(reply, item.expected)
     raise ValueError(f"no grading rule {item.match!r}")
+
+
+def failure(item: Item, calls: Sequence[ToolCall]) -> str | None:
+    """Why a tool-call item's reply is wrong (one of ``toolcalls.FAILURES``); None: it is
+    right, or the item is not a tool-call item."""
+    if item.answer is None:
+        return None
+    return toolcalls.failure(item.answer, toolcalls.said_calls(item.answer, calls))
 
 
 def final_number(text: str) -> str | None:

@@ -90,8 +90,18 @@ ROWS: tuple[Option, ...] = (
         [],
         "a dataset file (repeatable): GSM8K JSONL (question, answer ending '#### N'), "
         "multiple choice in MMLU's layout (question, choices or A/B/C/D, answer as a letter or "
-        "an index; JSON, JSONL or CSV), or a generic JSONL of prompt and expected; each may be "
-        "gzip-compressed (.gz)",
+        "an index; JSON, JSONL or CSV), a generic JSONL of prompt and expected, or BFCL's "
+        "tool-call format (question, function, ground_truth inline or in possible_answer/NAME "
+        "beside it); each may be gzip-compressed (.gz)",
+        WHAT,
+        _paths,
+        argparse_extra={"action": "append", "metavar": "FILE", "type": Path},
+    ),
+    Option(
+        "--answers",
+        [],
+        "a BFCL possible-answer file (repeatable): the ground truth of BFCL items that hold "
+        "none, by id (default: BFCL's possible_answer/NAME beside each file, when there)",
         WHAT,
         _paths,
         argparse_extra={"action": "append", "metavar": "FILE", "type": Path},
@@ -212,6 +222,7 @@ class QualityOptions:
     """What to ask and how to send it (``ROWS``, a field each)."""
 
     dataset: tuple[Path, ...]
+    answers: tuple[Path, ...]  # BFCL's possible-answer files
     format: str | None  # None: told by each file's first item
     match: str | None  # None: a generic line's own, else exact
     tolerance: float | None

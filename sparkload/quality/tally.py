@@ -3,11 +3,22 @@ per item set (quality.json's entries, ``records.quality``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sparkload.quality.graders import Grade, grade
+from sparkload.quality.graders import Grade, failure, grade
 from sparkload.quality.items import Item, ItemSet
-from sparkload.records import STATUS_OK, QualityItem, QualityResult, RequestRecord, wilson_interval
+from sparkload.quality.toolcalls import FAILURES
+from sparkload.records import (
+    STATUS_OK,
+    TOOL_CALL_FAILURES,
+    QualityCategory,
+    QualityItem,
+    QualityResult,
+    RequestRecord,
+    wilson_interval,
+)
+from sparkload.transport.tally import ToolCall
 
 FINISH_LENGTH = "length"  # the server's finish_reason for an answer cut off at max_tokens
 WRONG_IDS_SHOWN = 20  # the most wrong ids a summary line lists (quality.json has them all)
@@ -23,18 +34,24 @@ class Outcome:
     error: str | None = None  # the failure class and message
     finish_reason: str | None = None
     output_tokens: int | None = None
+    failure: str | None = None  # a wrong tool-call reply: why (``toolcalls.FAILURES``)
 
     @classmethod
-    def of(cls, item: Item, record: RequestRecord, reply: str) -> Outcome:
-        """The outcome of ``item`` sent as ``record`` (measured), ``reply`` its text."""
+    def of(
+        cls, item: Item, record: RequestRecord, reply: str, calls: Sequence[ToolCall] = ()
+    ) -> Outcome:
+        """The outcome of ``item`` sent as ``record`` (measured), ``reply`` its text and
+        ``calls`` its tool calls."""
         failed = record.status != STATUS_OK
+        graded = None if failed else grade(item, reply, calls)
         return cls(
             item,
-            None if failed else grade(item, reply),
+            graded,
             reply,
             f"{record.error_kind}: {record.error}" if failed else None,
             record.finish_reason,
             record.output_tokens,
+            None if graded is None or graded.correct else failure(item, calls),
         )
 
     def entry(self) -> QualityItem:
@@ -51,6 +68,8 @@ class Outcome:
         )
         if self.error is not None:
             entry.error = self.error
+        if self.failure is not None:
+            entry.failure = self.failure
         return entry
 
 
@@ -82,9 +101,40 @@ def result(items: ItemSet, outcomes: list[Outcome], keep_outputs: bool = False) 
     )
     if items.sha256 is not None:
         entry.sha256 = items.sha256
+    if any(item.answer is not None for item in items.items):
+        entry.failures = failures(graded)
+        entry.categories = categories(items, graded)
     if keep_outputs:
         entry.items = [outcome.entry() for outcome in done]
     return entry
+
+
+def failures(graded: list[Outcome]) -> dict[str, int]:
+    """The wrong tool-call replies counted by why, every reason named."""
+    said = [o.failure for o in graded if o.grade is not None and not o.grade.correct]
+    return {reason: said.count(reason) for reason in FAILURES}
+
+
+def categories(items: ItemSet, graded: list[Outcome]) -> list[QualityCategory]:
+    """The graded items' tally per category, in the order the set first names each."""
+    names = list(dict.fromkeys(item.category for item in items.items))
+    tallies = []
+    for name in names:
+        own = [o for o in graded if o.item.category == name]
+        correct = sum(1 for o in own if o.grade is not None and o.grade.correct)
+        low, high = wilson_interval(correct, len(own)) if own else (None, None)
+        tallies.append(
+            QualityCategory(
+                name,
+                len(own),
+                correct,
+                correct / len(own) if own else None,
+                low,
+                high,
+                failures(own),
+            )
+        )
+    return tallies
 
 
 def summary_line(r: QualityResult) -> str:
@@ -99,9 +149,15 @@ def summary_line(r: QualityResult) -> str:
     extra += [f"{r.truncated} cut off at --max-tokens"] if r.truncated else []
     if r.n < r.planned - r.failed:
         extra.append(f"{r.planned - r.failed - r.n} not sent")
+    why = [
+        f"{count} {TOOL_CALL_FAILURES.get(reason, reason)}"
+        for reason, count in (r.failures or {}).items()
+        if count
+    ]
     return (
         f"{r.name}: {r.correct}/{r.n} correct, {100 * r.accuracy:.1f} % "
         f"(95 % Wilson interval {100 * r.low:.1f}-{100 * r.high:.1f} %)"
         + (f"; {', '.join(extra)}" if extra else "")
         + (f"; wrong: {shown}{more_ids}" if r.wrong_ids else "")
+        + (f" ({', '.join(why)})" if why else "")
     )

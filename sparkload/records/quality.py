@@ -54,6 +54,28 @@ def wilson_interval(correct: int, n: int, confidence: float = CONFIDENCE) -> tup
     return low, high
 
 
+# Why a tool-call reply is wrong (BFCL's checks, ``quality.toolcalls``): quality.json's names
+# (``QualityResult.failures``, ``QualityItem.failure``) and how a report says each.
+WRONG_FUNCTION = "wrong_function"
+MISSING_ARGUMENT = "missing_argument"
+WRONG_VALUE = "wrong_value"
+EXTRA_ARGUMENT = "extra_argument"
+UNWANTED_CALL = "unwanted_call"
+NO_CALL = "no_call"
+WRONG_COUNT = "wrong_count"
+BAD_ARGUMENTS = "bad_arguments"
+TOOL_CALL_FAILURES = {
+    WRONG_FUNCTION: "wrong function",
+    MISSING_ARGUMENT: "missing argument",
+    WRONG_VALUE: "wrong value",
+    EXTRA_ARGUMENT: "extra or unknown argument",
+    UNWANTED_CALL: "called when it should not",
+    NO_CALL: "no call",
+    WRONG_COUNT: "wrong number of calls",
+    BAD_ARGUMENTS: "arguments not a JSON object",
+}
+
+
 @dataclass
 class QualityItem(Entry):
     """One item as graded (written only with ``--keep-outputs``)."""
@@ -66,8 +88,23 @@ class QualityItem(Entry):
     error: str | None = omitted()  # the request failed: its failure class and message
     finish_reason: str | None = omitted()
     output_tokens: int | None = omitted()
+    failure: str | None = omitted()  # a wrong tool-call reply: why (wrong_function, no_call, ...)
     # what a built-in probe made of the item (a retrieval item's depth and counted length)
     details: dict[str, JSONValue] = field(default_factory=dict)
+
+
+@dataclass
+class QualityCategory(Entry):
+    """A tool-call file's items of one category (BFCL's: simple, multiple, parallel,
+    irrelevance, ...): their tally and interval, and why the wrong ones were wrong."""
+
+    name: str
+    n: int = 0
+    correct: int = 0
+    accuracy: float | None = None
+    low: float | None = None
+    high: float | None = None
+    failures: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -80,7 +117,7 @@ class QualityResult(Entry):
     """
 
     name: str  # what the report calls it: the file's name, or the probe's
-    kind: str = ""  # gsm8k | multiple-choice | generic | arithmetic | retrieval
+    kind: str = ""  # gsm8k | multiple-choice | generic | bfcl | arithmetic | retrieval
     grading: str = ""  # the rule, in one line
     source: str = ""  # the file's path, or "built-in"
     sha256: str | None = omitted()  # a file's digest
@@ -95,6 +132,10 @@ class QualityResult(Entry):
     failed: int = 0
     failed_ids: list[str] = field(default_factory=list)
     truncated: int = 0  # answers cut off at max_tokens (finish_reason "length"), graded as they are
+    # a tool-call file's (BFCL): the wrong items counted by why, every reason named (0 if none),
+    # and the tally per category
+    failures: dict[str, int] | None = omitted()
+    categories: list[QualityCategory] | None = omitted()
     items: list[QualityItem] | None = omitted()  # with --keep-outputs only
 
 
@@ -118,6 +159,7 @@ class ProbeGrade(Entry):
     item: str  # the item's id
     correct: bool | None = None  # None: the request failed, nothing graded
     extracted: str | None = None  # what the grader read in the reply
+    failure: str | None = omitted()  # a wrong tool-call reply: why
 
 
 PROBE_GRADE = "quality"  # the key of a record's ``extra`` that holds its ProbeGrade

@@ -287,7 +287,7 @@ def send_all(
                 headers = {**target.headers, ITEM_HEADER: item.id}  # a server ignores it
                 request = request_for(planned, template, path, headers, timeout)
                 measure(connection, request, record, reply)
-                on_outcome(Outcome.of(item, record, reply.content), record)
+                on_outcome(Outcome.of(item, record, reply.content, reply.tool_calls), record)
         finally:
             connection.close()
 

@@ -17,7 +17,7 @@ from sparkload import config
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.quality import datasets, probes
-from sparkload.quality.items import KIND_ARITHMETIC, KIND_RETRIEVAL, ItemSet
+from sparkload.quality.items import KIND_ARITHMETIC, KIND_BFCL, KIND_RETRIEVAL, ItemSet
 from sparkload.quality.options import (
     HOW,
     ROWS,
@@ -110,9 +110,13 @@ def settle(argv: list[str]) -> Plan:
     if not own.dataset and not own.probe:
         raise ConfigError("give --dataset FILE or --probe NAME (see --help)")
     sets = [
-        datasets.read_dataset(path, own.format, own.match, own.tolerance).limited(own.limit)
+        datasets.read_dataset(
+            path, own.format, own.match, own.tolerance, answers=own.answers
+        ).limited(own.limit)
         for path in own.dataset
     ]
+    if own.answers and not any(s.kind == KIND_BFCL for s in sets):
+        raise ConfigError("--answers: no BFCL --dataset to take the answers of")
     if KIND_ARITHMETIC in own.probe:
         sets.append(probes.arithmetic(own.probe_items, own.seed, own.steps))
     if KIND_RETRIEVAL in own.probe:  # its parameters checked now, its items made later

@@ -29,7 +29,14 @@ from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
 from sparkload.quality import datasets, probes
 from sparkload.quality.graders import Grade
-from sparkload.quality.items import ITEM_HEADER, KIND_ARITHMETIC, KIND_RETRIEVAL, PROBES, ItemSet
+from sparkload.quality.items import (
+    ITEM_HEADER,
+    KIND_ARITHMETIC,
+    KIND_BFCL,
+    KIND_RETRIEVAL,
+    PROBES,
+    ItemSet,
+)
 from sparkload.quality.tally import Outcome, result, summary_line
 from sparkload.records import (
     PHASE_MEASURE,
@@ -47,6 +54,7 @@ from sparkload.workloads.contract import PlannedRequest
 from sparkload.workloads.fitting import Counter
 
 FLAG = "--quality-probe"
+ANSWERS_FLAG = "--quality-answers"
 SEARCH_LEVELS = 32  # a capacity search's levels are not known in advance: items for so many
 
 
@@ -59,6 +67,10 @@ def check(options: RunOptions, requests_per_session: int | None, processes: int)
     a dataset is read here (every bad line one error), before anything is contacted."""
     name = probe_of(options)
     if not name:
+        if options.workload.quality_answers is not None:
+            raise ConfigError(
+                f"{ANSWERS_FLAG}: give --quality-probe FILE, the BFCL file it answers"
+            )
         return
     plan = options.plan
     if plan.mode != "ladder":
@@ -72,17 +84,24 @@ def check(options: RunOptions, requests_per_session: int | None, processes: int)
         raise ConfigError(f"{FLAG}: a run in one process only (no --processes, no workers)")
     if name not in PROBES:
         read(options)
+    elif options.workload.quality_answers is not None:
+        raise ConfigError(f"{ANSWERS_FLAG}: the {name} probe takes no answer file")
 
 
 def read(options: RunOptions) -> ItemSet:
     """The dataset file ``--quality-probe`` names, its errors under this flag's name."""
     path = Path(probe_of(options))
+    answers = options.workload.quality_answers
     try:
-        return datasets.read_dataset(path, flag=FLAG)
+        given = () if answers is None else (answers,)
+        items = datasets.read_dataset(path, flag=FLAG, answers=given, answers_flag=ANSWERS_FLAG)
     except ConfigError as exc:
         if path.exists():
             raise
         raise ConfigError(f"{exc} (or give one of {', '.join(PROBES)})") from None
+    if answers is not None and items.kind != KIND_BFCL:
+        raise ConfigError(f"{ANSWERS_FLAG}: {path} is not a BFCL file, which alone takes answers")
+    return items
 
 
 def items_for(options: RunOptions, counter: Counter | None) -> ItemSet | None:
@@ -156,14 +175,18 @@ class ProbeDealer:
 def grade_into(items: ItemSet, index: int, record: RequestRecord, reply: Reply | None) -> None:
     """Grade item ``index``'s reply and keep the grade in its record (``PROBE_GRADE``)."""
     item = items.items[index]
-    outcome = Outcome.of(item, record, reply.content if reply is not None else "")
+    reply = reply if reply is not None else Reply()
+    outcome = Outcome.of(item, record, reply.content, reply.tool_calls)
     grade = outcome.grade
-    record.extra[PROBE_GRADE] = ProbeGrade(
+    said = ProbeGrade(
         items.name,
         item.id,
         None if grade is None else grade.correct,
         None if grade is None else grade.extracted,
-    ).to_dict()
+    )
+    if outcome.failure is not None:
+        said.failure = outcome.failure
+    record.extra[PROBE_GRADE] = said.to_dict()
 
 
 @dataclass
@@ -202,6 +225,7 @@ class ProbeTally:
                 error=error,
                 finish_reason=record.get("finish_reason"),
                 output_tokens=record.get("output_tokens"),
+                failure=grade.failure if ok else None,
             )
         )
 

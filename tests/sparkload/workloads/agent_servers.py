@@ -6,7 +6,8 @@ fragments; ``finish_reason: "tool_calls"``) whenever a request sends tools and d
 route: the run's tool results are sized by the estimate, or by ``--tokenizer``).
 ``cut_at_limit``: every tool call ends as vLLM ends a forced call that max_tokens cut, its
 arguments half streamed and a last chunk of ``"arguments": "{}"`` with ``finish_reason:
-"length"``, ``stub_delay`` later."""
+"length"``, ``stub_delay`` later. ``calls_for``: the calls to stream for a body, each (name,
+arguments as JSON text), instead of one per tool with made-up arguments; none: a text reply."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class ToolScript:
     text_when: Callable[[dict, int], bool] | None = None
     cut_at_limit: bool = False  # tool calls cut by max_tokens, vLLM's "{}" stub last
     stub_delay: float = 0.2  # seconds before the stub's chunk
+    calls_for: Callable[[dict], list[tuple[str, str]]] | None = None
 
 
 @dataclass
@@ -78,13 +80,16 @@ def _events(script: ToolScript, body: dict, number: int) -> list[dict]:
     if wants_call and script.text_when is not None and script.text_when(body, number):
         wants_call = False
     events = [_chunk({"role": "assistant", "content": ""})]
+    calls: list[tuple[str, str]] = []
     if wants_call:
-        for i in range(script.calls):
-            tool = tools[(number + i) % len(tools)]["function"]
-            required = (tool.get("parameters") or {}).get("required") or ["input"]
-            arguments = json.dumps({name: f"{name}-{number}-{i}" for name in required})
+        calls = (
+            _calls(script, tools, number) if script.calls_for is None else script.calls_for(body)
+        )
+    wants_call = bool(calls)
+    if wants_call:
+        for i, (name, arguments) in enumerate(calls):
             start = {"index": i, "id": f"chatcmpl-tool-{number}-{i}", "type": "function"}
-            start["function"] = {"name": tool["name"], "arguments": ""}
+            start["function"] = {"name": name, "arguments": ""}
             events.append(_chunk({"tool_calls": [start]}))
             streamed = arguments[: len(arguments) // 2] if script.cut_at_limit else arguments
             for at in range(0, len(streamed), script.fragment):
@@ -103,7 +108,7 @@ def _events(script: ToolScript, body: dict, number: int) -> list[dict]:
         events += [_chunk({"content": piece}) for piece in pieces]
         finish = "stop"
     if wants_call and script.cut_at_limit:
-        stub = {"index": script.calls - 1, "function": {"arguments": "{}"}}
+        stub = {"index": len(calls) - 1, "function": {"arguments": "{}"}}
         events.append(_chunk({"tool_calls": [stub]}, "length"))
     else:
         events.append(_chunk({}, finish))
@@ -114,6 +119,18 @@ def _events(script: ToolScript, body: dict, number: int) -> list[dict]:
         {"id": "chatcmpl-agent", "object": "chat.completion.chunk", "choices": [], "usage": usage}
     )
     return events
+
+
+def _calls(script: ToolScript, tools: list[dict], number: int) -> list[tuple[str, str]]:
+    """``script.calls`` calls of the tools in turn, each with its required arguments made up."""
+    calls = []
+    for i in range(script.calls if tools else 0):
+        tool = tools[(number + i) % len(tools)]["function"]
+        required = (tool.get("parameters") or {}).get("required") or ["input"]
+        calls.append(
+            (tool["name"], json.dumps({name: f"{name}-{number}-{i}" for name in required}))
+        )
+    return calls
 
 
 def _chunk(delta: dict, finish: str | None = None) -> dict:
