@@ -14,10 +14,11 @@ agent's own requests (``agent_session``):
   seconds and the part's share of the wall time, mean/p50/p90 over the sessions (0 for one
   that spawned none).
 * **By agent**: the top-level agents' requests (depth 0) and the fresh and forked sub-agents'
-  (any depth): requests, failures, TTFT and TTFO mean/p50/p90 (ms); for the sub-agents, their
-  first request's cached share (cached / prompt tokens, mean over the sub-agents) beside that
-  of the parent's spawning request (the parent's last request before it: the tool step whose
-  call the sub-agent answers), so a fork's reuse of its parent's history is beside its parent's.
+  (any depth; ``sub-agent`` for those whose records do not say how they started): requests,
+  failures, TTFT and TTFO mean/p50/p90 (ms); for the sub-agents, their first request's cached
+  share (cached / prompt tokens, mean over the sub-agents) beside that of the parent's spawning
+  request (the parent's last request before it: the tool step whose call the sub-agent
+  answers), so a fork's reuse of its parent's history is beside its parent's.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from analysis.views import agents
 from analysis.views.tables import Table, slug
 
 TOP, FRESH, FORK = "top-level", "fresh", "fork"  # an agent's kind; extra.subagent's values
+SUB = "sub-agent"  # a sub-agent whose records do not say how it started
 _SESSION = ["run", "level", "session_id"]
 _SHARE = "{:.1%}"
 FORMATS = {
@@ -110,7 +112,7 @@ def spawns(rows: pd.DataFrame) -> pd.DataFrame:
     first = subs.groupby(["run", "level", "agent_session"], observed=True).head(1)
     first = first.assign(
         parent_session=first["parent_session"].astype(str),
-        agent=first["extra_subagent"].astype(str),
+        agent=first["extra_subagent"].astype(str).replace("", SUB),
         first=first["share"],
     )[[*keys, "turn", "agent", "first"]]
     parents = rows.assign(parent_session=rows["agent_session"].astype(str), spawning=rows["share"])
@@ -121,8 +123,9 @@ def spawns(rows: pd.DataFrame) -> pd.DataFrame:
 def by_agent(steps: pd.DataFrame, label: str, settings: Settings) -> pd.DataFrame:
     """One row per (concurrency, agent kind: top-level, fresh, fork) of ``label``."""
     rows = steps[steps["label"] == label]
-    kind = np.where(rows["depth"].to_numpy() > 0, rows["extra_subagent"].astype(str), TOP)
-    rows = rows.assign(agent=pd.Categorical(kind, categories=[TOP, FRESH, FORK]))
+    start = rows["extra_subagent"].astype(str).replace("", SUB)
+    kind = np.where(rows["depth"].to_numpy() > 0, start, TOP)
+    rows = rows.assign(agent=pd.Categorical(kind, categories=[TOP, FRESH, FORK, SUB]))
     started = spawns(rows)
     out = []
     for (level, agent), group in rows.groupby(["level", "agent"], sort=True, observed=True):

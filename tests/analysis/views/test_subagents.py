@@ -128,3 +128,12 @@ def test_a_sub_agents_first_request_cache_share_is_beside_its_parents_spawning_r
     assert rows.loc["fork", "First request cached share"] == pytest.approx(0.9)
     assert rows.loc["fork", "Spawning request cached share"] == pytest.approx(0.7)
     assert pd.isna(rows.loc["top-level", "First request cached share"])
+
+
+def test_sub_agents_that_do_not_say_how_they_started_have_a_row_of_their_own(tmp_path):
+    records = [top("a", 1, 0), *(sub("a", "a1", "", turn, turn, cached=0) for turn in (2, 3))]
+    frame = subagents.by_agent(steps_of(tmp_path, records), "agent", SETTINGS)
+    assert list(zip(frame["Agent"], frame["n"], strict=True)) == [
+        ("top-level", 1),
+        ("sub-agent", 2),
+    ]
