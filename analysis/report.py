@@ -22,6 +22,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pandas as pd
+
 from analysis.document import Report, Section
 from analysis.figures import accuracy, operating_points, server_timing, slices, slo
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
@@ -77,9 +79,11 @@ from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
 from analysis.views import (
     agents,
+    compaction,
     conversations,
     server_views,
     speed_accuracy,
+    subagents,
     tables,
     timeline,
 )
@@ -301,6 +305,10 @@ def build(
         agents.context_chart(agents.by_context(steps, label, settings), label, simulated)
         for label in conversations.labels(steps)
     ]
+    compacted = compaction.compaction_records(steps)
+    charts += [
+        compaction.chart(compacted, label, simulated) for label in conversations.labels(compacted)
+    ]
     charts += server_views.charts(
         server_timing.ttft_splits(dataset.records, settings),
         server_timing.drafting(dataset.records, settings),
@@ -337,10 +345,28 @@ def build(
                 )
                 if not steps.empty  # a run without agent steps: summary.json as it was
             },
+            **agent_tables(steps, settings),
         },
         timelines=context.timelines,
         figures=figures,
     )
+
+
+def agent_tables(steps: pd.DataFrame, settings: Settings) -> dict[str, pd.DataFrame]:
+    """summary.json's sub-agent and compaction tables, of the labels that had them (none: not
+    there, summary.json as it was)."""
+    spawned = subagents.subagent_records(steps)
+    compacted = compaction.compaction_records(steps)
+    tables = {
+        "agent_subagents": conversations.every_label(
+            spawned, settings, subagents.time_in_subagents
+        ),
+        "agent_subagent_requests": conversations.every_label(spawned, settings, subagents.by_agent),
+        "agent_compaction": conversations.every_label(
+            compacted, settings, lambda rows, label, _: compaction.around(rows, label)
+        ),
+    }
+    return {name: frame for name, frame in tables.items() if not frame.empty}
 
 
 def write(

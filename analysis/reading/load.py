@@ -31,7 +31,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from analysis.errors import InputError
-from analysis.reading import locust_csv, per_request
+from analysis.reading import derived_columns, locust_csv, per_request
 from sparkload.records import (
     DURATION_FIELDS,
     MANIFEST_FILE,
@@ -53,18 +53,20 @@ from sparkload.records import (
 # Every record's numeric fields; older records lack the later ones (NaN): ttfo (issue 26); turn
 # and turns (a conversation's requests: the turn, 1-based, and the turns it was planned with);
 # images and image_bytes (a request's images: how many, their bytes), inputs (an embeddings
-# request's; issue 43).
+# request's; issue 43), depth (an agent's: 0 top-level, 1 its sub-agents, ...; issue 44).
 NUMERIC_FIELDS = (
     "level", "level_index", "start_time", "ttft", "t_last_token", "itl", "tps", "latency",
     "decode_tps", "output_tokens", "chunk_gap_mean", "prompt_tokens", "cached_tokens",
     "queue_wait", "turn", "turns", "scheduled_time", "ttfo", "images", "image_bytes", "inputs",
+    "depth",
 )
 # Every record's text fields, kept as categoricals ("" where a record has none): an agent's step
 # kind, a dataset line's category, a structured reply's verdict and parse error's kind, the
-# finish reason ("" for a failure), the images' size "WxH"
+# finish reason ("" for a failure), the images' size "WxH", an agent's own session and the one
+# that spawned it (a sub-agent's)
 TEXT_FIELDS = (
     "endpoint", "session_id", "step", "category", "structured", "finish_reason",
-    "structured_error", "image_size",
+    "structured_error", "image_size", "agent_session", "parent_session",
 )
 # A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
 # a batch of records without reasoning or tool calls costs one pass for all of them;
@@ -74,11 +76,14 @@ THINKING_FIELDS = (
     "tool_calls", "tool_args_done", "tool_args_valid",
 )
 # Workload fields of ``RequestRecord.extra`` the workload tables read, kept as ``extra_<name>``;
-# user_turn and step_index: an agent's step, its user turn and its place in it.
+# user_turn and step_index: an agent's step, its user turn and its place in it; compacted and
+# compacted_from: the first request after a compaction, the session's count and the prompt
+# tokens that set it off.
 EXTRA_FIELDS = (
     "target_tokens", "prefill_s", "identical", "prefix", "prefix_tokens",
-    "expected_cached_tokens", "user_turn", "step_index",
+    "expected_cached_tokens", "user_turn", "step_index", "compacted", "compacted_from",
 )
+EXTRA_TEXT_FIELDS = ("subagent",)  # kept as categoricals: a sub-agent's start, fresh or fork
 # fmt: on
 EXTRA_DURATIONS = ("prefill_s",)  # seconds, scaled like DURATION_FIELDS
 SOURCE_RECORDS = "records"
@@ -333,7 +338,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
     parts: dict[str, list[np.ndarray]] = {name: [] for name in kept}
     kinds: list[list] = []
     counted_by: list[pd.Categorical] = []
-    texts: dict[str, list[pd.Categorical]] = {name: [] for name in TEXT_FIELDS}
+    texts: dict[str, list[pd.Categorical]] = {name: [] for name in _TEXTS}
     bad = 0
     with file.open("rb") as handle:
         while lines := handle.readlines(_CHUNK_BYTES):
@@ -367,7 +372,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
             kinds.append([r.get("error_kind") for r in records])
             # one string per record would cost ~75 bytes each at 1M records; codes cost 1
             for name, chunks in texts.items():
-                chunks.append(pd.Categorical([_text(r.get(name)) for r in records]))
+                chunks.append(pd.Categorical(_texts(records, name)))
     columns = {
         name: np.concatenate(chunks)
         if chunks
@@ -397,6 +402,17 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
+_TEXTS = (*TEXT_FIELDS, *(f"extra_{name}" for name in EXTRA_TEXT_FIELDS))  # text columns
+
+
+def _texts(records: list[dict], column: str) -> list[str]:
+    """A text column's values: a record's field, or (``extra_<name>``) its ``extra``'s."""
+    if column in TEXT_FIELDS:
+        return [_text(r.get(column)) for r in records]
+    name = column.removeprefix("extra_")
+    return [_text(e.get(name)) if isinstance(e := r.get("extra"), dict) else "" for r in records]
+
+
 def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> float:
     """In place: ``scale_to_simulated_time`` for whole columns, start times included (counted
     from the first send); returns that first send's wall-clock second (NaN: none)."""
@@ -415,30 +431,6 @@ def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> flo
         if name in columns:
             columns[name] = columns[name] / time_scale
     return origin
-
-
-def _measured_itl(columns: dict[str, np.ndarray]) -> np.ndarray:
-    """The records' ITL, undefined (NaN) where no time passed between the first token and the
-    last: records written before ``RequestRecord.derive`` left it undefined there say 0.0 for a
-    reply that came as one chunk, a gap that was never measured."""
-    no_gap = columns["t_last_token"] <= columns["ttft"]  # NaN compares False: kept
-    return np.where(no_gap, np.nan, columns["itl"])
-
-
-def _expected_cached(columns: dict[str, np.ndarray]) -> np.ndarray:
-    """Per record, the prompt tokens a prefix cache that keeps everything would serve (NaN where
-    prompts share nothing by design): a trace line's own figure (its leading blocks an earlier
-    line sent whole), or, with shared prefixes, the prefix's tokens for every request after the
-    first of its prefix in the run (by send time, warm-ups included)."""
-    expected = columns["extra_expected_cached_tokens"].copy()
-    prefix = columns["extra_prefix"]
-    shared = np.flatnonzero(np.isfinite(prefix))
-    if len(shared):
-        order = shared[np.argsort(columns["start_time"][shared], kind="stable")]
-        _, first = np.unique(prefix[order], return_index=True)
-        expected[shared] = columns["extra_prefix_tokens"][shared]
-        expected[order[first]] = 0.0
-    return expected
 
 
 def _offered_rps(run: Run, level_index: np.ndarray) -> np.ndarray:
@@ -468,8 +460,8 @@ def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
     if run.records == 0:
         return None
     run.time_origin = _to_simulated_time(columns, run.time_scale)
-    columns["itl"] = _measured_itl(columns)
-    columns["expected_cached_tokens"] = _expected_cached(columns)
+    columns["itl"] = derived_columns.measured_itl(columns)
+    columns["expected_cached_tokens"] = derived_columns.expected_cached(columns)
     frame = pd.DataFrame(columns)
     frame["level"] = frame["level"].astype(np.int64)
     frame["error_kind"] = frame["error_kind"].astype("category")
@@ -490,7 +482,10 @@ def load_with_records(path: str | Path) -> Dataset:
 
 
 # the text columns kept as pandas categoricals (concat widens them to object)
-_TEXT_COLUMNS = ("endpoint", "session_id", "step", "category", "structured", "reasoning_counted_by")
+_TEXT_COLUMNS = (
+    "endpoint", "session_id", "step", "category", "structured", "reasoning_counted_by",
+    "agent_session", "parent_session", "extra_subagent",
+)  # fmt: skip
 
 
 def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:

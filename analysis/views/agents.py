@@ -52,7 +52,7 @@ def step_records(records: pd.DataFrame) -> pd.DataFrame:
     return turns[turns["step"].astype(str).to_numpy() != ""]
 
 
-def _ms(values: pd.Series, settings: Settings, stem: str) -> dict[str, float]:
+def ms_figures(values: pd.Series, settings: Settings, stem: str) -> dict[str, float]:
     """Mean, p50 and p90 in ms of a duration column (seconds; missing values left out)."""
     ordered = np.sort(values.dropna().to_numpy(float)) * 1000.0
     method = settings.percentile_method
@@ -74,14 +74,14 @@ def figures(group: pd.DataFrame, settings: Settings) -> dict:
     """A group's counts and figures (the module docstring's) over its successful requests."""
     ok = group[group["ok"].to_numpy()]
     calls = ok[ok["tool_calls"].fillna(0).to_numpy() > 0]
-    args = _ms(calls["tool_args_done"], settings, "Tool args")
+    args = ms_figures(calls["tool_args_done"], settings, "Tool args")
     cut = replies.truncated_calls(calls)
     valid = calls["tool_args_valid"][~cut].dropna()
     return {
         "n": len(ok),
         "Failures": len(group) - len(ok),
-        **_ms(ok["ttft"], settings, "TTFT"),
-        **_ms(ok["ttfo"], settings, "TTFO"),
+        **ms_figures(ok["ttft"], settings, "TTFT"),
+        **ms_figures(ok["ttfo"], settings, "TTFO"),
         "Reasoning share": _share(ok["reasoning_tokens"], ok["output_tokens"]),
         "Tool-call requests": len(calls),
         "Tool args ms p50": args["Tool args ms p50"],

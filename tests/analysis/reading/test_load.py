@@ -266,6 +266,26 @@ def test_workload_fields_of_the_records_are_loaded_once_in_simulated_time(tmp_pa
     assert list(loaded["extra_identical"]) == [0, 0]
 
 
+def test_an_agents_session_fields_are_loaded_as_text_and_numbers(tmp_path):
+    def agent(start: float, **fields) -> dict:
+        return make_record(
+            1, 0, ttft=0.1, itl=0.01, tps=50.0, latency=1.0, start_time=start, **fields
+        )
+
+    records = [
+        agent(1.0, agent_session="s", depth=0, extra={"compacted": 2, "compacted_from": 2600}),
+        agent(2.0, agent_session="s1", parent_session="s", depth=1, extra={"subagent": "fork"}),
+        agent(3.0),  # a record of another workload: empty text, NaN numbers
+    ]
+    loaded = load([write_run(tmp_path / "r", "agent", records)]).records
+    assert list(loaded["agent_session"]) == ["s", "s1", ""]
+    assert list(loaded["parent_session"]) == ["", "s", ""]
+    assert list(loaded["extra_subagent"]) == ["", "fork", ""]
+    assert list(loaded["depth"][:2]) == [0, 1] and pd.isna(loaded["depth"][2])
+    assert list(loaded["extra_compacted"][:1]) == [2] and pd.isna(loaded["extra_compacted"][1])
+    assert loaded["extra_compacted_from"][0] == 2600
+
+
 def test_prefill_throughput_uses_the_loaders_simulated_prefill_time(tmp_path):
     records = prefill_records([0.01, 0.02])
     run = write_run(tmp_path / "r", "probe", records, time_scale=10.0)
