@@ -1,5 +1,9 @@
-"""Recorded agent sessions to replay (``--agent-trace FILE``): sglang's agentic-trace JSON and a
-JSONL of OpenAI message lists.
+"""Recorded agent sessions to replay (``--agent-trace FILE``): sglang's agentic-trace JSON, a
+JSONL of OpenAI message lists, and TraceLab's round traces.
+
+The file is read once (plain or gzip, known by its bytes) and its format is known by its content:
+a first line that is a JSON object with ``session_id`` and ``input_tokens_total`` is TraceLab's
+(token counts, no text: ``inputs.tracelab``, read as a ``LabCorpus``); otherwise:
 
 - **sglang's agentic trace** (``sglang.bench_serving --dataset-name agentic``, from OpenHands or
   SWE-smith runs): one JSON object, ``{"conversations": [[{"messages": [...], "prompt_tokens":
@@ -44,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from sparkload.errors import ConfigError
-from sparkload.inputs import files
+from sparkload.inputs import files, tracelab
 from sparkload.inputs.datasets import Messages
 from sparkload.inputs.files import UserFile
 from sparkload.inputs.tools import Tools, check_tools
@@ -105,14 +109,25 @@ class AgentTrace:
         }
 
 
-def load_agent_trace(path: Path) -> AgentTrace:
-    """The sessions recorded in ``path``; a ConfigError of one line if they cannot be replayed."""
+def load_recorded(path: Path) -> AgentTrace | tracelab.LabCorpus:
+    """The sessions recorded in ``path``, in its format; a ConfigError of one line if they
+    cannot be replayed."""
     file = files.read(FLAG, path)
+    if tracelab.is_round(_first_line(file.text)):
+        return tracelab.read_corpus(file)
     fmt, found = _parse(file)
     sessions = tuple(session for session in found if session is not None)
     if not sessions:
         raise ConfigError(f"{FLAG}: {path} holds no session with a message to send")
     return AgentTrace(path, fmt, sessions, file.sha256, skipped=len(found) - len(sessions))
+
+
+def load_agent_trace(path: Path) -> AgentTrace:
+    """The message sessions recorded in ``path`` (the agent workload's replay of them)."""
+    recorded = load_recorded(path)
+    if isinstance(recorded, tracelab.LabCorpus):
+        raise ConfigError(f"{FLAG}: {path} holds TraceLab rounds, which this replay cannot send")
+    return recorded
 
 
 def _parse(file: UserFile) -> tuple[str, list[RecordedSession | None]]:
@@ -138,12 +153,21 @@ def _parse(file: UserFile) -> tuple[str, list[RecordedSession | None]]:
 
 def _looks_like_jsonl(text: str) -> bool:
     """Whether the first non-blank line is a JSON value of its own (so the file is JSONL)."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    try:
-        json.loads(first)
-    except json.JSONDecodeError:
-        return False
-    return True
+    return _first_line(text) is not None
+
+
+def _first_line(text: str) -> Any:
+    """The JSON value of the first non-blank line (None: it is not one of its own)."""
+    end = 0
+    while end < len(text):  # the file may be hundreds of megabytes: split off one line only
+        start, end = end, text.find("\n", end)
+        end = len(text) if end < 0 else end + 1
+        if text[start:end].strip():
+            try:
+                return json.loads(text[start:end])
+            except json.JSONDecodeError:
+                return None
+    return None
 
 
 # ----- sglang's agentic trace ---------------------------------------------------------------

@@ -1,7 +1,8 @@
 """A user's input file read once, the same way for every option that names one.
 
 Prompts, datasets, traces, agent traces, tools, schemas and quality datasets are all read here:
-plain or gzip-compressed (a name ending ``.gz``: ``trace.jsonl.gz``), decoded as UTF-8 (a byte
+plain or gzip-compressed (a name ending ``.gz``: ``trace.jsonl.gz``, or any name whose bytes
+start with gzip's magic number: a download saved without its suffix), decoded as UTF-8 (a byte
 order mark, as Windows editors write, is accepted and dropped), then parsed as one JSON
 document, JSON lines or CSV. Whatever is wrong is one ``ConfigError`` line that starts with the
 option and names the file, and the line where there is one::
@@ -28,6 +29,7 @@ from typing import Any
 from sparkload.errors import ConfigError
 
 GZIP_SUFFIX = ".gz"
+GZIP_MAGIC = b"\x1f\x8b"  # the first two bytes of every gzip stream (RFC 1952)
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ def json_line(line: str, where: str) -> Any:
 
 def read(flag: str, path: Path) -> UserFile:
     """The file at ``path``, read for option ``flag``: a ConfigError of one line if it cannot be
-    read, is not valid gzip (under a ``.gz`` name) or is not UTF-8 text."""
+    read, is not valid gzip (under a ``.gz`` name, or starting with gzip's magic number) or is
+    not UTF-8 text (a UTF-8 file never starts with gzip's magic: 0x8b is no first byte)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -97,7 +100,7 @@ def read(flag: str, path: Path) -> UserFile:
     except OSError as exc:
         raise ConfigError(f"{flag}: cannot read {path}: {exc.strerror or exc}") from None
     data = raw
-    if path.name.lower().endswith(GZIP_SUFFIX):
+    if path.name.lower().endswith(GZIP_SUFFIX) or raw.startswith(GZIP_MAGIC):
         try:
             data = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:

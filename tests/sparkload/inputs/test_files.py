@@ -39,6 +39,11 @@ def test_a_gzip_file_reads_as_its_plain_text_and_keeps_the_stored_bytes_digest(t
     assert file.sha256 == hashlib.sha256(packed).hexdigest()
 
 
+def test_a_gzip_file_saved_without_its_suffix_is_known_by_its_magic_number(tmp_path):
+    (tmp_path / "d.jsonl").write_bytes(gzip.compress(b'{"a": 1}\n'))
+    assert files.read(FLAG, tmp_path / "d.jsonl").text == '{"a": 1}\n'
+
+
 def test_a_byte_order_mark_is_accepted_and_dropped(tmp_path):
     (tmp_path / "d.json").write_bytes(b'\xef\xbb\xbf{"a": 1}')
     assert files.read(FLAG, tmp_path / "d.json").json() == {"a": 1}
