@@ -1,7 +1,7 @@
 """Recorded agent sessions to replay (``--agent-trace FILE``): sglang's agentic-trace JSON, a
 JSONL of OpenAI message lists, and TraceLab's round traces.
 
-The file is read once (plain or gzip, known by its bytes) and its format is known by its content:
+The file (plain or gzip, known by its bytes) is told by its content:
 a first line that is a JSON object with ``session_id`` and ``input_tokens_total`` is TraceLab's
 (token counts, no text: ``inputs.tracelab``, read as a ``LabCorpus``); otherwise:
 
@@ -112,9 +112,10 @@ class AgentTrace:
 def load_recorded(path: Path) -> AgentTrace | tracelab.LabCorpus:
     """The sessions recorded in ``path``, in its format; a ConfigError of one line if they
     cannot be replayed."""
+    lines = files.lines(FLAG, path)
+    if tracelab.is_round(_value(lines.head())):
+        return tracelab.read_corpus(lines)  # line by line: the corpus runs to gigabytes
     file = files.read(FLAG, path)
-    if tracelab.is_round(_first_line(file.text)):
-        return tracelab.read_corpus(file)
     fmt, found = _parse(file)
     sessions = tuple(session for session in found if session is not None)
     if not sessions:
@@ -153,21 +154,20 @@ def _parse(file: UserFile) -> tuple[str, list[RecordedSession | None]]:
 
 def _looks_like_jsonl(text: str) -> bool:
     """Whether the first non-blank line is a JSON value of its own (so the file is JSONL)."""
-    return _first_line(text) is not None
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    try:
+        json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
-def _first_line(text: str) -> Any:
-    """The JSON value of the first non-blank line (None: it is not one of its own)."""
-    end = 0
-    while end < len(text):  # the file may be hundreds of megabytes: split off one line only
-        start, end = end, text.find("\n", end)
-        end = len(text) if end < 0 else end + 1
-        if text[start:end].strip():
-            try:
-                return json.loads(text[start:end])
-            except json.JSONDecodeError:
-                return None
-    return None
+def _value(line: str) -> Any:
+    """The line's JSON value (None: it is not one of its own)."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        return None
 
 
 # ----- sglang's agentic trace ---------------------------------------------------------------

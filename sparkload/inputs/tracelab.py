@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from sparkload.errors import ConfigError
-from sparkload.inputs.files import UserFile
+from sparkload.inputs.files import LineFile
 
 FORMAT = "tracelab"
 COUNTS = ("input_tokens_total", "prefix_tokens", "newly_append_tokens", "output_tokens")
@@ -137,7 +137,7 @@ def is_round(value: Any) -> bool:
     return isinstance(value, dict) and "session_id" in value and "input_tokens_total" in value
 
 
-def read_corpus(file: UserFile) -> LabCorpus:
+def read_corpus(file: LineFile) -> LabCorpus:
     """The file's sessions, sub-agents nested; a ConfigError of one line naming what is wrong."""
     by_id: dict[str, list[LabRound]] = {}
     keys: dict[str, tuple[str, str]] = {}
