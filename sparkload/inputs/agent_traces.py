@@ -123,14 +123,6 @@ def load_recorded(path: Path) -> AgentTrace | tracelab.LabCorpus:
     return AgentTrace(path, fmt, sessions, file.sha256, skipped=len(found) - len(sessions))
 
 
-def load_agent_trace(path: Path) -> AgentTrace:
-    """The message sessions recorded in ``path`` (the agent workload's replay of them)."""
-    recorded = load_recorded(path)
-    if isinstance(recorded, tracelab.LabCorpus):
-        raise ConfigError(f"{FLAG}: {path} holds TraceLab rounds, which this replay cannot send")
-    return recorded
-
-
 def _parse(file: UserFile) -> tuple[str, list[RecordedSession | None]]:
     """The file's format and its sessions (None: one with nothing to send)."""
     path = file.path

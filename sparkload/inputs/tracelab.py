@@ -71,7 +71,8 @@ class LabRound:
     reasoning_tokens: int | None  # reasoning_output_tokens (Codex; None: Claude's, unsaid)
     start: float | None  # epoch seconds its request was due (None: untimed)
     end: float | None  # its last output
-    tools: tuple[ToolSpan, ...]
+    tools: tuple[ToolSpan, ...]  # those with both times
+    calls: int = 0  # the tool calls it made (its ``tools``, timed or not)
     pause: float = 0.0  # recorded seconds before it (module docstring, "Pauses")
 
     @property
@@ -188,6 +189,7 @@ def _round(value: dict[str, Any], number: int, at: str) -> LabRound:
         start=start,
         end=end,
         tools=_tools(value.get("tools"), at),
+        calls=len(value.get("tools") or ()),
     )
 
 

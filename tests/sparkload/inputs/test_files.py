@@ -15,7 +15,7 @@ import pytest
 
 from sparkload.errors import ConfigError
 from sparkload.inputs import files
-from sparkload.inputs.agent_traces import load_agent_trace
+from sparkload.inputs.agent_traces import load_recorded
 from sparkload.inputs.prompts import load_prompts
 from sparkload.inputs.schemas import read_schema
 from sparkload.inputs.tools import load_tools
@@ -146,7 +146,7 @@ READERS: dict[str, tuple[str, str, Callable[[Path], Any]]] = {
     "agent-trace": (
         "a.jsonl",
         jsonl({"messages": [{"role": "user", "content": "hi"}]}),
-        lambda p: load_agent_trace(p).sessions,
+        lambda p: load_recorded(p).sessions,
     ),
     "tools": ("tools.json", json.dumps([TOOL]), lambda p: load_tools(p).tools),
     "schema": (

@@ -15,7 +15,7 @@ from sparkload.workloads import labtext
 
 
 def lab_round(total: int, prefix: int, output: int = 100, pause: float = 0.0) -> LabRound:
-    return LabRound(0, 1, total, prefix, total - prefix, output, None, None, None, (), pause)
+    return LabRound(0, 1, total, prefix, total - prefix, output, None, None, None, (), 0, pause)
 
 
 def session_prompts(rounds: list[LabRound], own: str = "run1:s1") -> list[labtext.Prompt]:
