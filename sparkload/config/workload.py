@@ -390,9 +390,10 @@ ROWS: tuple[Option, ...] = (
     Option(
         "--agent-trace",
         None,
-        "Replay recorded agent sessions (sglang's agentic-trace JSON, or a JSONL of OpenAI "
-        "message lists with tool_calls and tool messages), one request per recorded turn, "
-        "closed loop; chooses --workload agent",
+        "Replay recorded agent sessions (sglang's agentic-trace JSON, a JSONL of OpenAI "
+        "message lists with tool_calls and tool messages, or TraceLab's round counts, plain or "
+        "gzip: prompts synthesized to the recorded sizes, sub-agents nested), one request per "
+        "recorded turn, closed loop; chooses --workload agent",
         WORKLOAD,
         optional_path,
     ),

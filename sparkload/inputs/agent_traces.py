@@ -112,15 +112,19 @@ class AgentTrace:
 def load_recorded(path: Path) -> AgentTrace | tracelab.LabCorpus:
     """The sessions recorded in ``path``, in its format; a ConfigError of one line if they
     cannot be replayed."""
-    lines = files.lines(FLAG, path)
-    if tracelab.is_round(_value(lines.head())):
-        return tracelab.read_corpus(lines)  # line by line: the corpus runs to gigabytes
+    if is_tracelab(path):
+        return tracelab.read_corpus(files.lines(FLAG, path))  # line by line: it runs to GBs
     file = files.read(FLAG, path)
     fmt, found = _parse(file)
     sessions = tuple(session for session in found if session is not None)
     if not sessions:
         raise ConfigError(f"{FLAG}: {path} holds no session with a message to send")
     return AgentTrace(path, fmt, sessions, file.sha256, skipped=len(found) - len(sessions))
+
+
+def is_tracelab(path: Path) -> bool:
+    """Whether ``path`` holds TraceLab's rounds (its first line tells)."""
+    return tracelab.is_round(_value(files.lines(FLAG, path).head()))
 
 
 def _parse(file: UserFile) -> tuple[str, list[RecordedSession | None]]:

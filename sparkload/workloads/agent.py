@@ -54,6 +54,11 @@ of it but the new part.
   is timed by its gaps (each turn due the recorded gap after the send of the turn before: the
   session waits what is left once the reply is in, ``extra.gap_s``), any other by
   ``--think-time``.
+- **TraceLab** (``--agent-trace`` with TraceLab's rounds, ``tracelab_replay``): each round one
+  request, its synthesized prompt as one user message (no tools), its recorded output pinned,
+  after its recorded pause (``--max-think-time`` caps it); a nested sub-agent runs on the
+  user's stack after its round. A top-level session and its sub-agents are one session of the
+  quota (``--requests-per-user`` counts top-level sessions).
 - **Prefix sharing** as the conversation workload has it: each request's messages start with
   the byte-identical messages of the one before (the context is kept as sent), and the first
   user message starts with the session's id line (``[conversation <id>]``), so no session is
@@ -135,7 +140,7 @@ from sparkload.workloads.subagents import (
     draw_spawns,
     fixed_total,
 )
-from sparkload.workloads.tracelab_replay import LabPlace
+from sparkload.workloads.tracelab_replay import LabPlace, LabSynthesis
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -166,8 +171,7 @@ class AgentWorkload(Workload[AgentUser]):
     prompts: tuple[str, ...] = ()  # synthetic: the user messages, dealt in the seeded order
     trace: AgentTrace | None = None  # or the recorded sessions replayed
     lab: LabCorpus | None = None  # or TraceLab's (tracelab_replay)
-    max_think_time: float | None = None  # TraceLab: the cap on its recorded pauses
-    salt: str = ""  # TraceLab: this run's (the openings its sessions share)
+    synthesis: LabSynthesis = field(default_factory=LabSynthesis)  # TraceLab's prompts
     turns: int | None = None  # --turns (None: DEFAULT_TURNS, or each recorded session's own)
     turns_stddev: float = 0.0
     tool_turns: int = 2
@@ -205,8 +209,9 @@ class AgentWorkload(Workload[AgentUser]):
             raise ConfigError(f"--max-think-time: {w.agent_trace} holds no TraceLab rounds")
         prompts: tuple[str, ...] = ()
         results, lengths = None, (w.tool_result_tokens, w.tool_result_tokens_stddev)
-        if lab is not None:
-            source = {**lab.describe(), "generator": blocktext.GENERATOR}
+        if lab is not None:  # and the master's salt and count of a block (a unit a token?)
+            given = synthetic.source if synthetic else {}
+            source = {"generator": blocktext.GENERATOR, "salt": "", **given, **lab.describe()}
         elif trace is None:
             prompt_set = load_prompts(w.prompts)
             prompts, source = prompt_set.prompts, prompt_set.describe()
@@ -234,8 +239,7 @@ class AgentWorkload(Workload[AgentUser]):
             prompts=prompts,
             trace=trace,
             lab=lab,
-            max_think_time=w.max_think_time,
-            salt=uuid.uuid4().hex,
+            synthesis=LabSynthesis.of(source, w.max_think_time),
             turns=w.turns,
             turns_stddev=w.turns_stddev,
             tool_turns=w.tool_turns,
@@ -310,7 +314,7 @@ class AgentWorkload(Workload[AgentUser]):
         max_tokens = self.max_tokens
         if session.lab is not None:  # TraceLab: one synthesized user message a round
             message, step, max_tokens = tracelab_replay.round_request(
-                session.lab, (self.salt, session.session_id), self.max_think_time, extra
+                session.lab, self.synthesis, session.session_id, extra
             )
             session.context = [message]
             tools, index, choice = None, session.source, None

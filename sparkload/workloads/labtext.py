@@ -18,6 +18,11 @@ and how long the answer was. A replay sends text of those lengths with the recor
   token counts (a 100,000-token round is as small as a 10-token one); ``text`` makes the
   characters when the request is sent, from 512-unit blocks seeded by key (``blocktext``'s
   generator and cache), so equal segments give equal text in every process.
+- **Another tokenizer.** Where the target counts a 512-unit block as other than 512 tokens
+  (the master counts one, ``fitting.count_blocks``; vLLM's CPU test build's small vocabulary
+  makes a unit 3 tokens), ``scale`` (units a token: 512 / the block's count) sizes every prompt
+  and prefix in units, so the prompt's tokens are still the recorded count, to within that
+  count's average, and the prefix stays byte-identical.
 - **Keys** are the caller's: the opening's and each round's own, with the run's salt in them so
   every run (and every replay of a session) starts cold, as the recording's sessions did.
 - **The answer** is asked at the recorded length: ``max_tokens = output_tokens``, which counts
@@ -44,16 +49,23 @@ def units(prompt: Prompt) -> int:
     return sum(count for _, count in prompt)
 
 
-def first_prompt(one: LabRound, opening: str, own: str) -> Prompt:
+def first_prompt(one: LabRound, opening: str, own: str, scale: float = 1.0) -> Prompt:
     """A session's first round: the opening's first ``prefix_tokens`` units, then its own."""
-    total = max(1, one.input_tokens)
-    return _own_after(((opening, min(one.prefix_tokens, total)),), own, total)
+    total, prefix = _sizes(one, scale)
+    return _own_after(((opening, prefix),), own, total)
 
 
-def next_prompt(before: Prompt, one: LabRound, own: str) -> Prompt:
+def next_prompt(before: Prompt, one: LabRound, own: str, scale: float = 1.0) -> Prompt:
     """A later round: the round before's first ``prefix_tokens`` units, then its own."""
-    total = max(1, one.input_tokens)
-    return _own_after(_cut(before, min(one.prefix_tokens, total)), own, total)
+    total, prefix = _sizes(one, scale)
+    return _own_after(_cut(before, prefix), own, total)
+
+
+def _sizes(one: LabRound, scale: float) -> tuple[int, int]:
+    """The round's units and its prefix's: its tokens times ``scale``, the target's units a
+    token (1 where a unit is one token)."""
+    total = max(1, round(one.input_tokens * scale))
+    return total, min(round(one.prefix_tokens * scale), total)
 
 
 def text(prompt: Prompt) -> str:

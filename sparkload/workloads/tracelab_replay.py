@@ -51,21 +51,35 @@ def fixed_requests(corpus: LabCorpus, turns: int | None) -> int | None:
     return totals.pop() if len(totals) == 1 else None
 
 
+@dataclass(frozen=True)
+class LabSynthesis:
+    """How the run synthesizes TraceLab prompts: its salt (in the opening every session of one
+    user and project shares), the target's units a token, and the cap on pauses."""
+
+    salt: str = ""
+    scale: float = 1.0  # 512 / the target's count of a 512-unit block
+    cap: float | None = None  # --max-think-time
+
+    @classmethod
+    def of(cls, source: dict[str, Any], cap: float | None) -> LabSynthesis:
+        counted = source.get("token_count", {}).get("block_tokens")
+        scale = labtext.BLOCK_UNITS / counted if counted else 1.0
+        return cls(source.get("salt", ""), scale, cap)
+
+
 def round_request(
-    place: LabPlace, salts: tuple[str, str], cap: float | None, extra: dict[str, Any]
+    place: LabPlace, run: LabSynthesis, own: str, extra: dict[str, Any]
 ) -> tuple[dict[str, Any], str, int]:
     """The next round's request: its user message, step (what the recorded reply did) and the
     output it asks; the recorded counts and the pause before it (``pause_s``) go in ``extra``.
-    ``salts``: the run's (in the opening every session of one user and project shares) and
-    this replay's own."""
-    run, own = salts
+    ``own``: this replay's salt."""
     position, recorded = place.sent, place.recorded
     one = recorded.rounds[position]
     if position == 0:
-        opening = f"{run}:{recorded.user}:{recorded.project}"
-        place.prompt = labtext.first_prompt(one, opening, f"{own}:0")
+        opening = f"{run.salt}:{recorded.user}:{recorded.project}"
+        place.prompt = labtext.first_prompt(one, opening, f"{own}:0", run.scale)
     else:
-        place.prompt = labtext.next_prompt(place.prompt, one, f"{own}:{position}")
+        place.prompt = labtext.next_prompt(place.prompt, one, f"{own}:{position}", run.scale)
     place.sent += 1
     extra.update(
         trace_session=recorded.session_id,
@@ -74,7 +88,7 @@ def round_request(
         recorded_prefix_tokens=one.prefix_tokens,
         recorded_output_tokens=one.output_tokens,
         recorded_pause_s=one.pause,
-        pause_s=labtext.pause(one, cap),
+        pause_s=labtext.pause(one, run.cap),
     )
     message = {"role": "user", "content": labtext.text(place.prompt)}
     return message, STEP_TOOL_CALL if one.calls else STEP_ANSWER, labtext.max_tokens(one)

@@ -80,3 +80,10 @@ def test_the_answer_is_asked_at_the_recorded_output_reasoning_included_at_least_
 @pytest.mark.parametrize(("cap", "waited"), [(None, 42.5), (10.0, 10.0), (0.0, 0.0)])
 def test_a_pause_is_replayed_as_recorded_or_at_most_the_cap(cap, waited):
     assert labtext.pause(lab_round(10, 0, pause=42.5), cap) == waited
+
+
+def test_a_target_counting_other_than_a_token_a_unit_gets_the_units_of_the_recorded_tokens():
+    first = labtext.first_prompt(lab_round(3000, 1200), "o", "s:0", scale=1 / 3)
+    second = labtext.next_prompt(first, lab_round(4500, 2990), "s:1", scale=1 / 3)
+    assert [labtext.units(p) for p in (first, second)] == [1000, 1500]
+    assert second[:2] == (("o", 400), ("s:0", 597))  # the prefix: 2,990 tokens, 997 units

@@ -123,6 +123,7 @@ def test_the_manifest_says_how_many_sessions_were_joined(lab_run):
     prompts = lab_run.manifest["prompts"]
     assert (prompts["format"], prompts["sessions"], prompts["joined"]) == ("tracelab", 2, 1)
     assert prompts["rounds"] == 8
+    assert prompts["token_count"]["exact"]  # the master counted a 512-unit block as 512 tokens
     assert lab_run.manifest["workload"]["ignore_eos"] is True
 
 
