@@ -94,11 +94,19 @@ class LineFile:
 
     flag: str
     path: Path
-    sha256: str  # of its bytes as stored
     packed: bool  # gzip-compressed
 
     def at(self, line: int) -> str:
         return f"{self.flag}: {self.path} line {line}"
+
+    @property
+    def sha256(self) -> str:
+        """Of its bytes as stored (read through once more)."""
+        digest = hashlib.sha256()
+        with _opened(self.flag, self.path) as stored:
+            for chunk in iter(lambda: stored.read(1 << 20), b""):
+                digest.update(chunk)
+        return digest.hexdigest()
 
     def head(self) -> str:
         """Its first non-blank line ("" when it has none)."""
@@ -128,14 +136,9 @@ class LineFile:
 def lines(flag: str, path: Path) -> LineFile:
     """The JSON-lines file at ``path``, to be read line by line (gzip as ``read`` knows it): a
     ConfigError of one line if it cannot be read."""
-    digest = hashlib.sha256()
     with _opened(flag, path) as stored:
         first = stored.read(len(GZIP_MAGIC))
-        digest.update(first)
-        for chunk in iter(lambda: stored.read(1 << 20), b""):
-            digest.update(chunk)
-    packed = path.name.lower().endswith(GZIP_SUFFIX) or first == GZIP_MAGIC
-    return LineFile(flag, path, digest.hexdigest(), packed)
+    return LineFile(flag, path, path.name.lower().endswith(GZIP_SUFFIX) or first == GZIP_MAGIC)
 
 
 @contextmanager
