@@ -121,6 +121,11 @@ class LabCorpus:
     def format(self) -> str:
         return FORMAT
 
+    @property
+    def max_tokens(self) -> int:
+        """The longest recorded output of any round (at least 1)."""
+        return max(1, *(r.output_tokens for s in _all(self.sessions) for r in s.rounds))
+
     def describe(self) -> dict[str, Any]:
         return {
             "path": str(self.path),
@@ -131,6 +136,15 @@ class LabCorpus:
             "rounds": sum(session.requests for session in self.sessions),
             "timed_sessions": sum(session.span is not None for session in self.sessions),
         }
+
+
+def _all(sessions: tuple[LabSession, ...]) -> list[LabSession]:
+    """The sessions and every nested sub-agent."""
+    return (
+        [*sessions, *_all(tuple(c.session for s in sessions for c in s.children))]
+        if sessions
+        else []
+    )
 
 
 def is_round(value: Any) -> bool:

@@ -207,6 +207,8 @@ class AgentWorkload(Workload[AgentUser]):
         lab = recorded if isinstance(recorded, LabCorpus) else None
         if w.max_think_time is not None and lab is None:
             raise ConfigError(f"--max-think-time: {w.agent_trace} holds no TraceLab rounds")
+        if lab is not None and (w.max_tokens is not None or w.output_tokens is not None):
+            raise ConfigError("--agent-trace: TraceLab's rounds ask their recorded output lengths")
         prompts: tuple[str, ...] = ()
         results, lengths = None, (w.tool_result_tokens, w.tool_result_tokens_stddev)
         if lab is not None:  # and the master's salt and count of a block (a unit a token?)
@@ -228,7 +230,7 @@ class AgentWorkload(Workload[AgentUser]):
         if compaction is not None:
             compaction.check_fits(SYSTEM_PROMPT + json.dumps(tools.tools))
         return cls(
-            max_tokens=run_max_tokens(WORKLOAD_AGENT, opts),
+            max_tokens=lab.max_tokens if lab else run_max_tokens(WORKLOAD_AGENT, opts),
             sampling=Sampling(pinned=pinned(opts, by_default=lab is not None)),
             tools=tools,
             tool_choice=w.tool_choice,

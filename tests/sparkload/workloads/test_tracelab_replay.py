@@ -132,3 +132,9 @@ def test_sub_agents_of_one_round_run_one_after_another_and_nest_deeper(tmp_path)
     assert steps[2].parent_session == steps[1].agent_session
     assert steps[4].parent_session == steps[0].agent_session
     assert loaded.requests_per_session == 6
+
+
+def test_the_rounds_ask_their_own_lengths_so_a_run_length_is_refused(tmp_path):
+    assert lab_workload(tmp_path).manifest()["max_tokens"] == 24  # the longest recorded
+    with pytest.raises(ConfigError, match="TraceLab's rounds ask their recorded output lengths"):
+        lab_workload(tmp_path, "--max-tokens", "64")
