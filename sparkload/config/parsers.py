@@ -62,6 +62,11 @@ def non_negative(flag: str, value: Any) -> float:
     return number
 
 
+def optional_non_negative(flag: str, value: Any) -> float | None:
+    """A finite number >= 0, or None (not given)."""
+    return None if value is None or str(value).strip() == "" else non_negative(flag, value)
+
+
 def positive(flag: str, value: Any) -> float:
     number = non_negative(flag, value)
     if number == 0:

@@ -19,6 +19,7 @@ from sparkload.config.parsers import (
     levels,
     non_negative,
     one_of,
+    optional_non_negative,
     optional_path,
     optional_whole,
     path,
@@ -264,6 +265,15 @@ ROWS: tuple[Option, ...] = (
         non_negative,
     ),
     Option(
+        "--max-think-time",
+        None,
+        "A TraceLab --agent-trace: the most seconds any recorded pause before a round (a "
+        "tool's run, a human's reading) is replayed as, in the target's time (default: as "
+        "recorded)",
+        WORKLOAD,
+        optional_non_negative,
+    ),
+    Option(
         "--history",
         HISTORY_MODEL,
         "Conversation workload and --agent-trace: the assistant turns each request carries: "
@@ -380,9 +390,10 @@ ROWS: tuple[Option, ...] = (
     Option(
         "--agent-trace",
         None,
-        "Replay recorded agent sessions (sglang's agentic-trace JSON, or a JSONL of OpenAI "
-        "message lists with tool_calls and tool messages), one request per recorded turn, "
-        "closed loop; chooses --workload agent",
+        "Replay recorded agent sessions (sglang's agentic-trace JSON, a JSONL of OpenAI "
+        "message lists with tool_calls and tool messages, or TraceLab's round counts, plain or "
+        "gzip: prompts synthesized to the recorded sizes, sub-agents nested), one request per "
+        "recorded turn, closed loop; chooses --workload agent",
         WORKLOAD,
         optional_path,
     ),
@@ -461,6 +472,7 @@ class WorkloadOptions:
     turns: int | None  # a conversation's turns (None: the workload's default, a dataset's own)
     turns_stddev: float
     think_time: float  # mean think time, target seconds (0: none)
+    max_think_time: float | None  # a TraceLab replay's cap on its recorded pauses (None: none)
     history: str  # model | dataset
     tools: Path | None  # an agent's tools file (None: the built-in set)
     tool_choice: str  # auto | required | none

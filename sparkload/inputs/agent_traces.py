@@ -1,5 +1,9 @@
-"""Recorded agent sessions to replay (``--agent-trace FILE``): sglang's agentic-trace JSON and a
-JSONL of OpenAI message lists.
+"""Recorded agent sessions to replay (``--agent-trace FILE``): sglang's agentic-trace JSON, a
+JSONL of OpenAI message lists, and TraceLab's round traces.
+
+The file (plain or gzip, known by its bytes) is told by its content:
+a first line that is a JSON object with ``session_id`` and ``input_tokens_total`` is TraceLab's
+(token counts, no text: ``inputs.tracelab``, read as a ``LabCorpus``); otherwise:
 
 - **sglang's agentic trace** (``sglang.bench_serving --dataset-name agentic``, from OpenHands or
   SWE-smith runs): one JSON object, ``{"conversations": [[{"messages": [...], "prompt_tokens":
@@ -44,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from sparkload.errors import ConfigError
-from sparkload.inputs import files
+from sparkload.inputs import files, tracelab
 from sparkload.inputs.datasets import Messages
 from sparkload.inputs.files import UserFile
 from sparkload.inputs.tools import Tools, check_tools
@@ -105,14 +109,22 @@ class AgentTrace:
         }
 
 
-def load_agent_trace(path: Path) -> AgentTrace:
-    """The sessions recorded in ``path``; a ConfigError of one line if they cannot be replayed."""
+def load_recorded(path: Path) -> AgentTrace | tracelab.LabCorpus:
+    """The sessions recorded in ``path``, in its format; a ConfigError of one line if they
+    cannot be replayed."""
+    if is_tracelab(path):
+        return tracelab.read_corpus(files.lines(FLAG, path))  # line by line: it runs to GBs
     file = files.read(FLAG, path)
     fmt, found = _parse(file)
     sessions = tuple(session for session in found if session is not None)
     if not sessions:
         raise ConfigError(f"{FLAG}: {path} holds no session with a message to send")
     return AgentTrace(path, fmt, sessions, file.sha256, skipped=len(found) - len(sessions))
+
+
+def is_tracelab(path: Path) -> bool:
+    """Whether ``path`` holds TraceLab's rounds (its first line tells)."""
+    return tracelab.is_round(_value(files.lines(FLAG, path).head()))
 
 
 def _parse(file: UserFile) -> tuple[str, list[RecordedSession | None]]:
@@ -144,6 +156,14 @@ def _looks_like_jsonl(text: str) -> bool:
     except json.JSONDecodeError:
         return False
     return True
+
+
+def _value(line: str) -> Any:
+    """The line's JSON value (None: it is not one of its own)."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        return None
 
 
 # ----- sglang's agentic trace ---------------------------------------------------------------

@@ -27,6 +27,7 @@ from sparkload.apis import wire_api
 from sparkload.config import RunOptions, default
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
+from sparkload.inputs.agent_traces import is_tracelab
 from sparkload.quality.items import KIND_RETRIEVAL
 from sparkload.records import REQUEST_METRICS, WORKLOAD_PREFILL
 from sparkload.records.vocabulary import WORKLOAD_AGENT
@@ -84,7 +85,13 @@ def settle(parsed: argparse.Namespace, secrets: HostSecrets) -> Settled:
 
 def needs_target(options: RunOptions) -> bool:
     """The workload is built from what the target says: fitted prompts, a trace's counts."""
-    return options.workload.synthetic or options.plan.trace is not None
+    return options.workload.synthetic or options.plan.trace is not None or _lab(options)
+
+
+def _lab(options: RunOptions) -> bool:
+    """``--agent-trace`` names TraceLab's rounds (synthesized as a trace's blocks are)."""
+    trace = options.workload.agent_trace
+    return trace is not None and is_tracelab(trace)
 
 
 def check(options: RunOptions) -> None:
@@ -180,6 +187,9 @@ def resolve(settled: Settled, host: str | None, simulator_url: str | None) -> Re
         synthetic = _synthesize(options, _counter(options, endpoints[0].url, model, lookup))
     elif options.plan.trace is not None:
         synthetic = _trace_source(_counter(options, endpoints[0].url, model, lookup, "--trace"))
+    elif _lab(options):
+        flag = "--agent-trace"
+        synthetic = _trace_source(_counter(options, endpoints[0].url, model, lookup, flag), flag)
     elif options.workload.name == WORKLOAD_AGENT and options.workload.agent_trace is None:
         flag = "--tool-result-tokens"
         synthetic = _tool_results(options, _counter(options, endpoints[0].url, model, lookup, flag))
@@ -288,14 +298,15 @@ def _tool_results(options: RunOptions, counter: fitting.Counter) -> Synthetic:
     return results
 
 
-def _trace_source(counter: fitting.Counter) -> Synthetic:
-    """--trace: the run's salt (its blocks are cold in this run) and how the target counts a
-    block of the trace's text (512 tokens when exact)."""
+def _trace_source(counter: fitting.Counter, flag: str = "--trace") -> Synthetic:
+    """--trace (and a TraceLab --agent-trace): the run's salt (its blocks are cold in this run)
+    and how the target counts a block of the trace's text (512 tokens when exact)."""
     source = fitting.count_blocks(counter)
     if not source["token_count"]["exact"]:
         logger.warning(
-            "sparkload: --trace: a 512-token block of the trace's text counts %s tokens by %s: "
+            "sparkload: %s: a 512-token block of the trace's text counts %s tokens by %s: "
             "prompt lengths and block boundaries are off by that much",
+            flag,
             source["token_count"]["block_tokens"],
             counter.method,
         )

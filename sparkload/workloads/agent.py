@@ -54,6 +54,11 @@ of it but the new part.
   is timed by its gaps (each turn due the recorded gap after the send of the turn before: the
   session waits what is left once the reply is in, ``extra.gap_s``), any other by
   ``--think-time``.
+- **TraceLab** (``--agent-trace`` with TraceLab's rounds, ``tracelab_replay``): each round one
+  request, its synthesized prompt as one user message (no tools), its recorded output pinned,
+  after its recorded pause (``--max-think-time`` caps it); a nested sub-agent runs on the
+  user's stack after its round. A top-level session and its sub-agents are one session of the
+  quota (``--requests-per-user`` counts top-level sessions).
 - **Prefix sharing** as the conversation workload has it: each request's messages start with
   the byte-identical messages of the one before (the context is kept as sent), and the first
   user message starts with the session's id line (``[conversation <id>]``), so no session is
@@ -104,13 +109,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from sparkload.config import HISTORY_DATASET, HISTORY_MODEL
 from sparkload.config.workload import ON_TEXT_CONTINUE, ON_TEXT_STOP, TOOL_CHOICE_NONE
 from sparkload.errors import ConfigError
-from sparkload.inputs.agent_traces import AgentTrace, load_agent_trace
+from sparkload.inputs.agent_traces import AgentTrace, load_recorded
 from sparkload.inputs.prompts import load_prompts
 from sparkload.inputs.tools import ToolSet, load_tools
+from sparkload.inputs.tracelab import LabCorpus, LabSession
 from sparkload.records import STATUS_OK, STEP_ANSWER, STEP_TOOL_CALL, RequestRecord
 from sparkload.records.vocabulary import WORKLOAD_AGENT
 from sparkload.transport.tally import Reply
-from sparkload.workloads import fitting, subagents
+from sparkload.workloads import blocktext, fitting, subagents, tracelab_replay
 from sparkload.workloads.agent_options import settle_agent
 from sparkload.workloads.agent_replay import recorded_gap, replayed_step
 from sparkload.workloads.agent_sessions import AgentSession, AgentUser, assistant_message
@@ -134,6 +140,7 @@ from sparkload.workloads.subagents import (
     draw_spawns,
     fixed_total,
 )
+from sparkload.workloads.tracelab_replay import LabPlace, LabSynthesis
 
 if TYPE_CHECKING:
     from sparkload.config import RunOptions
@@ -163,6 +170,8 @@ class AgentWorkload(Workload[AgentUser]):
     source: dict  # the manifest's ``prompts`` entry
     prompts: tuple[str, ...] = ()  # synthetic: the user messages, dealt in the seeded order
     trace: AgentTrace | None = None  # or the recorded sessions replayed
+    lab: LabCorpus | None = None  # or TraceLab's (tracelab_replay)
+    synthesis: LabSynthesis = field(default_factory=LabSynthesis)  # TraceLab's prompts
     turns: int | None = None  # --turns (None: DEFAULT_TURNS, or each recorded session's own)
     turns_stddev: float = 0.0
     tool_turns: int = 2
@@ -177,8 +186,12 @@ class AgentWorkload(Workload[AgentUser]):
     def __post_init__(self) -> None:
         self.requests_per_session = self._fixed_requests()
         self.sessions_may_end_early = (
-            self.trace is None and self.on_text_reply == ON_TEXT_STOP and self.tool_turns > 0
+            self.synthetic and self.on_text_reply == ON_TEXT_STOP and self.tool_turns > 0
         )
+
+    @property
+    def synthetic(self) -> bool:
+        return self.trace is None and self.lab is None
 
     # ----- the options ------------------------------------------------------------------------
     @classmethod
@@ -189,10 +202,19 @@ class AgentWorkload(Workload[AgentUser]):
     def from_options(cls, opts: RunOptions, synthetic: Synthetic | None = None) -> AgentWorkload:
         w = opts.workload
         tools = load_tools(w.tools) if w.tools is not None else ToolSet.builtin(BUILTIN_TOOLS)
-        trace = load_agent_trace(w.agent_trace) if w.agent_trace is not None else None
+        recorded = load_recorded(w.agent_trace) if w.agent_trace is not None else None
+        trace = recorded if isinstance(recorded, AgentTrace) else None
+        lab = recorded if isinstance(recorded, LabCorpus) else None
+        if w.max_think_time is not None and lab is None:
+            raise ConfigError(f"--max-think-time: {w.agent_trace} holds no TraceLab rounds")
+        if lab is not None and (w.max_tokens is not None or w.output_tokens is not None):
+            raise ConfigError("--agent-trace: TraceLab's rounds ask their recorded output lengths")
         prompts: tuple[str, ...] = ()
         results, lengths = None, (w.tool_result_tokens, w.tool_result_tokens_stddev)
-        if trace is None:
+        if lab is not None:  # and the master's salt and count of a block (a unit a token?)
+            given = synthetic.source if synthetic else {}
+            source = {"generator": blocktext.GENERATOR, "salt": "", **given, **lab.describe()}
+        elif trace is None:
             prompt_set = load_prompts(w.prompts)
             prompts, source = prompt_set.prompts, prompt_set.describe()
             estimated = fitting.Estimate()  # until the master has fitted them by the target's
@@ -208,8 +230,8 @@ class AgentWorkload(Workload[AgentUser]):
         if compaction is not None:
             compaction.check_fits(SYSTEM_PROMPT + json.dumps(tools.tools))
         return cls(
-            max_tokens=run_max_tokens(WORKLOAD_AGENT, opts),
-            sampling=Sampling(pinned=pinned(opts, by_default=False)),
+            max_tokens=lab.max_tokens if lab else run_max_tokens(WORKLOAD_AGENT, opts),
+            sampling=Sampling(pinned=pinned(opts, by_default=lab is not None)),
             tools=tools,
             tool_choice=w.tool_choice,
             think_time=w.think_time,
@@ -218,6 +240,8 @@ class AgentWorkload(Workload[AgentUser]):
             source=source,
             prompts=prompts,
             trace=trace,
+            lab=lab,
+            synthesis=LabSynthesis.of(source, w.max_think_time),
             turns=w.turns,
             turns_stddev=w.turns_stddev,
             tool_turns=w.tool_turns,
@@ -233,7 +257,8 @@ class AgentWorkload(Workload[AgentUser]):
 
     @property
     def prompt_count(self) -> int:
-        return len(self.trace.sessions) if self.trace else len(self.prompts)
+        recorded = self.trace or self.lab
+        return len(recorded.sessions) if recorded else len(self.prompts)
 
     def describe(self) -> dict:
         return dict(self.source)
@@ -243,13 +268,15 @@ class AgentWorkload(Workload[AgentUser]):
             "name": self.name,
             "max_tokens": self.max_tokens,
             "ignore_eos": self.sampling.pinned,
-            "sessions": "trace" if self.trace else "synthetic",
+            "sessions": "synthetic" if self.synthetic else "trace",
             "requests_per_session": self.requests_per_session,
             "tools": self.tools.describe(),
             "tool_choice": self.tool_choice,
             "think_time_s": self.think_time,
             "history": self.history if self.trace else HISTORY_MODEL,
         }
+        if self.lab:
+            return {**out, "turns": self.turns, "trace": str(self.lab.path), "tools": None}
         if self.trace:
             return {**out, "turns": self.turns, "trace": str(self.trace.path)}
         return {
@@ -286,7 +313,14 @@ class AgentWorkload(Workload[AgentUser]):
         user.planned_in_session += 1
         extra: dict[str, Any] = {"workload": self.name}
         step: str | None
-        if self.trace is None:
+        max_tokens = self.max_tokens
+        if session.lab is not None:  # TraceLab: one synthesized user message a round
+            message, step, max_tokens = tracelab_replay.round_request(
+                session.lab, self.synthesis, session.session_id, extra
+            )
+            session.context = [message]
+            tools, index, choice = None, session.source, None
+        elif self.trace is None:
             tools, step, index = self.tools.tools, *self._synthetic_step(user, session, extra)
             choice = self.tool_choice if step == STEP_TOOL_CALL else TOOL_CHOICE_NONE
         else:
@@ -309,11 +343,11 @@ class AgentWorkload(Workload[AgentUser]):
         )
         return PlannedRequest(
             last_user if isinstance(last_user, str) else "",
-            self.max_tokens,
+            max_tokens,
             index,
             messages=tuple(session.context),
             extra=extra,
-            wants_reply=self.trace is None or self.history == HISTORY_MODEL,
+            wants_reply=self.lab is None and (self.trace is None or self.history == HISTORY_MODEL),
             session_id=stack[0].session_id,
             turn=user.planned_in_session,
             turns=user.session_requests,
@@ -343,6 +377,9 @@ class AgentWorkload(Workload[AgentUser]):
             record.extra["replied"] = REPLIED_TOOL_CALL if answered.tool_calls else REPLIED_TEXT
         if self.trace is not None:
             session.reply = answered
+            return
+        if session.lab is not None:
+            self._lab_after(user, session)
             return
         if answered is not None and not self._joins(user, session, planned, record, answered):
             return  # --on-text-reply stop ended it
@@ -389,9 +426,13 @@ class AgentWorkload(Workload[AgentUser]):
     # ----- a session's parts -----------------------------------------------------------------
     def _begin(self, user: AgentUser, slot: Slot) -> AgentSession:
         # a replay's warm-up is the file's first session: it deals none of the seeded order
-        source = 0 if slot.warmup and self.trace is not None else user.draw()
+        source = 0 if slot.warmup and not self.synthetic else user.draw()
         session = AgentSession(uuid.uuid4().hex, slot.level_index, 1, source, source)
-        if not slot.warmup and self.trace is not None:
+        if self.lab is not None:  # a warm-up: its first round alone
+            recorded = self.lab.sessions[source]
+            session.lab = LabPlace.of(recorded, 1 if slot.warmup else self.turns, not slot.warmup)
+            session.turns = session.lab.kept
+        elif not slot.warmup and self.trace is not None:
             own = len(self.trace.sessions[source].turns)
             session.turns = own if self.turns is None else min(own, self.turns)
         elif not slot.warmup:  # a warm-up is one request
@@ -399,11 +440,35 @@ class AgentWorkload(Workload[AgentUser]):
             session.spawns = draw_spawns(
                 self._rng(user), session.turns, self.tool_turns, 0, self.subagents
             )
-        if self.trace is None:
+        if self.synthetic:
             session.context.append({"role": "system", "content": SYSTEM_PROMPT})
         user.planned_in_session = 0
         user.session_requests = session.turns + sum(c.total for c in session.spawns.values())
+        user.session_requests = session.lab.total if session.lab else user.session_requests
         return session
+
+    def _lab_after(self, user: AgentUser, session: AgentSession) -> None:
+        """TraceLab: the next sub-agent due after the round just sent starts on the stack; a
+        sub-agent that sent its last round gives the stack back to its parent (whose next
+        sub-agent due after the same round starts then)."""
+        while session.lab is not None:
+            child = tracelab_replay.due_child(session.lab)
+            if child is not None:
+                user.stack.append(self._lab_child(session, child))
+                return
+            if not session.depth or session.turn < session.turns:
+                return
+            user.stack.pop()
+            session = user.stack[-1]
+
+    @staticmethod
+    def _lab_child(parent: AgentSession, recorded: LabSession) -> AgentSession:
+        child = AgentSession(
+            uuid.uuid4().hex, parent.level_index, len(recorded.rounds), parent.source
+        )
+        child.depth, child.parent = parent.depth + 1, parent
+        child.lab = LabPlace.of(recorded, None)
+        return child
 
     def _spawn(
         self,
@@ -489,6 +554,8 @@ class AgentWorkload(Workload[AgentUser]):
         """The wait before request ``session.turn``: none before a session's first; the
         recorded gap from the send before (a replayed session timed throughout), else a think
         time."""
+        if session.lab is not None:  # TraceLab: the recorded pause after the reply before
+            return extra["pause_s"], False
         if session.turn == 1:
             return 0.0, False
         gap = recorded_gap(self.trace, session) if self.trace is not None else None
@@ -516,6 +583,8 @@ class AgentWorkload(Workload[AgentUser]):
         """Requests per session when every session has the same (the master then knows a
         level's count in advance), else None: drawn turns, recorded sessions of different
         lengths, or sessions ``--on-text-reply stop`` may end early."""
+        if self.lab is not None:
+            return tracelab_replay.fixed_requests(self.lab, self.turns)
         if self.trace is not None:
             lengths = {len(s.turns) for s in self.trace.sessions}
             if self.turns is not None:

@@ -32,7 +32,12 @@ SYNTHETIC_FLAGS = (  # options of synthetic sessions only: a replay's sessions a
     ("--prompts", "prompts"),
     ("--reply-lengths", "reply_lengths"),
 )
-AGENT_FLAGS = (*SYNTHETIC_FLAGS[:10], ("--tools", "tools"), ("--tool-choice", "tool_choice"))
+AGENT_FLAGS = (
+    *SYNTHETIC_FLAGS[:10],
+    ("--tools", "tools"),
+    ("--tool-choice", "tool_choice"),
+    ("--max-think-time", "max_think_time"),
+)
 SUBAGENT_FLAGS = SYNTHETIC_FLAGS[5:8]  # --subagent-rate's details
 
 
@@ -66,6 +71,10 @@ def settle_agent(opts: RunOptions) -> RunOptions:
         raise ConfigError(
             f"--extra-body sets {', '.join(clash)}: --workload agent sends its own "
             "(give --tools FILE, --tool-choice)"
+        )
+    if w.max_think_time is not None and w.agent_trace is None:
+        raise ConfigError(
+            "--max-think-time caps a TraceLab trace's recorded pauses: give --agent-trace FILE"
         )
     if w.agent_trace is not None:
         given = [flag for flag, dest in SYNTHETIC_FLAGS if _given(opts, dest)]

@@ -12,6 +12,7 @@ from sparkload.transport.tally import Reply
 from sparkload.workloads.coding_tools import parse_arguments
 from sparkload.workloads.contract import UserState
 from sparkload.workloads.subagents import SubagentPlan
+from sparkload.workloads.tracelab_replay import LabPlace
 
 
 @dataclass
@@ -36,6 +37,7 @@ class AgentSession:
     frame: int | None = None  # its frame's tokens (compaction.frame_tokens), once measured
     compactions: int = 0
     compacted_from: int | None = None  # the prompt tokens that compacted it, until next sent
+    lab: LabPlace | None = None  # a TraceLab replay's: the recorded session and where it is
 
 
 @dataclass

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sparkload.errors import ConfigError
-from sparkload.inputs.agent_traces import JSONL, SGLANG, load_agent_trace
+from sparkload.inputs.agent_traces import JSONL, SGLANG, load_recorded
 from sparkload.records import STEP_ANSWER, STEP_TOOL_CALL
 
 SYSTEM = {"role": "system", "content": "You are OpenHands agent."}
@@ -47,7 +47,7 @@ def test_sglangs_own_traces_hold_each_turns_new_messages_and_no_reply(tmp_path):
         {"messages": [], "prompt_tokens": 0},  # nothing to send: skipped, as sglang does
         {"messages": [observation(2)], "prompt_tokens": 7590},
     ]
-    trace = load_agent_trace(write(tmp_path, {"metadata": {}, "conversations": [conversation]}))
+    trace = load_recorded(write(tmp_path, {"metadata": {}, "conversations": [conversation]}))
     assert trace.format == SGLANG
     (session,) = trace.sessions
     assert [t.messages for t in session.turns] == [
@@ -69,7 +69,7 @@ def test_a_conversation_whose_turns_repeat_the_one_before_is_read_as_what_each_a
         {"role": "assistant", "content": "Fixed."},
         {"role": "user", "content": "Thanks"},
     ]
-    trace = load_agent_trace(
+    trace = load_recorded(
         write(tmp_path, {"conversations": [[{"messages": m} for m in (first, second, third)]]})
     )
     turns = trace.sessions[0].turns
@@ -93,7 +93,7 @@ def test_a_turn_that_does_not_repeat_the_one_before_in_a_repeating_conversation_
     third = [*second, calling("c2"), result("c2")]
     condensed = [SYSTEM, TASK, {"role": "user", "content": "Summary of earlier steps."}]
     lists = [first, second, third, condensed, [*condensed, calling("c3"), result("c3")]]
-    trace = load_agent_trace(write(tmp_path, {"conversations": [[{"messages": m} for m in lists]]}))
+    trace = load_recorded(write(tmp_path, {"conversations": [[{"messages": m} for m in lists]]}))
     turns = trace.sessions[0].turns
     assert [t.restart for t in turns] == [False, False, False, True, False]
     assert turns[3].messages == tuple(condensed) and turns[3].reply == ()
@@ -111,7 +111,7 @@ def test_a_jsonl_session_is_a_request_wherever_the_list_has_an_assistant_reply(t
         result("c"),
         {"role": "assistant", "content": "Done: the test passes."},
     ]
-    trace = load_agent_trace(write(tmp_path, [line, [TASK]], "sessions.jsonl"))
+    trace = load_recorded(write(tmp_path, [line, [TASK]], "sessions.jsonl"))
     assert trace.format == JSONL and len(trace.sessions) == 2
     turns = trace.sessions[0].turns
     assert [t.messages for t in turns] == [
@@ -129,7 +129,7 @@ def test_a_jsonl_session_is_a_request_wherever_the_list_has_an_assistant_reply(t
 def test_a_jsonl_line_may_carry_its_tools_and_an_opening_assistant_message_is_context(tmp_path):
     tools = [{"type": "function", "function": {"name": "execute_bash"}}]
     greeting = {"role": "assistant", "content": "How can I help?"}
-    trace = load_agent_trace(
+    trace = load_recorded(
         write(tmp_path, [{"messages": [greeting, TASK, calling("a")], "tools": tools}], "s.jsonl")
     )
     (turn,) = trace.sessions[0].turns
@@ -144,7 +144,7 @@ def test_tool_calls_are_sent_in_openais_form_whatever_the_trace_wrote(tmp_path):
         "reasoning_content": "Let me look.",
         "timestamp": 3.5,
     }
-    trace = load_agent_trace(write(tmp_path, [[TASK, loose, result("x")]], "s.jsonl"))
+    trace = load_recorded(write(tmp_path, [[TASK, loose, result("x")]], "s.jsonl"))
     (sent,) = trace.sessions[0].turns[1].reply
     assert sent == {
         "role": "assistant",
@@ -165,7 +165,7 @@ def test_a_session_is_timed_by_its_turns_or_their_messages_timestamps(tmp_path):
         {"messages": [{**observation(1), "timestamp": "2023-11-14T22:13:25Z"}]},
         {"messages": [observation(2)], "timestamp": 1_700_000_012.5},
     ]
-    trace = load_agent_trace(
+    trace = load_recorded(
         write(tmp_path, {"conversations": [stamped, stamped[:1] + [{"messages": [TASK]}]]})
     )
     timed, untimed = trace.sessions
@@ -182,13 +182,13 @@ def test_turns_and_tools_of_an_sglang_trace_apply_to_its_conversations(tmp_path)
         {"messages": [observation(1)], "tools": own},
         {"messages": [observation(2)]},
     ]
-    trace = load_agent_trace(write(tmp_path, {"conversations": [conversation], "tools": shared}))
+    trace = load_recorded(write(tmp_path, {"conversations": [conversation], "tools": shared}))
     names = [t.tools[0]["function"]["name"] for t in trace.sessions[0].turns if t.tools]
     assert names == ["shared", "own", "own"]
 
 
 def test_a_conversation_without_a_message_is_skipped_and_counted(tmp_path):
-    trace = load_agent_trace(
+    trace = load_recorded(
         write(tmp_path, {"conversations": [[{"messages": []}], [{"messages": [TASK]}]]})
     )
     assert len(trace.sessions) == 1 and trace.skipped == 1
@@ -257,7 +257,7 @@ def test_a_malformed_trace_is_one_line_naming_the_file_and_where(tmp_path, data,
     else:
         write(tmp_path, data, name)
     with pytest.raises(ConfigError, match=where) as caught:
-        load_agent_trace(path)
+        load_recorded(path)
     message = str(caught.value)
     assert message.startswith(f"--agent-trace: {path}") and "\n" not in message
 
@@ -266,9 +266,9 @@ def test_a_jsonl_line_that_is_not_json_names_its_line(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_text(json.dumps([TASK]) + "\n\n" + '[{"role": \n')
     with pytest.raises(ConfigError, match=r"s.jsonl line 3: not JSON"):
-        load_agent_trace(path)
+        load_recorded(path)
 
 
 def test_a_missing_trace_is_one_line(tmp_path):
     with pytest.raises(ConfigError, match="--agent-trace: no such file"):
-        load_agent_trace(tmp_path / "absent.json")
+        load_recorded(tmp_path / "absent.json")

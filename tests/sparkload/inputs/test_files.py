@@ -15,7 +15,7 @@ import pytest
 
 from sparkload.errors import ConfigError
 from sparkload.inputs import files
-from sparkload.inputs.agent_traces import load_agent_trace
+from sparkload.inputs.agent_traces import load_recorded
 from sparkload.inputs.prompts import load_prompts
 from sparkload.inputs.schemas import read_schema
 from sparkload.inputs.tools import load_tools
@@ -37,6 +37,11 @@ def test_a_gzip_file_reads_as_its_plain_text_and_keeps_the_stored_bytes_digest(t
     file = files.read(FLAG, tmp_path / "d.jsonl.gz")
     assert (file.text, file.suffix) == ('{"a": 1}\n', ".jsonl")
     assert file.sha256 == hashlib.sha256(packed).hexdigest()
+
+
+def test_a_gzip_file_saved_without_its_suffix_is_known_by_its_magic_number(tmp_path):
+    (tmp_path / "d.jsonl").write_bytes(gzip.compress(b'{"a": 1}\n'))
+    assert files.read(FLAG, tmp_path / "d.jsonl").text == '{"a": 1}\n'
 
 
 def test_a_byte_order_mark_is_accepted_and_dropped(tmp_path):
@@ -78,6 +83,40 @@ def test_json_lines_skip_blank_lines_and_a_bad_one_is_named_by_its_number(tmp_pa
     )
 
 
+@pytest.mark.parametrize("packed", [False, True], ids=["plain", "gzip"])
+def test_a_corpus_read_line_by_line_reads_as_the_whole_file_does(tmp_path, packed):
+    text = b'\xef\xbb\xbf{"a": 1}\n\n[2]\n'
+    stored = gzip.compress(text) if packed else text
+    (tmp_path / "d.jsonl").write_bytes(stored)
+    whole, lines = files.read(FLAG, tmp_path / "d.jsonl"), files.lines(FLAG, tmp_path / "d.jsonl")
+    assert list(lines.json_lines()) == list(whole.json_lines()) == [(1, {"a": 1}), (3, [2])]
+    assert lines.sha256 == whole.sha256 == hashlib.sha256(stored).hexdigest()
+    assert lines.head() == '{"a": 1}\n'
+
+
+@pytest.mark.parametrize(
+    ("stored", "said"),
+    [
+        (b'{"a": 1}\n{oops\n', "line 2: not JSON"),
+        (b'{"a": 1}\n"\xff"\n', "line 2: not UTF-8 text"),
+        (gzip.compress(b'{"a": 1}\n' * 50)[:-30], "is not gzip-compressed"),
+    ],
+    ids=["json", "utf-8", "gzip cut short"],
+)
+def test_a_corpus_read_line_by_line_names_what_is_wrong_in_one_line(tmp_path, stored, said):
+    (tmp_path / "d.jsonl").write_bytes(stored)
+    with pytest.raises(ConfigError) as error:
+        list(files.lines(FLAG, tmp_path / "d.jsonl").json_lines())
+    assert one_line(error).startswith(f"--prompts: {tmp_path / 'd.jsonl'}")
+    assert said in one_line(error)
+
+
+def test_a_corpus_that_is_not_there_is_one_line_naming_it(tmp_path):
+    with pytest.raises(ConfigError) as error:
+        files.lines(FLAG, tmp_path / "gone.jsonl")
+    assert one_line(error) == f"--prompts: no such file: {tmp_path / 'gone.jsonl'}"
+
+
 def test_a_broken_json_document_is_named_by_the_line_of_its_error(tmp_path):
     (tmp_path / "d.json").write_text('{\n  "a": 1,\n  "b": \n}\n')
     with pytest.raises(ConfigError) as error:
@@ -107,7 +146,7 @@ READERS: dict[str, tuple[str, str, Callable[[Path], Any]]] = {
     "agent-trace": (
         "a.jsonl",
         jsonl({"messages": [{"role": "user", "content": "hi"}]}),
-        lambda p: load_agent_trace(p).sessions,
+        lambda p: load_recorded(p).sessions,
     ),
     "tools": ("tools.json", json.dumps([TOOL]), lambda p: load_tools(p).tools),
     "schema": (
