@@ -32,7 +32,9 @@ pseudonymous ``user`` and ``project`` and other fields, which are not read.
 
 Any problem is a ``ConfigError`` of one line naming the file and line: not JSON, not an object,
 a count missing, not a whole number or negative, a prefix above the total, a timestamp that is
-not a date, a session's round index twice.
+not a date. A session's round index may come twice (TraceLab's merged trace has a few hundred
+such rounds, logged twice by its collectors): both are replayed, in the file's order, and the
+manifest counts them (``repeated_rounds``).
 """
 
 from __future__ import annotations
@@ -116,6 +118,7 @@ class LabCorpus:
     sha256: str
     sessions: tuple[LabSession, ...]  # top-level, in the file's order of first lines
     joined: int  # sessions nested as sub-agents
+    repeated_rounds: int = 0  # rounds whose session had their round index already
 
     @property
     def format(self) -> str:
@@ -133,6 +136,7 @@ class LabCorpus:
             "sha256": self.sha256,
             "sessions": len(self.sessions),
             "joined": self.joined,
+            "repeated_rounds": self.repeated_rounds,
             "rounds": sum(session.requests for session in self.sessions),
             "timed_sessions": sum(session.span is not None for session in self.sessions),
         }
@@ -156,7 +160,8 @@ def read_corpus(file: LineFile) -> LabCorpus:
     """The file's sessions, sub-agents nested; a ConfigError of one line naming what is wrong."""
     by_id: dict[str, list[LabRound]] = {}
     keys: dict[str, tuple[str, str]] = {}
-    seen: dict[tuple[str, int], int] = {}
+    seen: set[tuple[str, int]] = set()
+    repeated = 0
     for number, value in file.json_lines():
         at = file.at(number)
         if not isinstance(value, dict):
@@ -165,11 +170,8 @@ def read_corpus(file: LineFile) -> LabCorpus:
         if not isinstance(session_id, str) or not session_id:
             raise ConfigError(f"{at}: session_id must be non-empty text")
         found = _round(value, number, at)
-        earlier = seen.setdefault((session_id, found.index), number)
-        if earlier != number:
-            raise ConfigError(
-                f"{at}: session {session_id} has round_index {found.index} already (line {earlier})"
-            )
+        repeated += (session_id, found.index) in seen
+        seen.add((session_id, found.index))
         by_id.setdefault(session_id, []).append(found)
         keys.setdefault(session_id, (_text(value, "user", at), _text(value, "project", at)))
     if not by_id:
@@ -180,7 +182,7 @@ def read_corpus(file: LineFile) -> LabCorpus:
     ]
     parents = _parents(flat)
     tops = tuple(_nest(flat, parents))
-    return LabCorpus(file.path, file.sha256, tops, joined=len(parents))
+    return LabCorpus(file.path, file.sha256, tops, joined=len(parents), repeated_rounds=repeated)
 
 
 # ----- one line ----------------------------------------------------------------------------

@@ -117,7 +117,7 @@ from sparkload.records import STATUS_OK, STEP_ANSWER, STEP_TOOL_CALL, RequestRec
 from sparkload.records.vocabulary import WORKLOAD_AGENT
 from sparkload.transport.tally import Reply
 from sparkload.workloads import blocktext, fitting, subagents, tracelab_replay
-from sparkload.workloads.agent_options import settle_agent
+from sparkload.workloads.agent_options import check_recorded_kind, settle_agent
 from sparkload.workloads.agent_replay import recorded_gap, replayed_step
 from sparkload.workloads.agent_sessions import AgentSession, AgentUser, assistant_message
 from sparkload.workloads.coding_tools import BUILTIN_TOOLS, tool_result
@@ -205,10 +205,7 @@ class AgentWorkload(Workload[AgentUser]):
         recorded = load_recorded(w.agent_trace) if w.agent_trace is not None else None
         trace = recorded if isinstance(recorded, AgentTrace) else None
         lab = recorded if isinstance(recorded, LabCorpus) else None
-        if w.max_think_time is not None and lab is None:
-            raise ConfigError(f"--max-think-time: {w.agent_trace} holds no TraceLab rounds")
-        if lab is not None and (w.max_tokens is not None or w.output_tokens is not None):
-            raise ConfigError("--agent-trace: TraceLab's rounds ask their recorded output lengths")
+        check_recorded_kind(opts, lab is not None)
         prompts: tuple[str, ...] = ()
         results, lengths = None, (w.tool_result_tokens, w.tool_result_tokens_stddev)
         if lab is not None:  # and the master's salt and count of a block (a unit a token?)

@@ -98,6 +98,33 @@ def settle_agent(opts: RunOptions) -> RunOptions:
     return opts
 
 
+LAB_UNUSED = (  # what a TraceLab replay has no use for: its rounds carry no text, tools or gaps
+    ("--tools", "tools"),
+    ("--tool-choice", "tool_choice"),
+    ("--history", "history"),
+    ("--think-time", "think_time"),
+    ("--max-tokens", "max_tokens"),
+    ("--output-tokens", "output_tokens"),
+)
+
+
+def check_recorded_kind(opts: RunOptions, tracelab: bool) -> None:
+    """The options a trace of this kind cannot honour (``tracelab``: TraceLab's rounds, read
+    only once the file is), each a ConfigError of one line."""
+    w = opts.workload
+    if not tracelab:
+        if w.max_think_time is not None:
+            raise ConfigError(f"--max-think-time: {w.agent_trace} holds no TraceLab rounds")
+        return
+    given = [flag for flag, dest in LAB_UNUSED if _given(opts, dest)]
+    if given:
+        raise ConfigError(
+            f"{', '.join(given)}: {w.agent_trace} holds TraceLab rounds, which are sent as "
+            "recorded (one message of the recorded size, no tools, the recorded output "
+            "length and pauses)"
+        )
+
+
 def _check_subagents(opts: RunOptions) -> None:
     w = opts.workload
     if w.subagent_rate and not w.tool_turns:

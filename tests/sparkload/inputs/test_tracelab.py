@@ -50,6 +50,13 @@ def test_rounds_are_read_in_round_order_from_plain_or_gzip_whatever_the_name(
     assert (a.user, a.project) == ("user_1a2b3c4d", "project_4c7b8a1b")
 
 
+def test_a_round_index_logged_twice_keeps_both_rounds_in_file_order_and_counts_them(tmp_path):
+    twice = [*A_SESSION, row("a", 1, 30000, 27217, 700, start=20.0, end=30.0)]
+    found = corpus(tmp_path, twice, "t.jsonl", False)
+    assert [(r.index, r.line) for r in found.sessions[0].rounds] == [(0, 2), (1, 1), (1, 5), (2, 4)]
+    assert found.repeated_rounds == 1 and found.describe()["repeated_rounds"] == 1
+
+
 def test_a_rounds_start_is_its_last_input_before_any_output_and_it_ends_at_its_last_output(
     tmp_path,
 ):
@@ -146,7 +153,6 @@ def broken(field: str, value: object) -> dict:
         (broken("prefix_tokens", 101), "prefix_tokens 101 is more than input_tokens_total 100"),
         (broken("session_id", ""), "session_id must be non-empty text"),
         (broken("timing_events", [{"event_type": "text", "timestamp": "noon"}]), "'noon'"),
-        (row("a", 0, 100, 0, 10), "session claude:a has round_index 0 already (line 1)"),
         ("{not json", "not JSON"),
     ],
     ids=[
@@ -158,7 +164,6 @@ def broken(field: str, value: object) -> dict:
         "prefix",
         "session",
         "timestamp",
-        "duplicate",
         "json",
     ],
 )

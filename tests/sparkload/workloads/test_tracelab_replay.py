@@ -5,6 +5,8 @@ waiting; the whole session one session of the quota."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from sparkload.errors import ConfigError
@@ -136,5 +138,18 @@ def test_sub_agents_of_one_round_run_one_after_another_and_nest_deeper(tmp_path)
 
 def test_the_rounds_ask_their_own_lengths_so_a_run_length_is_refused(tmp_path):
     assert lab_workload(tmp_path).manifest()["max_tokens"] == 24  # the longest recorded
-    with pytest.raises(ConfigError, match="TraceLab's rounds ask their recorded output lengths"):
+    with pytest.raises(ConfigError, match="--max-tokens: .* holds TraceLab rounds"):
         lab_workload(tmp_path, "--max-tokens", "64")
+
+
+@pytest.mark.parametrize(
+    "args", [("--tools", "tools.json"), ("--tool-choice", "required"), ("--think-time", "2")]
+)
+def test_options_a_tracelab_replay_has_no_use_for_are_one_line(tmp_path, args):
+    (tmp_path / "tools.json").write_text(
+        json.dumps([{"type": "function", "function": {"name": "f", "parameters": {}}}])
+    )
+    with pytest.raises(ConfigError, match=f"{args[0]}: .* holds TraceLab rounds"):
+        lab_workload(
+            tmp_path, *(a.replace("tools.json", str(tmp_path / "tools.json")) for a in args)
+        )
