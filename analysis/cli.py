@@ -10,7 +10,8 @@ prints one line per breach, or one line saying all hold, on stdout, and exits 0 
 EXIT_CHECK_FAILED. The load side runs it at the end of a run. With ``--check-level INDEX`` it
 judges that one level of one run and prints its verdict as one JSON object
 (``analysis.figures.probe``), exit 0 whether it meets the bounds or not: the capacity search asks
-it after every probe.
+it after every probe. ``--check`` given several times with ``--check-level`` prints one verdict a
+line, one per ``--check`` in order (the load side's ``--tier``: every tier's, from one reading).
 """
 
 from __future__ import annotations
@@ -72,10 +73,12 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
     parser.add_argument(
         "--check",
         metavar="BOUNDS",
+        action="append",
         help="write no report: hold every level to these bounds (the --slo syntax, plus "
         "failure_ratio and stream_flags) and fail every level whose streams were collapsed "
         "wholly or partly, print each breach, exit 0 when all hold, "
-        f"{EXIT_CHECK_FAILED} when any breaks",
+        f"{EXIT_CHECK_FAILED} when any breaks; several, with --check-level only: one verdict "
+        "per --check",
     )
     parser.add_argument(
         "--check-level",
@@ -170,15 +173,21 @@ def _counted(count: int, noun: str) -> str:
 
 def check(args: argparse.Namespace) -> int:
     """Every bound at every level, with the report's summary and SLO definitions."""
-    bounds = slo.parse(args.check, "--check")
+    if len(args.check) > 1 and args.check_level is None:
+        raise InputError("--check: give it once (several only with --check-level)")
+    each = [slo.parse(spec, "--check") for spec in args.check]
     # the bounds are on statistics, never on their confidence intervals: no bootstrap
     settings = replace(_settings(args), bootstrap_resamples=0)
     dataset = load.load(args.runs, _progress(args.quiet))
-    levels = slo.evaluate(dataset.records, summarize(dataset, settings), bounds, settings)
+    summary = summarize(dataset, settings)
     if args.check_level is not None:
-        verdict = probe.level_verdict(dataset, levels, bounds, args.check_level, settings)
-        print(json.dumps(verdict.to_dict()))
+        for bounds in each:
+            levels = slo.evaluate(dataset.records, summary, bounds, settings)
+            verdict = probe.level_verdict(dataset, levels, bounds, args.check_level, settings)
+            print(json.dumps(verdict.to_dict()))
         return 0
+    (bounds,) = each
+    levels = slo.evaluate(dataset.records, summary, bounds, settings)
     if levels.empty:
         raise InputError("--check: no level with raw records to check (Locust CSV input)")
     found = [*slo.breaches(levels, bounds), *slo.stream_failures(dataset)]
@@ -211,6 +220,6 @@ def _check_options(parsed: argparse.Namespace) -> int:
     """0 when the bounds parse; InputError otherwise (no run is read)."""
     if parsed.slo is not None:
         slo.parse(parsed.slo)
-    if parsed.check is not None:
-        slo.parse(parsed.check, "--check")
+    for spec in parsed.check or []:
+        slo.parse(spec, "--check")
     return 0

@@ -8,16 +8,22 @@ adjacent, so the answer is exact. A rate is continuous: the bracket closes when 
 rate is within ``RATE_TOLERANCE`` of the meeting one. The search assumes a level that meets the
 bounds has every lower level meeting them too (latency grows with load); it never probes a value
 twice.
+
+Tiers (``--tier NAME:BOUNDS``, several) are one search each over the same levels
+(``SharedSearches``): every level is judged under the bounds of every search still open, so a
+value measured once answers each search that later asks for it, and no value is run twice. Each
+search's own steps stay those of a search alone: the answers are what separate searches would
+find on the same measurements.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from sparkload.records import OVER_CONCURRENCY as CONCURRENCY
 from sparkload.records import OVER_RATE as RATE
-from sparkload.records import CapacityEntry, CapacityProbe, level_name, sample_text
+from sparkload.records import CapacityEntry, CapacityProbe, ProbeVerdict, level_name, sample_text
 
 RATE_TOLERANCE = 0.05  # a rate's bracket closes when breaking <= meeting x 1.05
 RATE_HALVINGS = 4  # a start rate that breaks is halved at most this often before giving up
@@ -115,6 +121,7 @@ class CapacityResult:
     probes: list[CapacityProbe]
     capacity: float | None
     complete: bool  # False while probing, or when the run stopped before the answer
+    tier: str = ""  # --tier's name ("": --find-capacity's one search)
 
     @property
     def limit(self) -> CapacityProbe | None:
@@ -124,10 +131,14 @@ class CapacityResult:
         return min(above, key=lambda p: p.value, default=None)
 
     def manifest_entry(self) -> CapacityEntry:
-        """``Manifest.capacity``: bounds, over, capacity, probes, limit (and complete)."""
-        return CapacityEntry(
+        """``Manifest.capacity`` (or one of ``Manifest.tiers``): bounds, over, capacity, probes,
+        limit (and complete, and the tier's name)."""
+        entry = CapacityEntry(
             self.bounds, self.over, self.capacity, list(self.probes), self.limit, self.complete
         )
+        if self.tier:
+            entry.tier = self.tier
+        return entry
 
     @property
     def found(self) -> CapacityProbe | None:
@@ -139,10 +150,11 @@ class CapacityResult:
         90 %); first failing probe C=12 (ttft_p90_ms = 913 > 800; 36 requests; ...); 8
         probes``, and a warning where the two probes that decide it had too few requests."""
         found, limit = self.found, self.limit
+        head = f"capacity {self.tier}:" if self.tier else "capacity:"
         if self.capacity is None:
-            text = f"capacity: no probe met {self.bounds}"
+            text = f"{head} {'0, not met: ' if self.tier else ''}no probe met {self.bounds}"
         else:
-            text = f"capacity: {level_name(self.over, self.capacity)} at {self.bounds}"
+            text = f"{head} {level_name(self.over, self.capacity)} at {self.bounds}"
             notes = [sample_text(found.verdict) if found is not None else ""]
             if limit is None:
                 notes.append("the cap, --capacity-max: no probe broke the bounds")
@@ -160,3 +172,72 @@ class CapacityResult:
             for caveat in probe.verdict.caveats or []
         ]
         return text + (f"; warning: {'; '.join(caveats)}" if caveats else "")
+
+
+@dataclass
+class BoundedSearch:
+    """One search and its bounds: a tier's (``name``), or --find-capacity's (name ""). Its
+    ``verdicts`` are those of every level judged under its bounds, by the level's value; its
+    ``probes`` those its search asked for, in its order."""
+
+    name: str
+    bounds: str
+    search: CapacitySearch
+    probes: list[CapacityProbe] = field(default_factory=list)
+    verdicts: dict[float, ProbeVerdict] = field(default_factory=dict)
+
+    def advance(self) -> None:
+        """Feed the search every verdict it asks for that a level already gave."""
+        while (value := self.search.next_value()) is not None and value in self.verdicts:
+            verdict = self.verdicts[value]
+            self.probes.append(CapacityProbe(value, verdict))
+            self.search.record(value, verdict.meets)
+
+    def result(self) -> CapacityResult:
+        complete = self.search.next_value() is None
+        return CapacityResult(
+            self.bounds,
+            self.search.over,
+            list(self.probes),
+            self.search.capacity,
+            complete,
+            self.name,
+        )
+
+
+class SharedSearches:
+    """Several searches over one set of levels (``--tier``, once each): the next level is the
+    lowest value an open search asks for (the cheapest level: C x --requests-per-user sessions),
+    each level is judged under every open search's bounds, and a search asking for a value
+    already measured is answered from that level's verdict."""
+
+    def __init__(self, searches: list[BoundedSearch]) -> None:
+        if not searches:
+            raise ValueError("at least one search")
+        self.searches = searches
+
+    def open(self) -> list[BoundedSearch]:
+        """The searches not yet settled: the bounds the next level is judged under."""
+        return [s for s in self.searches if s.search.next_value() is not None]
+
+    def next_value(self) -> float | None:
+        """The value to probe next, or None when every search is over."""
+        wanted = [s.search.next_value() for s in self.open()]
+        return min((v for v in wanted if v is not None), default=None)
+
+    def record(self, value: float, verdicts: list[ProbeVerdict]) -> None:
+        """The verdicts of the level at ``value``, one per ``open()`` search, in its order."""
+        asked = self.open()
+        if len(verdicts) != len(asked):
+            raise ValueError(f"{len(verdicts)} verdicts for {len(asked)} open searches")
+        for search, verdict in zip(asked, verdicts, strict=True):
+            search.verdicts[value] = verdict
+            search.advance()
+
+    def results(self) -> list[CapacityResult]:
+        return [s.result() for s in self.searches]
+
+    def probes_left_at_most(self) -> int:
+        """Levels that may still follow the next one: at most every open search's own bound (a
+        level one search asks for may answer another's question too)."""
+        return sum(1 + s.search.probes_left_at_most() for s in self.open()) - 1

@@ -38,6 +38,7 @@ NOT_SETTINGS = {
     "step_duration": "sizes a level",
     "slice_duration": "the report's windows",
     "capacity": "a search's answer, not a setting",
+    "tiers": "each tier search's answer, not a setting",
     "saturated_at": "how far the run got",
     "outputs_kept": "what the records keep",
     "request_timeout": "the client's patience: its failures are compared",

@@ -9,13 +9,16 @@ little and cost every user (the single-Spark notes: C=8 is the better operating 
 
 A level meets the SLO as ``analysis.figures.slo`` judges it (``--slo``); the capacity point is
 the level a capacity search settled on (``Manifest.capacity``: the probe of its ``capacity``
-value), with its goodput under the search's own bounds.
+value), with its goodput under the search's own bounds. A run's tiers (``Manifest.tiers``,
+``--tier``) are findings too, one per tier, each with the figures of the probe that met its
+bounds and of the one above that broke them; they mark no point (several would), the report
+lists them in a table of their own.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -25,7 +28,7 @@ from analysis.errors import InputError
 from analysis.figures import slo
 from analysis.figures.metrics import Settings, level_keys, level_name
 from analysis.reading.load import Dataset, Run
-from sparkload.records import OVER_CONCURRENCY, OVER_RATE, sample_text
+from sparkload.records import OVER_CONCURRENCY, OVER_RATE, CapacityEntry, sample_text
 from sparkload.records import level_name as level_name_of
 
 POINT_LEVEL = "level"  # the level's name ("C=4", "offered 2 req/s")
@@ -65,14 +68,27 @@ class CapacityFinding:
     sample: str = ""
     limit_sample: str = ""
     caveats: tuple[str, ...] = ()
+    # --tier's name ("": --find-capacity's search); the value of the first failing probe; each
+    # bound's figure at the capacity's probe and at that one (what confirms the answer: the
+    # capacity meets the bounds, one more session breaks them)
+    tier: str = ""
+    limit_value: float | None = None
+    figures: dict[str, float | None] = field(default_factory=dict)
+    limit_figures: dict[str, float | None] = field(default_factory=dict)
 
     def describe(self) -> str:
         unit = "C=" if self.over == OVER_CONCURRENCY else "rate "
         where = f"**{self.label}**: capacity search (`{self.bounds}`, over {self.over})"
+        if self.tier:
+            where = f"**{self.label}**, tier **{self.tier}** (`{self.bounds}`, agent sessions)"
         if self.value is None:
             found = "no probed level met the bounds"
+            if self.tier:
+                found = "capacity **0**, not met: " + found
         else:
             found = f"capacity **{unit}{self.value:g}**"
+            if self.tier and self.over == OVER_CONCURRENCY:
+                found = f"capacity **{self.value:g} sessions**"
             if self.sample:
                 found += f" ({self.sample})"
             if self.key is None:
@@ -95,11 +111,14 @@ def _number(value: object) -> float | None:
     return number if np.isfinite(number) else None
 
 
-def capacity_finding(run: Run) -> CapacityFinding | None:
-    """The run's capacity search (``Manifest.capacity``) and the level its capacity names."""
-    entry = run.manifest.capacity
-    if entry is None:
-        return None
+def capacity_findings(run: Run) -> list[CapacityFinding]:
+    """The run's capacity search (``Manifest.capacity``) or its tiers' (``Manifest.tiers``),
+    each with the level its capacity names."""
+    entries = [run.manifest.capacity] if run.manifest.capacity is not None else []
+    return [_finding(run, entry) for entry in [*entries, *run.manifest.tiers]]
+
+
+def _finding(run: Run, entry: CapacityEntry) -> CapacityFinding:
     over = OVER_RATE if entry.over == OVER_RATE else OVER_CONCURRENCY
     value = _number(entry.capacity)
     index = next((p.verdict.level_index for p in entry.probes if p.value == value), None)
@@ -135,6 +154,10 @@ def capacity_finding(run: Run) -> CapacityFinding | None:
         sample=sample_text(found.verdict) if found else "",
         limit_sample=sample_text(limit.verdict) if limit else "",
         caveats=caveats,
+        tier=entry.tier or "",
+        limit_value=limit.value if limit else None,
+        figures=dict(found.verdict.figures) if found else {},
+        limit_figures=dict(limit.verdict.figures) if limit else {},
     )
 
 
@@ -195,7 +218,7 @@ def points(
     frame[MEETS_SLO] = [
         meets.get((label, float(key))) for label, key in zip(frame["label"], keys, strict=True)
     ]
-    marked = {(f.label, f.key) for f in findings if f.key is not None}
+    marked = {(f.label, f.key) for f in findings if f.key is not None and not f.tier}
     frame[CAPACITY] = [
         any(label == m_label and np.isclose(key, m_key) for m_label, m_key in marked)
         for label, key in zip(frame["label"], keys, strict=True)
@@ -213,7 +236,7 @@ def of_dataset(
     findings = [
         with_goodput(found, dataset, summary, settings)
         for run in dataset.runs
-        if (found := capacity_finding(run))
+        for found in capacity_findings(run)
     ]
     verdicts = (
         slo.evaluate(dataset.records, summary, bounds, settings)

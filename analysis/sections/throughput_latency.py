@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.document import Block, Section
-from analysis.figures.operating_points import CAPACITY, MEETS_SLO, POINT_LEVEL
+from analysis.figures.operating_points import CAPACITY, MEETS_SLO, POINT_LEVEL, CapacityFinding
 from analysis.sections import Context, image
 from analysis.views.charts import COMPARISON_FOLDER, THROUGHPUT_LATENCY_CHARTS
 from analysis.views.tables import Table
@@ -57,6 +57,31 @@ def points_table(points: pd.DataFrame, with_slo: bool, with_capacity: bool) -> T
     )
 
 
+def _figures(figures: dict[str, float | None]) -> str:
+    return "; ".join(
+        f"{bound}: {'n/a' if value is None else f'{value:.4g}'}" for bound, value in figures.items()
+    )
+
+
+def tiers_table(findings: list[CapacityFinding]) -> Table:
+    """--tier's answers, one row per tier in the order given: its capacity in concurrent agent
+    sessions (0 when even the first probe broke its bounds) with each bound's figure there, and
+    the first failing probe above it with its figures (one session more, once bisected)."""
+    rows = [
+        {
+            "Label": f.label,
+            "Tier": f.tier,
+            "Bounds": f.bounds,
+            "Capacity (sessions)": "0 (not met)" if f.value is None else f"{f.value:g}",
+            "Figures at capacity": _figures(f.figures),
+            "First failing": f.limit or "none up to the cap",
+            "Figures there": _figures(f.limit_figures),
+        }
+        for f in findings
+    ]
+    return Table("capacity_tiers", "Capacity by tier", pd.DataFrame(rows), {})
+
+
 def build(context: Context) -> Section | None:
     points = context.points
     if points.empty:
@@ -73,6 +98,9 @@ def build(context: Context) -> Section | None:
         )
     blocks.append(points_table(points, with_slo, with_capacity))
     blocks += [finding.describe() for finding in context.capacities]
+    tiers = [finding for finding in context.capacities if finding.tier]
+    if tiers:
+        blocks.append(tiers_table(tiers))
     if points[CAPACITY].any():
         blocks.append("The star marks the capacity search's level.")
     blocks += [

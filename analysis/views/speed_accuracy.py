@@ -93,8 +93,11 @@ def capacities(
     findings: list[CapacityFinding],
 ) -> dict[str, float | None]:
     """Per label, the highest C meeting the SLO (``slo.capacity``, with ``--slo``), else what
-    a capacity search found; a label with neither is absent."""
-    found: dict[str, float | None] = {c.label: c.value for c in findings if c.value is not None}
+    a capacity search found (--find-capacity's: a tier's answers its own bounds only); a label
+    with neither is absent."""
+    found: dict[str, float | None] = {
+        c.label: c.value for c in findings if c.value is not None and not c.tier
+    }
     if not bounds or records.empty:
         return found
     levels = slo.evaluate(records, summary, bounds, settings)

@@ -167,7 +167,7 @@ def json_object(flag: str, value: Any) -> dict[str, Any]:
     return data
 
 
-def _pairs(value: Any) -> list[str]:
+def pairs(value: Any) -> list[str]:
     """A repeatable option's values: a list (command line) or one string (env, web form)."""
     if isinstance(value, list | tuple):
         return [str(item) for item in value if str(item).strip()]
@@ -177,7 +177,7 @@ def _pairs(value: Any) -> list[str]:
 def headers(flag: str, value: Any) -> dict[str, str]:
     """``Name: value`` pairs. The values are never shown: they may be secrets."""
     out: dict[str, str] = {}
-    for pair in _pairs(value):
+    for pair in pairs(value):
         name, colon, header_value = pair.partition(":")
         if not colon or not name.strip():
             raise ConfigError(f"{flag}: give 'Name: value' (the value is not shown here)")
@@ -190,7 +190,7 @@ def key_values(flag: str, value: Any) -> dict[str, str]:
     if isinstance(value, dict):
         return {str(k): str(v) for k, v in value.items()}
     out: dict[str, str] = {}
-    for pair in _pairs(value):
+    for pair in pairs(value):
         key, equals, item = pair.partition("=")
         if not equals or not key.strip():
             raise ConfigError(f"{flag}: {pair!r} is not KEY=VALUE")
@@ -208,10 +208,10 @@ def scrape_targets(flag: str, value: Any) -> dict[str, str]:
     if isinstance(value, dict):
         items = list(value.items())
     else:
-        pairs = [part for pair in _pairs(value) for part in pair.split(",") if part.strip()]
-        if any("=" not in pair for pair in pairs):
+        given = [part for pair in pairs(value) for part in pair.split(",") if part.strip()]
+        if any("=" not in pair for pair in given):
             raise ConfigError(f"{flag}: give NAME=URL, e.g. spark-2=http://spark-2:9400/metrics")
-        items = [(pair.partition("=")[0], pair.partition("=")[2]) for pair in pairs]
+        items = [(pair.partition("=")[0], pair.partition("=")[2]) for pair in given]
     out: dict[str, str] = {}
     for raw_name, raw_url in items:
         name, url = str(raw_name).strip(), str(raw_url).strip()

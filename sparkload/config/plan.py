@@ -7,8 +7,10 @@ across these options are ``PlanOptions.check``'s.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sparkload.config.option import PLAN, Option
 from sparkload.config.parsers import (
@@ -18,6 +20,7 @@ from sparkload.config.parsers import (
     non_negative,
     one_of,
     optional_path,
+    pairs,
     positive,
     rates,
     text,
@@ -28,6 +31,33 @@ from sparkload.errors import ConfigError
 POISSON, CONSTANT, GAMMA = "poisson", "constant", "gamma"
 ARRIVAL_PROCESSES = (POISSON, CONSTANT, GAMMA)
 LADDER, STEPS, ARRIVAL = "ladder", "steps", "arrival"  # ``PlanOptions.mode``: the manifest's
+TIER_EXAMPLE = "fast:tps_p10>=30,ttfo_p90_ms<=2000"
+_TIER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One ``--tier``: its name and its bounds (``--check``'s syntax, read by the analysis)."""
+
+    name: str
+    bounds: str
+
+
+def tiers(flag: str, value: Any) -> tuple[Tier, ...]:
+    """``NAME:BOUNDS`` per tier (repeatable): a name of letters, digits, '.', '_' or '-', given
+    once, and bounds (their syntax is the analysis's to check, before the load)."""
+    out: list[Tier] = []
+    for pair in pairs(value):
+        name, colon, bounds = (part.strip() for part in pair.partition(":"))
+        if not colon or not bounds or not name:
+            raise ConfigError(f"{flag} {pair.strip()!r}: give NAME:BOUNDS, e.g. '{TIER_EXAMPLE}'")
+        if not _TIER_NAME.fullmatch(name):
+            raise ConfigError(f"{flag} {name}: a tier's name is letters, digits, '.', '_' or '-'")
+        if any(tier.name == name for tier in out):
+            raise ConfigError(f"{flag} {name}: the tier is given twice")
+        out.append(Tier(name, bounds))
+    return tuple(out)
+
 
 ROWS: tuple[Option, ...] = (
     Option(
@@ -131,6 +161,19 @@ ROWS: tuple[Option, ...] = (
         text,
     ),
     Option(
+        "--tier",
+        [],
+        "Agent capacity by tier: NAME:BOUNDS (--check's syntax, e.g. "
+        f"'{TIER_EXAMPLE}'), repeatable; one capacity search over concurrent agent sessions per "
+        "tier in one run (--workload agent or --agent-trace), each level judged under every "
+        "open tier's bounds, so a level measured once answers every tier that asks for its "
+        "concurrency",
+        PLAN,
+        tiers,
+        argparse_extra={"action": "append"},
+        attr="tiers",
+    ),
+    Option(
         "--capacity-start",
         1,
         "Capacity search, closed loop: the first concurrency probed",
@@ -176,10 +219,19 @@ class PlanOptions:
     trace: Path | None
     trace_speedup: float
     find_capacity: str  # --check bounds of a capacity search ("": no search)
+    tiers: tuple[Tier, ...]  # --tier: a capacity search per tier (empty: none)
     capacity_start: int
     capacity_max: float
     repeat: int
     seed: int
+
+    @property
+    def searches(self) -> tuple[Tier, ...]:
+        """The plan's capacity searches: one per --tier, or --find-capacity's (its name "");
+        empty: the plan runs its levels as given."""
+        if self.tiers:
+            return self.tiers
+        return (Tier("", self.find_capacity),) if self.find_capacity else ()
 
     @property
     def mode(self) -> str:
@@ -204,6 +256,11 @@ class PlanOptions:
             raise ConfigError("--burstiness shapes gamma arrivals: add --arrival-process gamma")
         if self.arrival_process != POISSON and not self.arrival_rate and self.trace is None:
             raise ConfigError("--arrival-process spaces open-loop arrivals: give --arrival-rate")
+        if self.tiers and self.find_capacity:
+            raise ConfigError(
+                "--tier runs a capacity search per tier: drop --find-capacity (give its bounds "
+                "as one more --tier)"
+            )
         if self.trace is None:
             if self.trace_speedup != 1.0:
                 raise ConfigError("--trace-speedup without --trace: give the trace to replay")

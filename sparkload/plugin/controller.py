@@ -83,7 +83,7 @@ class RunController:
         self.ticks: SerialTicks | None = None  # the shape, ticked one at a time
         self.last_rows: list[dict] = []  # the table of the last finished run (web UI)
         self.final_summary = ""  # printed after Locust's own summary in headless runs
-        self.capacity_line = ""  # a finished capacity search's answer, one line
+        self.capacity_lines: dict[str, str] = {}  # each finished search's answer, by tier
         self.abort_reason = ""
         self._progress: gevent.Greenlet | None = None
         self._workers_with_users: set[str] = set()
@@ -203,7 +203,7 @@ class RunController:
         logger.info(
             "sparkload run %s: %s, results in %s",
             self.collector.writer.path.name,
-            "capacity search" if opts.plan.find_capacity else f"{opts.plan.mode} mode",
+            "capacity search" if opts.plan.searches else f"{opts.plan.mode} mode",
             self.collector.writer.path,
         )
         self._progress = gevent.spawn(self._report_progress)
@@ -271,8 +271,8 @@ class RunController:
                 "sparkload: run stopped before its plan finished; manifest marked '%s'", status
             )
         self.final_summary = self.collector.summary()
-        if self.capacity_line:
-            self.final_summary += "\n" + self.capacity_line
+        for line in self.capacity_lines.values():
+            self.final_summary += "\n" + line
         check = self.context.options.results.check if self.context is not None else ""
         if check and status != STATUS_ABORTED:
             self._check_levels(check, str(self.collector.writer.path))
@@ -296,7 +296,7 @@ class RunController:
         self.ticks = None
         self.control = None
         self.abort_reason = ""
-        self.capacity_line = ""
+        self.capacity_lines = {}
         self._workers_with_users.clear()
 
     def shut_down(self) -> None:
@@ -406,24 +406,32 @@ class RunController:
             return {"local": self.runner.user_count}
         return {client.id: client.user_count for client in self.runner.clients.values()}
 
-    def judge_level(self, index: int) -> ProbeVerdict | None:
+    def judge_level(self, index: int, bounds: list[str]) -> list[ProbeVerdict] | None:
         assert self.collector is not None and self.context is not None
         run_dir = str(self.collector.writer.path)
         try:
-            return judge_level(self.context.options.plan.find_capacity, run_dir, index)
+            return judge_level(bounds, run_dir, index)
         except ValueError as exc:
-            self._abort(f"--find-capacity: level {index + 1} could not be judged: {exc}")
+            flag = "--tier" if self.context.options.plan.tiers else "--find-capacity"
+            self._abort(f"{flag}: level {index + 1} could not be judged: {exc}")
             return None
 
-    def record_capacity(self, result: CapacityResult) -> None:
+    def record_capacity(self, results: list[CapacityResult]) -> None:
+        """--find-capacity's one search into ``Manifest.capacity``, --tier's into ``tiers``;
+        each search's line said once, when it is settled (a tier may settle before others)."""
         assert self.collector is not None
-        self.collector.manifest.capacity = result.manifest_entry()
+        entries = [result.manifest_entry() for result in results]
+        if any(result.tier for result in results):
+            self.collector.manifest.tiers = entries
+        else:
+            (self.collector.manifest.capacity,) = entries
         self.collector.writer.write_manifest()
-        if result.complete:
-            self.capacity_line = result.line()
-            logger.info("sparkload %s", self.capacity_line)
-            if result.capacity is None:  # not even the lowest probe met the bounds
-                self.environment.process_exit_code = EXIT_CHECK_FAILED
+        for result in results:
+            if result.complete and result.tier not in self.capacity_lines:
+                self.capacity_lines[result.tier] = result.line()
+                logger.info("sparkload %s", result.line())
+                if result.capacity is None and not result.tier:  # not even the lowest probe met
+                    self.environment.process_exit_code = EXIT_CHECK_FAILED
 
 
 def controller_of(environment: Environment) -> RunController:

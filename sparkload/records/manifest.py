@@ -105,6 +105,7 @@ class Manifest(Entry):
     arrival: ArrivalEntry | None = None  # open loop: its plan
     slice_duration: float | None = None  # --slice-duration: report windows, target seconds
     capacity: CapacityEntry | None = None  # --find-capacity: the search's answer so far
+    tiers: list[CapacityEntry] = field(default_factory=list)  # --tier: each tier's search so far
     # A rate sweep stopped at an over-saturated level: its index (later rates were not run)
     saturated_at: int | None = None
     workload: WorkloadEntry = field(default_factory=WorkloadEntry)

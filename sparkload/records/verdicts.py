@@ -49,7 +49,7 @@ class CapacityEntry(Entry):
     """``Manifest.capacity``: the search's bounds, the value it runs over, the largest value
     that met the bounds (None: none did), every probe, the smallest breaking probe above the
     capacity (None: none), and whether the search finished (False while it runs, or when the
-    run stopped first)."""
+    run stopped first); a tier's (``Manifest.tiers``) also has the tier's name."""
 
     bounds: str = ""
     over: str = OVER_CONCURRENCY  # OVER_CONCURRENCY | OVER_RATE
@@ -57,6 +57,7 @@ class CapacityEntry(Entry):
     probes: list[CapacityProbe] = field(default_factory=list)
     limit: CapacityProbe | None = None
     complete: bool = False
+    tier: str | None = omitted()  # --tier's name (absent: --find-capacity's search)
 
 
 def sample_text(verdict: ProbeVerdict) -> str:

@@ -84,7 +84,7 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
         endpoints=[e.url for e in context.endpoints],
         model=context.model,
         mode=plan.mode,
-        ladder=[] if plan.find_capacity else list(plan.ladder),  # a search's: its probes
+        ladder=[] if plan.searches else list(plan.ladder),  # a search's: its probes
         requests_per_user=plan.requests_per_user if ladder_mode else None,
         warmup_requests_per_level=1 if ladder_mode else 0,
         step_duration=plan.step_duration if plan.mode == STEPS else None,
@@ -158,7 +158,7 @@ def arrival_entry(context: RunContext) -> ArrivalEntry:
             time=TARGET_TIME,
         )
     return ArrivalEntry(
-        rates=[] if plan.find_capacity else list(plan.arrival_rate),  # a search's: probes
+        rates=[] if plan.searches else list(plan.arrival_rate),  # a search's: probes
         users=plan.arrival_users,
         duration=plan.arrival_duration,
         process=plan.arrival_process,

@@ -111,7 +111,7 @@ def items_for(options: RunOptions, counter: Counter | None) -> ItemSet | None:
     if not name:
         return None
     plan = options.plan
-    levels = SEARCH_LEVELS if plan.find_capacity else plan.level_count * plan.repeat
+    levels = SEARCH_LEVELS if plan.searches else plan.level_count * plan.repeat
     count = options.workload.quality_items * max(levels, 1)
     seed = plan.seed
     if name == KIND_ARITHMETIC:

@@ -63,12 +63,14 @@ def check_levels(spec: str, run_dir: str) -> tuple[int, str]:
     return result.returncode, (result.stdout + result.stderr).strip()
 
 
-def judge_level(spec: str, run_dir: str, index: int) -> ProbeVerdict:
-    """One level of a run judged as ``--check`` judges it (the capacity search's probe): the
-    analysis's verdict, printed as JSON; ValueError with its words if it could not judge the
-    level (or what it printed is no verdict)."""
+def judge_level(specs: list[str], run_dir: str, index: int) -> list[ProbeVerdict]:
+    """One level of a run judged as ``--check`` judges it, under each of ``specs`` (the capacity
+    searches' probe; one set of bounds per --tier): the analysis's verdicts, one JSON line each,
+    from one child process; ValueError with its words if it could not judge the level (or what
+    it printed is not one verdict per set of bounds)."""
+    checks = [arg for spec in specs for arg in ("--check", spec)]
     result = subprocess.run(
-        report_command(["--check", spec, "--check-level", str(index), "--quiet", run_dir]),
+        report_command([*checks, "--check-level", str(index), "--quiet", run_dir]),
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
@@ -77,4 +79,7 @@ def judge_level(spec: str, run_dir: str, index: int) -> ProbeVerdict:
     if result.returncode != 0:
         said = (result.stderr or result.stdout).strip().splitlines()
         raise ValueError(said[-1] if said else f"the analysis exited with {result.returncode}")
-    return ProbeVerdict.from_dict(json.loads(result.stdout))
+    verdicts = [ProbeVerdict.from_dict(json.loads(line)) for line in result.stdout.splitlines()]
+    if len(verdicts) != len(specs):
+        raise ValueError(f"{len(verdicts)} verdicts for {len(specs)} sets of bounds")
+    return verdicts

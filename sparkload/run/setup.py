@@ -103,13 +103,15 @@ def check(options: RunOptions) -> None:
         if problem is not None:
             raise ConfigError(f"--check: {problem}")
     profile, levels = options.target.server_profile, options.plan.level_count * options.plan.repeat
-    if profile is not None and not options.plan.find_capacity and profile > levels:
+    if profile is not None and not options.plan.searches and profile > levels:
         raise ConfigError(f"--server-profile {profile}: the plan has {levels} level(s)")
-    if options.plan.find_capacity:
-        problem = check_options(["--slo", options.plan.find_capacity])
-        if problem is not None:
-            raise ConfigError(f"--find-capacity: {problem.removeprefix('--slo: ')}")
+    if options.plan.searches:
         check_search(options)
+    for search in options.plan.searches:
+        problem = check_options(["--slo", search.bounds])
+        if problem is not None:
+            flag = f"--tier {search.name}" if search.name else "--find-capacity"
+            raise ConfigError(f"{flag}: {problem.removeprefix('--slo: ')}")
 
 
 def refuse_streamed_bounds(opts: RunOptions) -> None:
@@ -121,6 +123,7 @@ def refuse_streamed_bounds(opts: RunOptions) -> None:
     for flag, spec in (
         ("--check", opts.results.check),
         ("--find-capacity", opts.plan.find_capacity),
+        *((f"--tier {tier.name}", tier.bounds) for tier in opts.plan.tiers),
     ):
         for bound in filter(None, (part.strip() for part in spec.split(","))):
             if bound.split("_", 1)[0] in streamed:
@@ -132,7 +135,19 @@ def refuse_streamed_bounds(opts: RunOptions) -> None:
 
 
 def check_search(opts: RunOptions) -> None:
-    """--find-capacity's rules across options: one ConfigError line naming the conflict."""
+    """--find-capacity's and --tier's rules across options: one ConfigError line naming the
+    conflict. A tier counts concurrent agent sessions: the agent workload's closed loop."""
+    plan = opts.plan
+    flag = "--tier" if plan.tiers else "--find-capacity"
+    if plan.tiers and opts.workload.name != WORKLOAD_AGENT:
+        raise ConfigError(
+            f"--tier counts concurrent agent sessions: give --workload agent or --agent-trace "
+            f"(not --workload {opts.workload.name})"
+        )
+    if plan.tiers and plan.arrival_rate:
+        raise ConfigError(
+            "--tier searches over concurrent agent sessions, a closed loop: drop --arrival-rate"
+        )
     prefill = opts.workload.name == WORKLOAD_PREFILL  # its own C=1 ladder, a level per size
     clash = {
         "--trace": opts.plan.trace is not None,
@@ -142,12 +157,11 @@ def check_search(opts: RunOptions) -> None:
         "--workload prefill": prefill,
         "--ladder": not prefill and opts.plan.ladder != default("ladder"),
     }
-    given = [flag for flag, present in clash.items() if present]
+    given = [option for option, present in clash.items() if present]
     if given:
         raise ConfigError(
-            f"--find-capacity chooses its own levels and judges each one: drop {', '.join(given)}"
+            f"{flag} chooses its own levels and judges each one: drop {', '.join(given)}"
         )
-    plan = opts.plan
     if plan.arrival_rate:
         if len(plan.arrival_rate) > 1:
             raise ConfigError(

@@ -84,14 +84,15 @@ class Conductor(Protocol):
         """Users per process (node id): how an open-loop schedule is dealt."""
         ...
 
-    def judge_level(self, index: int) -> ProbeVerdict | None:
-        """An ended level judged as ``--check`` judges it (the analysis's ``--check-level``
-        verdict, in a child process: about a second); None when it could not be judged (the run
-        is then aborted)."""
+    def judge_level(self, index: int, bounds: list[str]) -> list[ProbeVerdict] | None:
+        """An ended level judged as ``--check`` judges it, under each of ``bounds`` (the
+        analysis's ``--check-level`` verdicts, one per bounds, in one child process: about a
+        second); None when it could not be judged (the run is then aborted)."""
         ...
 
-    def record_capacity(self, result: CapacityResult) -> None:
-        """A capacity search's answer so far: into the manifest, and said once complete."""
+    def record_capacity(self, results: list[CapacityResult]) -> None:
+        """The capacity searches' answers so far (--find-capacity's one, or one per --tier):
+        into the manifest, and each said once complete."""
         ...
 
 

@@ -31,7 +31,7 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
         f"C={tally.concurrency}" if tally.arrival_rate is None else f"{tally.arrival_rate:g}/s"
     )
     if isinstance(shape, SearchShape | RateSearchShape):
-        more = shape.prober.search.probes_left_at_most()
+        more = shape.prober.searches.probes_left_at_most()
         head = f"capacity probe {tally.index + 1} ({level}), at most {more} more"
     else:
         head = f"level {tally.index + 1}/{opts.plan.level_count * opts.plan.repeat} ({level})"

@@ -33,7 +33,7 @@ def plan_kind(options: RunOptions) -> str:
     """A trace replay, a capacity search (closed or open loop), else the plan's mode."""
     if options.plan.trace is not None:
         return TRACE
-    if options.plan.find_capacity:
+    if options.plan.searches:
         return SEARCH
     return options.plan.mode
 

@@ -6,13 +6,15 @@ C x --requests-per-user sessions after its warm-up, as a ladder level does. Open
 rate sweep whose rates are not known in advance: every probe sends its rate's whole schedule for
 --arrival-duration and waits for all of it. When a probe's level has ended, the analysis judges
 it (``Conductor.judge_level``: the analysis's ``--check-level`` in a child process, about a
-second), the search records the verdict and names the next value, or ends.
+second), the search records the verdict and names the next value, or ends. With ``--tier`` the
+levels serve one search per tier (``capacity.SharedSearches``): each level is judged under every
+open tier's bounds in that one child process.
 """
 
 from __future__ import annotations
 
-from sparkload.capacity import CONCURRENCY, RATE, CapacityResult, CapacitySearch
-from sparkload.records import CapacityProbe
+from sparkload.capacity import CONCURRENCY, RATE, BoundedSearch, CapacitySearch, SharedSearches
+from sparkload.config import PlanOptions
 from sparkload.run.context import RunContext
 from sparkload.shapes import Conductor
 from sparkload.shapes.arrival import ArrivalShape
@@ -20,36 +22,41 @@ from sparkload.shapes.ladder import LadderShape
 
 
 class Prober:
-    """What both search shapes do when a probe's level ends: judge it, feed the search, say
-    what was found so far."""
+    """What both search shapes do when a probe's level ends: judge it under the bounds of every
+    search still open, feed the searches, say what was found so far."""
 
-    def __init__(self, search: CapacitySearch, bounds: str) -> None:
-        self.search = search
-        self.bounds = bounds
-        self.probes: list[CapacityProbe] = []
+    def __init__(self, searches: SharedSearches) -> None:
+        self.searches = searches
+
+    @classmethod
+    def of_plan(cls, plan: PlanOptions, over: str, start: float) -> Prober:
+        """One search per --tier (or --find-capacity's one), each from ``start`` to the cap."""
+        return cls(
+            SharedSearches(
+                [
+                    BoundedSearch(
+                        tier.name, tier.bounds, CapacitySearch(over, start, plan.capacity_max)
+                    )
+                    for tier in plan.searches
+                ]
+            )
+        )
 
     def first(self) -> float:
-        value = self.search.next_value()
+        value = self.searches.next_value()
         assert value is not None  # a new search always has a first probe
         return value
 
     def level_ended(self, conductor: Conductor, index: int, value: float) -> float | None:
-        """The next value to probe; None when the search is over (or the level could not be
+        """The next value to probe; None when every search is over (or the level could not be
         judged: the run aborts with what was found so far)."""
-        verdict = conductor.judge_level(index)
-        if verdict is None:
-            conductor.record_capacity(self.result(complete=False))
+        verdicts = conductor.judge_level(index, [s.bounds for s in self.searches.open()])
+        if verdicts is None:
+            conductor.record_capacity(self.searches.results())
             return None
-        self.probes.append(CapacityProbe(value, verdict))
-        self.search.record(value, verdict.meets)
-        following = self.search.next_value()
-        conductor.record_capacity(self.result(complete=following is None))
-        return following
-
-    def result(self, complete: bool) -> CapacityResult:
-        return CapacityResult(
-            self.bounds, self.search.over, list(self.probes), self.search.capacity, complete
-        )
+        self.searches.record(value, verdicts)
+        conductor.record_capacity(self.searches.results())
+        return self.searches.next_value()
 
 
 class SearchShape(LadderShape):
@@ -96,17 +103,15 @@ def search_shape(context: RunContext) -> SearchShape | RateSearchShape:
     opts = context.options
     plan = opts.plan
     if plan.arrival_rate:
-        rates = CapacitySearch(RATE, plan.arrival_rate[0], plan.capacity_max)
         return RateSearchShape(
-            Prober(rates, plan.find_capacity),
+            Prober.of_plan(plan, RATE, plan.arrival_rate[0]),
             plan.arrival_users,
             plan.arrival_duration,
             opts.request.request_timeout,
             context.time_scale,
         )
-    users = CapacitySearch(CONCURRENCY, plan.capacity_start, plan.capacity_max)
     return SearchShape(
-        Prober(users, plan.find_capacity),
+        Prober.of_plan(plan, CONCURRENCY, plan.capacity_start),
         plan.requests_per_user,
         context.workload.requests_per_session,
     )

@@ -9,7 +9,7 @@ import pytest
 from analysis.cli import main
 from analysis.figures import slo
 from analysis.figures.metrics import Settings, summarize
-from analysis.figures.operating_points import capacity_finding, of_dataset
+from analysis.figures.operating_points import capacity_findings, of_dataset
 from analysis.reading.load import load
 from analysis.views.charts import throughput_latency_charts
 from tests.analysis_synthetic import (
@@ -80,9 +80,7 @@ def test_without_an_slo_no_level_carries_a_verdict(tmp_path):
 def test_the_capacity_search_marks_the_level_of_its_capacity(tmp_path):
     found = points_of([ladder_run(tmp_path, capacity=CAPACITY)])
     assert list(found["capacity"]) == [False, False, True, False]
-    (finding,) = [
-        capacity_finding(run) for run in load([ladder_run(tmp_path / "b", "b", CAPACITY)]).runs
-    ]
+    (finding,) = capacity_findings(load([ladder_run(tmp_path / "b", "b", CAPACITY)]).runs[0])
     assert finding.describe() == (
         "**b**: capacity search (`ttft_p90_ms<=800`, over concurrency): capacity **C=4**; "
         "first failing probe: C=8"
@@ -92,7 +90,7 @@ def test_the_capacity_search_marks_the_level_of_its_capacity(tmp_path):
 def test_a_search_that_found_no_capacity_marks_nothing_and_says_so(tmp_path):
     run = ladder_run(tmp_path, capacity={**CAPACITY, "capacity": None, "limit": None})
     assert not points_of([run])["capacity"].any()
-    (finding,) = [capacity_finding(r) for r in load([run]).runs]
+    (finding,) = capacity_findings(load([run]).runs[0])
     assert "no probed level met the bounds" in finding.describe()
 
 

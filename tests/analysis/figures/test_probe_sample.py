@@ -101,7 +101,7 @@ def test_the_capacity_line_gives_the_interval_of_a_probe_with_enough_requests():
 
 
 def test_the_report_states_the_deciding_probes_requests_and_the_warning(tmp_path):
-    from analysis.figures.operating_points import capacity_finding
+    from analysis.figures.operating_points import capacity_findings
     from analysis.reading.load import load
     from tests.analysis.figures.test_operating_points import CAPACITY, ladder_run
 
@@ -110,7 +110,7 @@ def test_the_report_states_the_deciding_probes_requests_and_the_warning(tmp_path
     probes[2]["caveats"] = [few]
     limit = dict(probes[3], breaches=["ttft_p90_ms = 900 > 800"])
     run = ladder_run(tmp_path, "b", {**CAPACITY, "probes": probes, "limit": limit})
-    (finding,) = [capacity_finding(r) for r in load([run]).runs]
+    (finding,) = capacity_findings(load([run]).runs[0])
     assert (finding.requests, finding.limit_requests) == (16, 32)
     assert finding.describe() == (
         "**b**: capacity search (`ttft_p90_ms<=800`, over concurrency): capacity **C=4** (16 "

@@ -8,7 +8,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from sparkload.capacity import CONCURRENCY, RATE, RATE_TOLERANCE, CapacityResult, CapacitySearch
+from sparkload.capacity import (
+    CONCURRENCY,
+    RATE,
+    RATE_TOLERANCE,
+    BoundedSearch,
+    CapacityResult,
+    CapacitySearch,
+    SharedSearches,
+)
 from sparkload.config import default, from_namespace
 from sparkload.errors import ConfigError
 from sparkload.records import ProbeVerdict
@@ -23,25 +31,40 @@ from tests.sparkload.test_shapes import FakeConductor
 
 
 class JudgingConductor(FakeConductor):
-    """A level meets the bounds while its C (or rate) is at most ``capacity``; None: it cannot
-    be judged."""
+    """A level meets a set of bounds while its C (or rate) is at most that set's capacity
+    (``capacity``: every set's; ``capacities``: bounds -> its own); None: it cannot be judged."""
 
-    def __init__(self, capacity: int | None) -> None:
+    def __init__(self, capacity: int | None, capacities: dict[str, int] | None = None) -> None:
         super().__init__()
         self.capacity = capacity
+        self.capacities = capacities or {}
         self.results: list[CapacityResult] = []
+        self.judged: list[tuple[int, list[str]]] = []
 
-    def judge_level(self, index):
+    def judge_level(self, index, bounds):
         if self.capacity is None:
             return None
+        self.judged.append((index, list(bounds)))
         level = self.tallies[index]
         c = level.concurrency if level.arrival_rate is None else level.arrival_rate
-        meets = c <= self.capacity
-        breaches = [] if meets else [f"ttft_p90_ms = {100 * c} > {100 * self.capacity}"]
-        return ProbeVerdict(index, meets, {"ttft_p90_ms<=800": 100.0 * c}, breaches)
+        verdicts = []
+        for spec in bounds:
+            capacity = self.capacities.get(spec, self.capacity)
+            meets = c <= capacity
+            breaches = [] if meets else [f"ttft_p90_ms = {100 * c} > {100 * capacity}"]
+            verdicts.append(ProbeVerdict(index, meets, {spec: 100.0 * c}, breaches))
+        return verdicts
 
-    def record_capacity(self, result):
+    def record_capacity(self, results):
+        (result,) = results  # one search: --find-capacity's
         self.results.append(result)
+
+
+class TierConductor(JudgingConductor):
+    """Keeps every tier's results as they come."""
+
+    def record_capacity(self, results):
+        self.results = list(results)
 
 
 def run_search(shape: SearchShape, conductor: JudgingConductor) -> list[int]:
@@ -63,8 +86,21 @@ def run_search(shape: SearchShape, conductor: JudgingConductor) -> list[int]:
     raise AssertionError(f"the shape did not end: {run}")
 
 
-def search_shape(start: int = 1, maximum: float = 256) -> SearchShape:
-    return SearchShape(Prober(CapacitySearch(CONCURRENCY, start, maximum), "ttft_p90_ms<=800"), 3)
+def prober(over: str, start: float, maximum: float, **tiers: str) -> Prober:
+    """One search per tier (name -> bounds), or --find-capacity's on ttft_p90_ms<=800."""
+    named = tiers or {"": "ttft_p90_ms<=800"}
+    return Prober(
+        SharedSearches(
+            [
+                BoundedSearch(name, bounds, CapacitySearch(over, start, maximum))
+                for name, bounds in named.items()
+            ]
+        )
+    )
+
+
+def search_shape(start: int = 1, maximum: float = 256, **tiers: str) -> SearchShape:
+    return SearchShape(prober(CONCURRENCY, start, maximum, **tiers), 3)
 
 
 def test_each_probe_is_a_level_of_exactly_c_times_requests_per_user():
@@ -109,8 +145,7 @@ def test_the_progress_line_after_the_last_probe_is_finishing_not_a_time():
 
 
 def test_a_rate_search_runs_one_open_loop_level_per_probe_until_the_bracket_closes():
-    prober = Prober(CapacitySearch(RATE, 1.0, 64.0), "ttft_p90_ms<=800")
-    shape = RateSearchShape(prober, users=8, duration=1.0, request_timeout=10.0)
+    shape = RateSearchShape(prober(RATE, 1.0, 64.0), users=8, duration=1.0, request_timeout=10.0)
     conductor = JudgingConductor(capacity=5)
     conductor.users = 8
     for now in range(200):  # bounded: every level ends a few ticks after its start
@@ -124,8 +159,7 @@ def test_a_rate_search_runs_one_open_loop_level_per_probe_until_the_bracket_clos
 
 
 def test_the_progress_line_of_a_rate_search_names_the_probes_rate():
-    prober = Prober(CapacitySearch(RATE, 2.0, 64.0), "ttft_p90_ms<=800")
-    shape = RateSearchShape(prober, users=8, duration=10.0, request_timeout=10.0)
+    shape = RateSearchShape(prober(RATE, 2.0, 64.0), users=8, duration=10.0, request_timeout=10.0)
     level = LevelTally(0, 8, None, arrival_rate=2.0)
     line = progress_line(shape, collector(level), options())
     assert line.startswith("capacity probe 1 (2/s), at most ")
@@ -181,7 +215,7 @@ def test_the_analysis_judges_a_level_in_a_child_process_and_its_refusal_is_a_val
     records = closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.04, tps=20, latency=2.0)
     levels = [{"index": 0, "concurrency": 1, "expected": 10, "started_at": ""}]
     run = write_run(tmp_path, "x", records, manifest_fields={"levels": levels})
-    verdict = judge_level("ttft_p90_ms<=100", str(run), 0)
+    (verdict,) = judge_level(["ttft_p90_ms<=100"], str(run), 0)
     few = "ttft_p90_ms<=100: 10 requests are too few to bound a p90 (a 90 % interval needs 29)"
     assert verdict == ProbeVerdict(
         0,
@@ -194,20 +228,19 @@ def test_the_analysis_judges_a_level_in_a_child_process_and_its_refusal_is_a_val
         caveats=[few],
     )
     with pytest.raises(ValueError, match="has no level 3"):
-        judge_level("ttft_p90_ms<=100", str(run), 3)
+        judge_level(["ttft_p90_ms<=100"], str(run), 3)
 
 
 class SlowJudge(JudgingConductor):
     """Its verdicts take a tenth of a second, as the analysis's child process takes about one."""
 
-    def judge_level(self, index):
+    def judge_level(self, index, bounds):
         time.sleep(0.1)
-        return super().judge_level(index)
+        return super().judge_level(index, bounds)
 
 
 def test_a_level_started_right_after_a_verdict_is_dated_after_the_verdict():
-    prober = Prober(CapacitySearch(RATE, 1.0, 64.0), "ttft_p90_ms<=800")
-    shape, conductor = RateSearchShape(prober, 8, 1.0, 10.0), SlowJudge(capacity=5)
+    shape, conductor = RateSearchShape(prober(RATE, 1.0, 64.0), 8, 1.0, 10.0), SlowJudge(5)
     conductor.users = 8
     shape.tick(conductor, 0.0)  # level 0 starts
     shape.tick(conductor, 2.0)  # its arrivals are over: the drain starts
