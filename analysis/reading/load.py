@@ -61,10 +61,10 @@ NUMERIC_FIELDS = (
 )
 # Every record's text fields, kept as categoricals ("" where a record has none): an agent's step
 # kind, a dataset line's category, a structured reply's verdict and parse error's kind, the
-# finish reason ("" for a failure), the images' size "WxH"
+# finish reason ("" for a failure), the images' size "WxH", the model or adapter asked
 TEXT_FIELDS = (
     "endpoint", "session_id", "step", "category", "structured", "finish_reason",
-    "structured_error", "image_size",
+    "structured_error", "image_size", "model",
 )
 # A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
 # a batch of records without reasoning or tool calls costs one pass for all of them;
