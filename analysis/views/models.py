@@ -23,8 +23,12 @@ from analysis.views.tables import Table
 KEY = "models"
 STATS = ("mean", "p50", "p90")
 # (column stem, record field, scale): TTFT and ITL in ms, TPS as it is, latency in seconds
-FIGURES = (("TTFT ms", "ttft", 1000.0), ("ITL ms", "itl", 1000.0), ("TPS", "tps", 1.0))
-FIGURES += (("Latency s", "latency", 1.0),)
+FIGURES: tuple[tuple[str, str, float], ...] = (
+    ("TTFT ms", "ttft", 1000.0),
+    ("ITL ms", "itl", 1000.0),
+    ("TPS", "tps", 1.0),
+    ("Latency s", "latency", 1.0),
+)
 FORMATS = {
     "Share of requests": "{:.3f}",
     "Share of output tokens": "{:.3f}",
