@@ -5,7 +5,7 @@ The forms (pure: parsed and dealt here, checked against the server's list in ``r
 - ``NAME``: every request asks for NAME, as always (a name may hold colons: ``llama3:8b``);
 - ``A:0.7,B:0.3``: weights, which must sum to 1 (within 1e-6);
 - ``zipf:S:A,B,C``: Zipf's law over the list in its order, the k-th name's weight 1/k^S
-  normalized (S > 0: 1.2 gives A 0.52, B 0.23, C 0.14, ...).
+  normalized (S > 0: zipf:1.2:A,B,C gives A 0.59, B 0.26, C 0.16).
 
 A mix is a value with a comma (or the ``zipf:`` prefix); each of its entries is NAME:WEIGHT, the
 weight after the last colon. What a class of traffic asks for is one ``ModelMix``; each user of
