@@ -75,12 +75,14 @@ from analysis.sections import categories as categories_section
 from analysis.sections import conversations as conversations_section
 from analysis.sections import fidelity as fidelity_section
 from analysis.sections import images as images_section
+from analysis.sections import models as models_section
 from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
 from analysis.views import (
     agents,
     compaction,
     conversations,
+    models,
     server_views,
     speed_accuracy,
     subagents,
@@ -123,6 +125,7 @@ SECTIONS = (
     timelines,
     conversations_section,
     categories_section,
+    models_section,
     traffic,
     accuracy_section,
     agents_section,
@@ -301,6 +304,7 @@ def build(
     )
     charts += [speed] if speed is not None else []
     steps = agents.step_records(dataset.records)
+    mixed = models.model_records(dataset.records)
     charts += [
         agents.context_chart(agents.by_context(steps, label, settings), label, simulated)
         for label in conversations.labels(steps)
@@ -346,6 +350,7 @@ def build(
                 if not steps.empty  # a run without agent steps: summary.json as it was
             },
             **agent_tables(steps, settings),
+            **({models.KEY: models.by_model(mixed, settings)} if not mixed.empty else {}),
         },
         timelines=context.timelines,
         figures=figures,

@@ -27,7 +27,7 @@ same template (``sampling_entry``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -54,6 +54,8 @@ class BodyTemplate:
     response_format: dict[str, Any] | None = None  # --response-format, in chat's form
     wire: WireApi = field(init=False, repr=False, compare=False)  # the API of ``api``
     _parts: BodyParts = field(init=False, repr=False, compare=False)
+    # the parts of a request naming another model (a mix's: ``model_mix``), made once per model
+    _others: dict[str, BodyParts] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         wire = wire_api(self.api)
@@ -87,9 +89,15 @@ class BodyTemplate:
             response_format=_run_format(opts),
         )
 
-    def encode(self, request: PlannedRequest) -> bytes:
-        """One request's body, encoded (once per request)."""
-        return orjson.dumps(self.wire.body(self._parts, request, self.format_of(request)))
+    def encode(self, request: PlannedRequest, model: str | None = None) -> bytes:
+        """One request's body, encoded (once per request); ``model``: the model it asks for,
+        when not the run's (a mix's draw)."""
+        parts = self._parts
+        if model is not None and model != self.model:
+            parts = self._others.get(model) or self._others.setdefault(
+                model, replace(parts, model=model)
+            )
+        return orjson.dumps(self.wire.body(parts, request, self.format_of(request)))
 
     def format_of(self, request: PlannedRequest) -> dict[str, Any] | None:
         """The ``response_format`` a request asks for, in chat's form: a dataset line's own

@@ -63,10 +63,10 @@ NUMERIC_FIELDS = (
 # Every record's text fields, kept as categoricals ("" where a record has none): an agent's step
 # kind, a dataset line's category, a structured reply's verdict and parse error's kind, the
 # finish reason ("" for a failure), the images' size "WxH", an agent's own session and the one
-# that spawned it (a sub-agent's)
+# that spawned it (a sub-agent's), the model or adapter asked
 TEXT_FIELDS = (
     "endpoint", "session_id", "step", "category", "structured", "finish_reason",
-    "structured_error", "image_size", "agent_session", "parent_session",
+    "structured_error", "image_size", "agent_session", "parent_session", "model",
 )
 # A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
 # a batch of records without reasoning or tool calls costs one pass for all of them;

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sparkload.errors import ConfigError
+from sparkload.model_mix import ModelMix
 from sparkload.sim.speculation import parse_category_acceptance, parse_spec
 
 IGNORE_EOS_CHOICES = ("auto", "yes", "no")
@@ -84,6 +85,14 @@ def fraction(flag: str, value: Any) -> float:
 
 def text(_flag: str, value: Any) -> str:
     return str(value or "").strip()
+
+
+def model_choice(flag: str, value: Any) -> str:
+    """One model's name or a mix of models with shares (``sparkload.model_mix``'s forms),
+    checked here and kept as written."""
+    given = text(flag, value)
+    ModelMix.parse(given, flag)
+    return given
 
 
 def boolean(_flag: str, value: Any) -> bool:

@@ -36,6 +36,16 @@ def rate(flag: str, value: object) -> float:
     return number
 
 
+def names(flag: str, value: object) -> str | None:
+    """NAME,NAME,...: distinct names, kept as written (None: not given)."""
+    if value is None or str(value).strip() == "":
+        return None
+    listed = [name.strip() for name in str(value).split(",")]
+    if not all(listed) or len(set(listed)) != len(listed):
+        raise ConfigError(f"{flag}: {value!r}: give distinct names, comma-separated")
+    return ",".join(listed)
+
+
 def optional_rate(flag: str, value: object) -> float | None:
     """A share from 0 to 1, or None (not given: the simulator's own behaviour)."""
     if value is None or str(value).strip() == "":
@@ -55,6 +65,10 @@ def _simulator_option(option: sim_options.SimOption) -> Option:
         parse = spec
     elif option is sim_options.CATEGORY_ACCEPTANCE:
         parse = category_acceptance
+    elif option is sim_options.LORA:
+        parse = names
+    elif option is sim_options.LORA_SWITCH_MS:
+        parse = non_negative
     elif option.type is int:
         parse = optional_count if option.count else optional_whole
     elif option.rate:
@@ -96,6 +110,9 @@ class SimulatorOptions:
     output_drift: float  # share of batched greedy replies changed (sim/drift.py)
     accuracy: float | None
     category_acceptance: str | None  # CATEGORY=RATE,... (sim/speculation.py)
+    lora: str | None  # NAME,NAME,...: LoRA adapters served (sim/lora.py)
+    max_loras: int | None  # adapters a batch may hold (None: the simulator's 1)
+    lora_switch_ms: float  # loading an adapter into a slot
 
     def args(self) -> list[str]:
         """The built-in simulator's own options, as the run's --sim-* options set them: the

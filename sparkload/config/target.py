@@ -6,7 +6,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sparkload.config.option import TARGET, Option
-from sparkload.config.parsers import boolean, optional_path, optional_whole, text, urls, whole
+from sparkload.config.parsers import (
+    boolean,
+    model_choice,
+    optional_path,
+    optional_whole,
+    text,
+    urls,
+    whole,
+)
 
 ROWS: tuple[Option, ...] = (
     Option(
@@ -21,9 +29,13 @@ ROWS: tuple[Option, ...] = (
     Option(
         "--model",
         "",
-        "Model name (default: the first model of /v1/models)",
+        "Model name (default: the first model of /v1/models), or a mix spreading the requests "
+        "over models, e.g. a base model and its LoRA adapters: A:0.7,B:0.3 (weights summing to "
+        "1) or zipf:S:A,B,C (Zipf's law over the list); each user deals its requests' models "
+        "from a seeded low-discrepancy deal, so the shares are near-exact and repeat with "
+        "--seed; every model must be one the server lists",
         TARGET,
-        text,
+        model_choice,
     ),
     Option(
         "--label",
@@ -113,7 +125,7 @@ ROWS: tuple[Option, ...] = (
 @dataclass(frozen=True)
 class TargetOptions:
     endpoints: tuple[str, ...]
-    model: str
+    model: str  # one model, or a mix (``sparkload.model_mix``: ModelMix.parse reads it)
     label: str
     variant: str
     tp: int

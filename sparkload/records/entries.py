@@ -96,6 +96,11 @@ class SimulatorEntry(Entry):
     output_drift: float | None = omitted()
     # per-draft acceptance by request category (--sim-category-acceptance; written only when set)
     category_acceptance: dict[str, float] | None = omitted()
+    # LoRA adapters served beside the model, the slots that hold them and what loading one
+    # costs in ms (--sim-lora, --sim-max-loras, --sim-lora-switch-ms; written only when served)
+    lora: list[str] | None = omitted()
+    max_loras: int | None = omitted()
+    lora_switch_ms: float | None = omitted()
 
     @classmethod
     def upgraded(cls, data: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from sparkload.config import RunOptions
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.inputs.schemas import JSON_SCHEMA, ReplyChecker, ResponseFormat
+from sparkload.model_mix import ModelMix
 from sparkload.quality.items import ItemSet
 from sparkload.transport.client import build_headers
 from sparkload.transport.target import Endpoint
@@ -34,11 +35,15 @@ class RunContext:
     workload: Workload[Any]
     endpoints: tuple[Endpoint, ...]
     headers: dict[str, str]  # every request's headers, this host's API key included (never written)
-    model: str = ""  # settled by the master before the load starts
+    # settled by the master before the load starts: one model, or a mix's spec (``model_mix``)
+    model: str = ""
     time_scale: float = 1.0  # > 1 when the target is the time-scaled built-in simulator
     # --quality-probe's items (run/quality_probe.py), the master's: a probe runs in one process
     probe: ItemSet | None = None
-    # every request body's template, composed once from the fields above
+    # the models the requests ask for: each user deals its own from it (``UserSession``)
+    models: ModelMix = field(init=False)
+    # every request body's template, composed once from the fields above (a mix's first model
+    # unless a request names its own)
     body: BodyTemplate = field(init=False)
     # the verdict on every reply under --response-format (its validator compiled once)
     checker: ReplyChecker | None = field(init=False)
@@ -48,9 +53,10 @@ class RunContext:
 
     def __post_init__(self) -> None:
         workload = self.workload
-        body = BodyTemplate.for_run(
-            self.options, workload.sampling, workload.max_tokens, self.model
-        )
+        models = ModelMix.parse(self.model)
+        object.__setattr__(self, "models", models)
+        first = models.names[0] if models.names else ""
+        body = BodyTemplate.for_run(self.options, workload.sampling, workload.max_tokens, first)
         object.__setattr__(self, "body", body)
         fmt = self.options.request.response_format
         object.__setattr__(self, "checker", ReplyChecker(fmt) if fmt else None)

@@ -193,6 +193,9 @@ def simulator_entry(sim: SimulatorOptions, tp: int) -> SimulatorEntry:
         entry.output_drift = sim.output_drift
     if sim.category_acceptance:  # its categories draft at their own rates (sim/speculation.py)
         entry.category_acceptance = parse_category_acceptance(sim.category_acceptance)
+    if sim.lora:  # adapters served beside the model, in slots (sim/lora.py)
+        entry.lora, entry.max_loras = sim.lora.split(","), sim.max_loras or 1
+        entry.lora_switch_ms = sim.lora_switch_ms
     return entry
 
 

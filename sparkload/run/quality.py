@@ -33,6 +33,7 @@ import gevent
 
 from sparkload.body import BodyTemplate
 from sparkload.errors import ConfigError
+from sparkload.model_mix import ModelMix
 from sparkload.quality import probes
 from sparkload.quality.items import ITEM_HEADER, ItemSet
 from sparkload.quality.tally import Outcome, result, summary_line
@@ -86,8 +87,11 @@ def look_up(plan: Plan, url: str, on_simulator: bool) -> Target:
     own (``run.setup``): the same headers, the same look-up."""
     options = plan.options
     headers = request_headers(options)
+    models = ModelMix.parse(options.target.model)
+    if models.mixed:
+        raise ConfigError("--model: sparkload quality probes one model, not a mix")
     server = describe_server(
-        url, lookup_headers(headers), options.target.model, not options.target.insecure
+        url, lookup_headers(headers), models.names, not options.target.insecure
     )
     return Target(url, Endpoint.parse(url), server, headers, on_simulator)
 

@@ -24,6 +24,7 @@ from gevent import sleep
 from sparkload.inputs.images import ImageStats, image_stats
 from sparkload.inputs.prompts import PromptOrder
 from sparkload.inputs.schemas import parse_error_kind
+from sparkload.model_mix import ModelDeal
 from sparkload.records import PHASE_MEASURE, PHASE_WARMUP, STRUCTURED_PARSE_ERROR, RequestRecord
 from sparkload.run.context import RunContext
 from sparkload.run.quality_probe import ProbeDealer, ProbeTurn
@@ -80,6 +81,8 @@ class UserSession:
     held: list[RequestRecord] = field(default_factory=list)
     # --quality-probe: deals the probe's items among the process's sessions (run/quality_probe)
     probes: ProbeDealer | None = None
+    # a mix of models (--model A:0.7,B:0.3): this user's deal of them (None: one model)
+    models: ModelDeal | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         opts = self.context.options
@@ -88,6 +91,9 @@ class UserSession:
         )
         self.state = self.context.workload.new_user(self.ordinal, self.prompt_order.next)
         self.state.stream = self.worker_label
+        if self.context.models.mixed:
+            key = f"{opts.plan.seed}:{self.worker_label}:{self.ordinal}"
+            self.models = self.context.models.deal(key)
 
     def open(self) -> None:
         self.connection.warm(self.endpoint.models_path, self.context.headers)
@@ -165,6 +171,7 @@ class UserSession:
             if signal is not None and signal.current != stage:
                 self.open_level = None
                 return None
+        model = self._model_for(assignment, probe)
         record = RequestRecord(
             request_id=self.next_request_id(),
             level=assignment.stage.concurrency,
@@ -173,7 +180,7 @@ class UserSession:
             worker=self.worker_label,
             user=self.ordinal,
             endpoint=self.endpoint.url,
-            model=ctx.model,
+            model=model,
             prompt_index=planned.prompt_index,
             max_tokens=planned.max_tokens,
             start_time=0.0,
@@ -197,7 +204,7 @@ class UserSession:
         wire = ctx.body.wire
         request = StreamRequest(
             self.endpoint.path_for(wire.route),
-            ctx.body.encode(sent),
+            ctx.body.encode(sent, model),
             request_headers(ctx.headers, planned, probe),
             opts.request.request_timeout,
             wire.reader,
@@ -231,6 +238,14 @@ class UserSession:
         if ended:
             self._ship_held()
         return record
+
+    def _model_for(self, assignment: Assignment, probe: ProbeTurn | None) -> str:
+        """The model this request asks for: the user's next of a mix for a measured request of
+        the workload; the run's (a mix's first) for a warm-up or a probe's item, which leave
+        the shares alone."""
+        if self.models is None or probe is not None or assignment.phase != PHASE_MEASURE:
+            return self.context.body.model
+        return self.models.next()
 
     def _ship(self, record: RequestRecord, held: bool) -> None:
         """Ship ``record`` now, or hold it until its session ends (``_ship_held``)."""

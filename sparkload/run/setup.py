@@ -8,8 +8,9 @@ settles here, and Locust hands it on in the options of the test's start (``Resol
    contacted or started.
 2. ``check``: what a run needs beside valid options: a writable results directory, bounds the
    analysis can read (``--check``, ``--find-capacity``) and a search the plan allows.
-3. ``resolve``: every endpoint must answer and say what it is (and serve a ``--model`` it
-   lists, its ``/server_info`` kept where served); the model and the time scale;
+3. ``resolve``: every endpoint must answer and say what it is (and serve every ``--model`` it
+   lists: one model, or each of a mix's, adapters among them; its ``/server_info`` kept where
+   served); the model (a mix: as its spec, which every process deals from) and the time scale;
    with ``--input-tokens`` / ``--seq-dist`` the synthetic prompts fitted (``workloads.fitting``:
    the target's ``/tokenize``, a ``--tokenizer`` file or the flagged 4-characters estimate), or
    a trace's block counted; then the workload built, once, after fitting; every ``--scrape`` node
@@ -28,6 +29,7 @@ from sparkload.config import RunOptions, default
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.inputs.agent_traces import is_tracelab
+from sparkload.model_mix import ModelMix
 from sparkload.quality.items import KIND_RETRIEVAL
 from sparkload.records import REQUEST_METRICS, WORKLOAD_PREFILL
 from sparkload.records.vocabulary import WORKLOAD_AGENT
@@ -192,10 +194,9 @@ def resolve(settled: Settled, host: str | None, simulator_url: str | None) -> Re
     headers = request_headers(options)
     lookup = lookup_headers(headers)
     verify = not options.target.insecure
-    servers = {
-        e.url: describe_server(e.url, lookup, options.target.model, verify) for e in endpoints
-    }
-    model = servers[endpoints[0].url].model
+    mix = ModelMix.parse(options.target.model)
+    servers = {e.url: describe_server(e.url, lookup, mix.names, verify) for e in endpoints}
+    model = servers[endpoints[0].url].model  # what counts tokens: a mix's first model
     synthetic = None
     if options.workload.synthetic:
         synthetic = _synthesize(options, _counter(options, endpoints[0].url, model, lookup))
@@ -222,7 +223,7 @@ def resolve(settled: Settled, host: str | None, simulator_url: str | None) -> Re
         workload=workload,
         endpoints=endpoints,
         headers=headers,
-        model=model,
+        model=mix.spec if mix.mixed else model,
         time_scale=options.simulator.time_scale if simulator_url else 1.0,
         probe=probe,
     )

@@ -24,6 +24,7 @@ from aiohttp import web
 from sparkload.sim import options
 from sparkload.sim.backends import EngineBackend, FixedBackend, FixedTiming
 from sparkload.sim.faults import parse_fault_spec
+from sparkload.sim.lora import LoraSetup
 from sparkload.sim.notes_profiles import BUILDS, DEFAULT_BUDGET, DEFAULT_SPEC, compose
 from sparkload.sim.options import FIXED
 from sparkload.sim.profiles import SUPPORTED_TP, Profile, get_profile, with_tp
@@ -177,6 +178,18 @@ def _engine_profile(args: argparse.Namespace) -> Profile:
     return with_tp(profile, args.tp, allreduce)
 
 
+def lora_setup(args: argparse.Namespace) -> LoraSetup:
+    """--lora, --max-loras, --lora-switch-ms; ``UsageError`` if they do not fit."""
+    adapters = tuple(name.strip() for name in (args.lora or "").split(",") if name.strip())
+    if len(set(adapters)) != len(adapters):
+        raise UsageError(f"--lora: {args.lora!r} names an adapter twice")
+    if args.max_loras is not None and args.max_loras < 1:
+        raise UsageError("--max-loras must be 1 or more")
+    if args.lora_switch_ms < 0:
+        raise UsageError("--lora-switch-ms must be >= 0")
+    return LoraSetup(adapters, args.max_loras or 1, args.lora_switch_ms / 1e3)
+
+
 def build_server(args: argparse.Namespace) -> SimServer:
     """Check the option values and assemble backend and server; ``UsageError`` if bad."""
     if args.time_scale <= 0:
@@ -208,6 +221,7 @@ def build_server(args: argparse.Namespace) -> SimServer:
         )
     except ValueError as err:
         raise UsageError(f"--category-acceptance: {err}") from None
+    lora = lora_setup(args)
     backend: Backend
     if args.profile == FIXED:
         if args.block_size is not None:
@@ -215,11 +229,11 @@ def build_server(args: argparse.Namespace) -> SimServer:
         timing = FixedTiming(
             args.fixed_ttft_ms / 1e3, args.fixed_itl_ms / 1e3, args.fixed_tokens_per_chunk
         )
-        backend = FixedBackend(timing, args.time_scale)
+        backend = FixedBackend(timing, args.time_scale, lora)
         model, speculative = "sparkload-sim-fixed", False
     else:
         profile = engine_profile(args)
-        backend = EngineBackend(profile, args.time_scale, args.seed)
+        backend = EngineBackend(profile, args.time_scale, args.seed, lora)
         model, speculative = profile.model_name, profile.spec is not None
     config = ServerConfig(
         model_name=args.served_model_name or model,
@@ -239,6 +253,7 @@ def build_server(args: argparse.Namespace) -> SimServer:
         output_drift=args.output_drift,
         accuracy=args.accuracy,
         category_acceptance=categories,
+        lora=lora,
     )
     return SimServer(backend, config)
 

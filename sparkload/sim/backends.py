@@ -9,6 +9,9 @@ arrives; it does not know which backend produced it.
 - ``FixedBackend`` has no batching: every request independently gets its first token after
   ``ttft_s`` and then ``tokens_per_chunk`` tokens every ``itl_s`` - the "server with known
   timing" for accuracy benchmarks of the load side.
+
+Either may serve LoRA adapters (``lora.py``): the engine's slots decide when a request is
+admitted and what its step costs; the fixed schedule adds a load to its request's first token.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
 from sparkload.sim.engine import Counters, Emission, Engine, frontend_seconds
+from sparkload.sim.lora import LoraSetup, LoraSlots
 from sparkload.sim.power import PowerMeter, PowerModel
 from sparkload.sim.profiles import Profile
 from sparkload.sim.request_metrics import Schedule
@@ -61,13 +65,16 @@ class Generation:
     max_tokens: int
     block_hashes: tuple[int, ...] = ()
     draft_acceptance: float | None = None  # its category's per-draft rate (None: the profile's)
+    adapter: str | None = None  # the LoRA adapter asked for (None: the base model; ``lora.py``)
 
 
 class EngineBackend:
     """Drives ``Engine`` in (scaled) real time and fans its emissions out to the streams."""
 
-    def __init__(self, profile: Profile, time_scale: float, seed: int = 0) -> None:
-        self.engine = Engine(profile, seed)
+    def __init__(
+        self, profile: Profile, time_scale: float, seed: int = 0, lora: LoraSetup | None = None
+    ) -> None:
+        self.engine = Engine(profile, seed, lora)
         self.counters: Counters = self.engine.counters
         self.hidden_first_tokens = profile.hidden_first_tokens
         self.block_tokens = profile.block_size
@@ -123,6 +130,7 @@ class EngineBackend:
             gen.max_tokens,
             gen.block_hashes,
             gen.draft_acceptance,
+            gen.adapter,
         )
         schedule.queued = loop.time()
         schedule.num_spec_tokens = self._profile.spec.num_draft_tokens if self._profile.spec else 0
@@ -176,9 +184,12 @@ class FixedBackend:
     nodes = 1
     power: PowerMeter | None = None  # no engine steps, so no power model
 
-    def __init__(self, timing: FixedTiming, time_scale: float) -> None:
+    def __init__(
+        self, timing: FixedTiming, time_scale: float, lora: LoraSetup | None = None
+    ) -> None:
         self.counters = Counters()
         self.num_running = 0
+        self.lora = LoraSlots(lora or LoraSetup())  # no batch: a load delays its request only
         self._timing = timing
         self._scale = time_scale
         self._pacer = Pacer()
@@ -203,7 +214,8 @@ class FixedBackend:
         """Tokens on the fixed timing; ``schedule`` has no queue (scheduled when received)."""
         loop = asyncio.get_running_loop()
         schedule.queued = schedule.scheduled = loop.time()
-        due = schedule.queued + self._timing.ttft_s / self._scale
+        loading = self.lora.admit(gen.adapter) or 0.0  # no slot is ever busy without a batch
+        due = schedule.queued + (self._timing.ttft_s + loading) / self._scale
         self.num_running += 1
         self.counters.prompt_tokens += gen.prompt_tokens
         try:

@@ -45,6 +45,9 @@ accepted count m by walking the positions (stop at the first rejection) and emit
 tokens (the profile's copy curve for a pass that copies the prompt, with probability
 ``speculation.copy_share`` of the request); the counters follow vLLM: drafts += 1, draft
 tokens += k, accepted += m, and position i counts the drafts that accepted more than i tokens.
+
+LoRA adapters (``lora.py``): a waiting request is admitted only when its adapter is in a slot
+or can be loaded into one; a load lengthens the step that admits it by the switch cost.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ import random
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
+from sparkload.sim.lora import LoraSetup, LoraSlots
 from sparkload.sim.profiles import PEAK_BANDWIDTH, STREAM_BANDWIDTH, Profile, SpecDecode
 from sparkload.sim.speculation import copy_share
 
@@ -177,6 +181,7 @@ class Sequence:
     # the request's own per-draft acceptance (its category's, ``--category-acceptance``): every
     # draft position at this rate in place of the profile's curves (None: the profile's)
     draft_acceptance: float | None = None
+    adapter: str | None = None  # the LoRA adapter it asks for (None: the base model)
     admitted_order: int = -1
     cached_tokens: int = 0
     computed: int = 0  # tokens in KV (the newest sampled token enters it in the next step)
@@ -255,8 +260,9 @@ class PrefixCache:
 class Engine:
     """Continuous batching over simulated steps. Deterministic for a given seed and input."""
 
-    def __init__(self, profile: Profile, seed: int = 0) -> None:
+    def __init__(self, profile: Profile, seed: int = 0, lora: LoraSetup | None = None) -> None:
         self.profile = profile
+        self.lora = LoraSlots(lora or LoraSetup())  # adapters in slots (``lora.py``)
         self._rng = random.Random(seed)
         self._draft_tokens = profile.spec.num_draft_tokens if profile.spec else 0
         self._capacity_blocks = profile.kv_capacity_tokens() // profile.block_size
@@ -275,10 +281,13 @@ class Engine:
         max_tokens: int,
         block_hashes: tuple[int, ...] = (),
         draft_acceptance: float | None = None,
+        adapter: str | None = None,
     ) -> Sequence:
         prompt_tokens, max_tokens = max(1, prompt_tokens), max(1, max_tokens)
         share = copy_share(prompt_tokens, max_tokens)
-        seq = Sequence(request_id, prompt_tokens, max_tokens, block_hashes, share, draft_acceptance)
+        seq = Sequence(
+            request_id, prompt_tokens, max_tokens, block_hashes, share, draft_acceptance, adapter
+        )
         seq.acceptance_histogram = [0] * (self._draft_tokens + 1) if self.profile.spec else []
         self._arrived.append(seq)
         return seq
@@ -323,10 +332,10 @@ class Engine:
         decodes = [s for s in self._running if s.decoding]
         decodes = decodes[: budget // (1 + self._draft_tokens)]
         budget -= len(decodes) * (1 + self._draft_tokens)
-        chunks, first = self._schedule_prefills(budget)
+        chunks, first, loading = self._schedule_prefills(budget)
         batch = self._batch_shape(decodes, chunks)
         cost = step_cost(self.profile, batch)
-        duration = cost.seconds * self._jitter()
+        duration = cost.seconds * self._jitter() + loading
         emissions = [self._advance_decode(s) for s in decodes]
         emissions += [e for s, n in chunks if (e := self._advance_prefill(s, n))]
         self._running = [s for s in self._running if not s.finished]
@@ -335,21 +344,31 @@ class Engine:
             self._arrived = []
         return Step(duration, tuple(emissions), batch, cost, first)
 
-    def _schedule_prefills(self, budget: int) -> tuple[list[tuple[Sequence, int]], tuple[str, ...]]:
+    def _schedule_prefills(
+        self, budget: int
+    ) -> tuple[list[tuple[Sequence, int]], tuple[str, ...], float]:
         """Partial prefills first, then waiting requests in order, within the token budget;
-        and the requests scheduled for the first time (a preempted one's return is not)."""
+        the requests scheduled for the first time (a preempted one's return is not); and the
+        seconds the step spends loading their LoRA adapters (``lora.py``: a request whose
+        adapter finds no slot waits, the next ones may go)."""
         chunks: list[tuple[Sequence, int]] = []
         first: list[str] = []
         for seq in (s for s in self._running if not s.decoding):
             if budget <= 0:
-                return chunks, tuple(first)
+                return chunks, tuple(first), 0.0
             n = min(seq.prefill_target - seq.computed, budget)
             chunks.append((seq, n))
             budget -= n
+        loading, skipped = 0.0, []
         while self._waiting and budget > 0 and len(self._running) < self.profile.max_num_seqs:
             seq = self._waiting[0]
             if self._free_blocks() < self._blocks_for(seq.prefill_target + 1 + self._draft_tokens):
                 break
+            load = self.lora.admit(seq.adapter, {s.adapter for s in self._running if s.adapter})
+            if load is None:
+                skipped.append(self._waiting.popleft())
+                continue
+            loading += load
             self._waiting.popleft()
             if seq.admitted_order < 0:
                 self._lookup_prefix(seq)
@@ -360,7 +379,8 @@ class Engine:
             n = min(seq.prefill_target - seq.computed, budget)
             chunks.append((seq, n))
             budget -= n
-        return chunks, tuple(first)
+        self._waiting.extendleft(reversed(skipped))
+        return chunks, tuple(first), loading
 
     def _lookup_prefix(self, seq: Sequence) -> None:
         """Count the query and skip whole cached blocks, keeping at least one token to compute."""

@@ -148,6 +148,27 @@ CATEGORY_ACCEPTANCE = SimOption(
     "step's k drafts accepted in turn at that rate; other requests keep the profile's "
     "acceptance (default: none, every request the profile's)",
 )
+LORA = SimOption(
+    "--lora",
+    None,
+    "NAME,NAME,...: LoRA adapters served beside the model, each listed by /v1/models with the "
+    "model as its parent and asked for by its name, as vLLM's --lora-modules (default: none; "
+    "sim/lora.py)",
+)
+MAX_LORAS = SimOption(
+    "--max-loras",
+    None,
+    "distinct LoRA adapters a batch may hold, as vLLM's --max-loras: a request whose adapter is "
+    "in no slot loads it into one no running request's adapter holds, else waits (default: 1)",
+    type=int,
+)
+LORA_SWITCH_MS = SimOption(
+    "--lora-switch-ms",
+    0.0,
+    "milliseconds loading an adapter into a slot costs: the step admitting its request lasts "
+    "that much longer (--profile fixed: that request's first token comes that much later)",
+    type=float,
+)
 SHARED = (
     PROFILE,
     SPEC,
@@ -165,6 +186,9 @@ SHARED = (
     OUTPUT_DRIFT,
     ACCURACY,
     CATEGORY_ACCEPTANCE,
+    LORA,
+    MAX_LORAS,
+    LORA_SWITCH_MS,
 )
 
 

@@ -5,7 +5,8 @@ a ``prompt`` string and streams ``choices[0].text``), ``POST /v1/responses`` (Op
 Responses API on the chat path: ``responses.py``), ``POST /v1/messages`` (Anthropic's
 Messages API on the chat path: ``messages.py``), their bodies read in ``bodies.py``, and
 ``POST /v1/embeddings`` (prefill only: ``embeddings.py``);
-``GET /v1/models``, ``GET /health``, ``GET /metrics`` (vLLM's series and the head node's power) and
+``GET /v1/models`` (the model, and the LoRA adapters served beside it: ``lora.py``),
+``GET /health``, ``GET /metrics`` (vLLM's series and the head node's power) and
 ``GET /node/<i>/metrics`` (node i's power alone, i = 1..TP: one exporter per Spark). Each
 stream is an HTTP/1.1 chunked response written one event at a time as the backend yields
 tokens, so a client sees every event when it is due.
@@ -60,6 +61,7 @@ from sparkload.sim.bodies import (
 )
 from sparkload.sim.drift import OutputDrift
 from sparkload.sim.engine import Counters
+from sparkload.sim.lora import LoraSetup, model_cards, served_as
 from sparkload.sim.messages import MessagesWriter
 from sparkload.sim.metrics import SimMetrics
 from sparkload.sim.power import PowerMeter
@@ -123,6 +125,7 @@ class ServerConfig:
     output_drift: float = 0.0  # share of batched greedy replies changed (drift.py)
     accuracy: float | None = None  # share of probe items answered right (sim/accuracy.py)
     category_acceptance: dict[str, float] | None = None  # per-draft, by category (speculation)
+    lora: LoraSetup = LoraSetup()  # the LoRA adapters served beside the model (``lora.py``)
 
 
 def block_hashes(text: str, block_tokens: int) -> tuple[int, ...]:
@@ -175,6 +178,11 @@ class SimServer:
             TimingLog(config.timing_log, config.time_scale) if config.timing_log else None
         )
 
+    @property
+    def _lora(self) -> tuple[str, LoraSetup]:
+        """What ``lora.served_as`` reads a body's model against."""
+        return self.config.model_name, self.config.lora
+
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY)
         app.router.add_post("/v1/chat/completions", self.chat_completions)
@@ -205,22 +213,8 @@ class SimServer:
         return web.Response(status=200)
 
     async def models(self, _: web.Request) -> web.Response:
-        model = self.config.model_name
-        return web.json_response(
-            {
-                "object": "list",
-                "data": [
-                    {
-                        "id": model,
-                        "object": "model",
-                        "created": int(time.time()),
-                        "owned_by": "sparkload-sim",
-                        "root": model,
-                        "parent": None,
-                    }
-                ],
-            }
-        )
+        cards = model_cards(self.config.model_name, self.config.lora, int(time.time()))
+        return web.json_response({"object": "list", "data": cards})
 
     async def prometheus(self, _: web.Request) -> web.Response:
         response = web.Response(body=self.metrics.exposition())
@@ -243,7 +237,7 @@ class SimServer:
             body = await request.json()
         except ValueError:
             return error_response(400, "request body is not valid JSON", "BadRequestError")
-        body = body if isinstance(body, dict) else {}
+        body, _ = served_as(body if isinstance(body, dict) else {}, *self._lora)
         model, prompt, messages = body.get("model"), body.get("prompt"), body.get("messages")
         if model is not None and model != self.config.model_name:
             return error_response(404, f"The model `{model}` does not exist.", "NotFoundError")
@@ -300,6 +294,7 @@ class SimServer:
             body = await request.json()
         except ValueError:
             return error_response(400, "request body is not valid JSON", "BadRequestError")
+        body, adapter = served_as(body, *self._lora)
         try:
             if store is not None:
                 body = store.expand(body)
@@ -320,7 +315,7 @@ class SimServer:
         parsed = chat.tools is not None and chat.tools.calls_possible  # a tool parser reads it
         writer = writer_type(
             request_id,
-            self.config.model_name,
+            adapter or self.config.model_name,
             estimate_tokens(chat.prompt_text) + chat.image_tokens,
             chat.reasoning_tokens,
             self.config.reasoning_field,
@@ -344,6 +339,7 @@ class SimServer:
             max_tokens,
             block_hashes(chat.prompt_text, self.backend.block_tokens),
             (self.config.category_acceptance or {}).get(request.headers.get(CATEGORY_HEADER, "")),
+            adapter,
         )
         times = RequestTimes(received)
         try:

@@ -118,21 +118,23 @@ class ServerInfo:
 
 
 def describe_server(
-    host: str, headers: dict[str, str], requested_model: str, verify_tls: bool = True
+    host: str, headers: dict[str, str], requested: tuple[str, ...], verify_tls: bool = True
 ) -> ServerInfo:
-    """The model to ask for (the requested one, or the first served), checking the server
-    answers either way and serves a requested model its list names (a server listing none
-    is taken at its word), plus its version where it reports one."""
+    """The model to ask for (the first requested, or the first served), checking the server
+    answers either way and serves every requested model (a base model or a LoRA adapter: vLLM
+    lists both) its list names (a server listing none is taken at its word), plus its version
+    where it reports one."""
     models, identity = served_models(host, headers, verify_tls)
-    if not requested_model and not models:
+    if not requested and not models:
         raise ConfigError(f"{models_url(host)} lists no models; pass --model")
-    if requested_model and models and requested_model not in models:
-        raise ConfigError(
-            f"--model {requested_model!r} is not served by {host}: {models_url(host)} offers "
-            + ", ".join(repr(model) for model in models)
-        )
+    for name in requested:
+        if models and name not in models:
+            raise ConfigError(
+                f"--model {name!r} is not served by {host}: {models_url(host)} offers "
+                + ", ".join(repr(model) for model in models)
+            )
     version, source = server_version(host, headers, verify_tls)
-    return ServerInfo(requested_model or models[0], identity, version, source)
+    return ServerInfo(requested[0] if requested else models[0], identity, version, source)
 
 
 def server_version(

@@ -52,3 +52,20 @@ def test_the_categories_own_acceptance_is_written_only_when_set():
 def test_a_bad_category_acceptance_is_one_line_naming_the_option():
     with pytest.raises(ConfigError, match=r"^--sim-category-acceptance: 'coding=2' is not"):
         simulator("--sim-category-acceptance", "coding=2")
+
+
+def test_the_lora_adapters_their_slots_and_switch_are_written_only_when_served():
+    assert "lora" not in simulator_entry(simulator(), tp=1).to_dict()
+    written = simulator_entry(
+        simulator("--sim-lora", "a, b", "--sim-lora-switch-ms", "150"), tp=1
+    ).to_dict()
+    assert (written["lora"], written["max_loras"], written["lora_switch_ms"]) == (
+        ["a", "b"],
+        1,
+        150,
+    )
+
+
+def test_an_adapter_named_twice_is_one_line_naming_the_option():
+    with pytest.raises(ConfigError, match=r"^--sim-lora: 'a,a': give distinct names"):
+        simulator("--sim-lora", "a,a")

@@ -86,3 +86,13 @@ def test_an_unreachable_host_is_named_and_nothing_is_written(tmp_path, capsys):
     assert code == EXIT_BAD_INPUT
     assert f"cannot reach {url}: connection failed (is the server running?)" in error_line(capsys)
     assert not (tmp_path / "r").exists()
+
+
+def test_a_mix_of_models_is_refused_before_the_lookup(tmp_path, capsys):
+    with scripted(Script(models=("a", "b"))) as server:
+        args = ["-H", server.url, "--probe", "arithmetic", "--model", "a:0.5,b:0.5"]
+        code = main([*args, "--results-dir", str(tmp_path / "r")])
+    assert code == EXIT_BAD_INPUT
+    assert "--model: sparkload quality probes one model, not a mix" in error_line(capsys)
+    assert server.lookups == [] and server.requests == []
+    assert not (tmp_path / "r").exists()
