@@ -430,7 +430,7 @@ class RunController:
             if result.complete and result.tier not in self.capacity_lines:
                 self.capacity_lines[result.tier] = result.line()
                 logger.info("sparkload %s", result.line())
-                if result.capacity is None and not result.tier:  # not even the lowest probe met
+                if result.capacity is None:  # not even the lowest probe met (a tier: its 0)
                     self.environment.process_exit_code = EXIT_CHECK_FAILED
 
 
