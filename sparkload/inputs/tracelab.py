@@ -153,7 +153,11 @@ def _all(sessions: tuple[LabSession, ...]) -> list[LabSession]:
 
 def is_round(value: Any) -> bool:
     """Whether a JSON value is a TraceLab round (as opposed to a list of messages)."""
-    return isinstance(value, dict) and "session_id" in value and "input_tokens_total" in value
+    return (
+        isinstance(value, dict)
+        and "session_id" in value
+        and any(key in value for key in ("round_index", *COUNTS))
+    )
 
 
 def read_corpus(file: LineFile) -> LabCorpus:

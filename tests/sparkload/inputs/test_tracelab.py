@@ -142,6 +142,13 @@ def broken(field: str, value: object) -> dict:
     return one
 
 
+def test_a_first_line_missing_its_counts_is_still_read_as_trace_lab_and_named(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"session_id": "s", "round_index": 0, "output_tokens": 5}) + "\n")
+    with pytest.raises(ConfigError, match=r"t.jsonl line 1: no input_tokens_total"):
+        load_recorded(path)
+
+
 @pytest.mark.parametrize(
     ("line", "said"),
     [
