@@ -3,8 +3,13 @@ and its tables' file names follow the sections present (``analysis.report``)."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TABLE_FILE = re.compile(r"\d{2}(?:_\d+)*_(?P<key>.+)")
 
@@ -31,3 +36,18 @@ def section_text(text: str, title: str) -> str:
     start = text.index(f"## {section_number(text, title)}. {title}\n")
     end = text.find("\n## ", start + 1)
     return text[start:] if end < 0 else text[start:end]
+
+
+def report_summary(run_dir: Path) -> dict:
+    """Report ``run_dir`` (no charts) and read its ``summary.json``."""
+    report = subprocess.run(
+        [sys.executable, "-m", "analysis", str(run_dir), "--no-charts", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert report.returncode == 0, report.stderr
+    return json.loads((run_dir / "report" / "summary.json").read_text())

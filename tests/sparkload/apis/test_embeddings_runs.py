@@ -3,14 +3,11 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
 
 from sparkload.records import EXIT_CHECK_FAILED
-from tests.conftest import ROOT, LocustRun, run_locust
+from tests.conftest import LocustRun, run_locust
+from tests.report_files import report_summary
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator
 
@@ -18,17 +15,7 @@ EMBED = ["--headless", "--api", "embeddings", "--batch-size", "4"]
 
 
 def summary_of(run: LocustRun) -> dict:
-    report = subprocess.run(
-        [sys.executable, "-m", "analysis", str(run.run_dir), "--no-charts", "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    assert report.returncode == 0, report.stderr
-    return json.loads((run.run_dir / "report" / "summary.json").read_text())
+    return report_summary(run.run_dir)
 
 
 @pytest.fixture(scope="module")

@@ -3,15 +3,13 @@ manifest, summary.json and report.md, and its exit codes."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 
 import pytest
 
 from sparkload.records import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
-from tests.conftest import ROOT, LocustRun, run_locust
+from tests.conftest import LocustRun, run_locust
+from tests.report_files import report_summary
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator
 
@@ -27,17 +25,7 @@ def search(tmp_path_factory) -> tuple[LocustRun, dict]:
         ["--headless", "--find-capacity", BOUNDS, "--requests-per-user", "3"], results, timeout=300
     )
     assert run.returncode == 0 and run.run_dir is not None, run.output
-    report = subprocess.run(
-        [sys.executable, "-m", "analysis", str(run.run_dir), "--no-charts", "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    assert report.returncode == 0, report.stderr
-    return run, json.loads((run.run_dir / "report" / "summary.json").read_text())
+    return run, report_summary(run.run_dir)
 
 
 def probes_by_value(run: LocustRun) -> dict[float, dict]:

@@ -15,14 +15,11 @@ neighbours.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
 
 from sparkload.records import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
-from tests.conftest import ROOT, LocustRun, run_locust
+from tests.conftest import LocustRun, run_locust
+from tests.report_files import report_summary
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator
 
@@ -55,17 +52,7 @@ def tiers(tmp_path_factory) -> tuple[LocustRun, dict]:
     given = [arg for name, bounds in TIERS.items() for arg in ("--tier", f"{name}:{bounds}")]
     run = run_locust([*AGENT, "--capacity-max", "16", *given], results, timeout=300)
     assert run.returncode == 0 and run.run_dir is not None, run.output
-    report = subprocess.run(
-        [sys.executable, "-m", "analysis", str(run.run_dir), "--no-charts", "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    assert report.returncode == 0, report.stderr
-    return run, json.loads((run.run_dir / "report" / "summary.json").read_text())
+    return run, report_summary(run.run_dir)
 
 
 def found(summary: dict) -> dict[str, dict]:
