@@ -27,6 +27,7 @@ same template (``sampling_entry``).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -88,8 +89,12 @@ class BodyTemplate:
         )
 
     def encode(self, request: PlannedRequest) -> bytes:
-        """One request's body, encoded (once per request)."""
-        return orjson.dumps(self.wire.body(self._parts, request, self.format_of(request)))
+        """One request's body, encoded (once per request), for the model it asks for (a
+        traffic class's, ``PlannedRequest.model``) or else the run's."""
+        parts = self._parts
+        if request.model is not None and request.model != parts.model:
+            parts = dataclasses.replace(parts, model=request.model)
+        return orjson.dumps(self.wire.body(parts, request, self.format_of(request)))
 
     def format_of(self, request: PlannedRequest) -> dict[str, Any] | None:
         """The ``response_format`` a request asks for, in chat's form: a dataset line's own

@@ -64,7 +64,7 @@ NUMERIC_FIELDS = (
 # finish reason ("" for a failure), the images' size "WxH"
 TEXT_FIELDS = (
     "endpoint", "session_id", "step", "category", "structured", "finish_reason",
-    "structured_error", "image_size",
+    "structured_error", "image_size", "tenant",
 )
 # A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
 # a batch of records without reasoning or tool calls costs one pass for all of them;
@@ -490,7 +490,15 @@ def load_with_records(path: str | Path) -> Dataset:
 
 
 # the text columns kept as pandas categoricals (concat widens them to object)
-_TEXT_COLUMNS = ("endpoint", "session_id", "step", "category", "structured", "reasoning_counted_by")
+_TEXT_COLUMNS = (
+    "endpoint",
+    "session_id",
+    "step",
+    "category",
+    "structured",
+    "reasoning_counted_by",
+    "tenant",
+)
 
 
 def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:

@@ -387,6 +387,15 @@ ROWS: tuple[Option, ...] = (
         optional_path,
     ),
     Option(
+        "--tenants",
+        None,
+        "Traffic classes sent side by side (a JSON or YAML file: each class's name, share of "
+        "the users or arrival rate, workload, options, model and SLO; docs/tenants.md); "
+        "every record names its class, the report has a Tenants section",
+        WORKLOAD,
+        optional_path,
+    ),
+    Option(
         "--quality-probe",
         "",
         "Grade accuracy beside the load: in every measured ladder level, --quality-items of "
@@ -467,6 +476,7 @@ class WorkloadOptions:
     compact_at: int | None  # compact a context past this many prompt tokens (None: never)
     compact_to: int | None  # the prompt's tokens after compaction (None: compact_at / 4)
     agent_trace: Path | None  # recorded agent sessions to replay (None: synthetic sessions)
+    tenants: Path | None  # the traffic classes' file (None: one class, --workload's)
     quality_probe: str  # arithmetic | retrieval | a dataset file ("": no probe)
     quality_items: int  # the probe's items per measured level
     images: int  # synthetic images a request carries (0: none)

@@ -80,13 +80,16 @@ class UserSession:
     held: list[RequestRecord] = field(default_factory=list)
     # --quality-probe: deals the probe's items among the process's sessions (run/quality_probe)
     probes: ProbeDealer | None = None
+    # this user's number in the run (Locust's dispatch order across processes; None: ordinal)
+    index: int | None = None
 
     def __post_init__(self) -> None:
         opts = self.context.options
         self.connection = Connection(
             self.endpoint.base, opts.request.request_timeout, verify_tls=not opts.target.insecure
         )
-        self.state = self.context.workload.new_user(self.ordinal, self.prompt_order.next)
+        index = self.ordinal if self.index is None else self.index
+        self.state = self.context.workload.user_at(index, self.ordinal, self.prompt_order.next)
         self.state.stream = self.worker_label
 
     def open(self) -> None:
@@ -173,7 +176,7 @@ class UserSession:
             worker=self.worker_label,
             user=self.ordinal,
             endpoint=self.endpoint.url,
-            model=ctx.model,
+            model=planned.model or ctx.model,
             prompt_index=planned.prompt_index,
             max_tokens=planned.max_tokens,
             start_time=0.0,
@@ -185,6 +188,7 @@ class UserSession:
             depth=planned.depth,
             step=planned.step,
             category=planned.category,
+            tenant=planned.tenant,
             extra=planned.extra,
         )
         if assignment.arrival is None:
@@ -194,10 +198,11 @@ class UserSession:
             record.queue_wait = time.perf_counter() - assignment.arrival.due
         sent = ctx.images.attach(planned) if ctx.images is not None and probe is None else planned
         note_images(record, image_stats(sent.messages))
-        wire = ctx.body.wire
+        body = ctx.body_for(planned)
+        wire = body.wire
         request = StreamRequest(
             self.endpoint.path_for(wire.route),
-            ctx.body.encode(sent),
+            body.encode(sent),
             request_headers(ctx.headers, planned, probe),
             opts.request.request_timeout,
             wire.reader,
