@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import Any
 
 from analysis.document import Report, Section
-from analysis.figures import accuracy, operating_points, server_timing, slices, slo
+from analysis.figures import accuracy, operating_points, server_timing, slices, slo, tenants
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import (
     charts_html,
@@ -75,6 +75,7 @@ from analysis.sections import fidelity as fidelity_section
 from analysis.sections import images as images_section
 from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
+from analysis.sections import tenants as tenants_section
 from analysis.views import (
     agents,
     conversations,
@@ -119,6 +120,7 @@ SECTIONS = (
     timelines,
     conversations_section,
     categories_section,
+    tenants_section,
     traffic,
     accuracy_section,
     agents_section,
@@ -323,6 +325,12 @@ def build(
         method(dataset, settings, bounds, think_time_s),
         json_tables={
             "energy": telemetry.per_level(nodes),
+            # a run without classes: summary.json as it was
+            **(
+                {"tenants": tenants.table(tenants.judge(dataset, settings))}
+                if tenants.has_tenants(dataset)
+                else {}
+            ),
             "nodes": nodes,
             "conversation_turns": conversations.every_label(turns, settings, conversations.by_turn),
             "conversation_context": conversations.every_label(

@@ -490,15 +490,7 @@ def load_with_records(path: str | Path) -> Dataset:
 
 
 # the text columns kept as pandas categoricals (concat widens them to object)
-_TEXT_COLUMNS = (
-    "endpoint",
-    "session_id",
-    "step",
-    "category",
-    "structured",
-    "reasoning_counted_by",
-    "tenant",
-)
+_TEXT_COLUMNS = ("endpoint", "session_id", "step", "category", "structured", "reasoning_counted_by")
 
 
 def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
@@ -540,7 +532,7 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     if frames:
         records = pd.concat(frames, ignore_index=True)
         # concat widens categoricals to object
-        for name in _TEXT_COLUMNS:
+        for name in (*_TEXT_COLUMNS, "tenant"):
             records[name] = records[name].astype("category")
         records[per_request.CATEGORY] = records[per_request.CATEGORY].astype("category")
         run_labels = np.array([run.label for run in runs], dtype=object)

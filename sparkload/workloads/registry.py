@@ -76,6 +76,9 @@ def settle_tenants(opts: RunOptions) -> RunOptions:
         "--agent-trace": opts.workload.agent_trace is not None,
         "--quality-probe": bool(opts.workload.quality_probe),
         "--find-capacity": bool(opts.plan.find_capacity),
+        "--arrival-rate (an open loop's rate is not dealt to classes yet)": bool(
+            opts.plan.arrival_rate
+        ),
     }
     given = [flag for flag, present in clash.items() if present]
     if given:

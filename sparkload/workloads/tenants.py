@@ -58,7 +58,10 @@ class Dealer:
     def class_of(self, index: int) -> int:
         while len(self._dealt) <= index:
             users = len(self._dealt) + 1
-            behind = [share * users - count for share, count in zip(self.shares, self._counts)]
+            behind = [
+                share * users - count
+                for share, count in zip(self.shares, self._counts, strict=True)
+            ]
             chosen = behind.index(max(behind))
             self._counts[chosen] += 1
             self._dealt.append(chosen)
