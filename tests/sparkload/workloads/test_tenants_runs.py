@@ -1,0 +1,121 @@
+"""Traffic classes end to end on the built-in simulator (issue 45, must-shows 1 and 4): a ladder
+level of 20 users is 12, 6 and 2 users of chat, agent and prefill classes, every record names
+its class, the report gives each class's SLO attainment, and ``--check tenants`` fails the run
+naming the class whose SLO cannot hold; a bad tenants file is one line and exit 2 before the
+load."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_locust
+from tests.sparkload.run.test_setup_bad_input import assert_clean_failure
+
+pytestmark = pytest.mark.e2e  # starts Locust and the simulator
+
+MIX = {
+    "classes": [
+        {"name": "chat", "share": 0.6, "workload": "chat", "slo": "ttft_p90_ms<=60000"},
+        {
+            "name": "agents",
+            "share": 0.3,
+            "workload": "agent",
+            "options": {"tool-turns": 1},
+            "slo": "ttft_p90_ms<=60000,failure_ratio<=0",
+        },
+        {
+            "name": "batch",
+            "share": 0.1,
+            "workload": "prefill",
+            "options": {"prefill-sizes": "1000"},
+            "slo": "latency_p90_s<=0.001",  # no request is that fast: the class must fail
+        },
+    ]
+}
+
+
+def tenants_file(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "tenants.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def report(run_dir: Path, out: Path) -> dict:
+    subprocess.run(
+        [sys.executable, "-m", "analysis", str(run_dir), "--out", str(out), "--no-charts"],
+        check=True,
+        capture_output=True,
+    )
+    return json.loads((out / "summary.json").read_text())
+
+
+def test_three_classes_share_a_ladder_level_and_the_impossible_slo_fails_the_check(tmp_path):
+    run = run_locust(
+        [
+            "--headless",
+            "--tenants",
+            str(tenants_file(tmp_path, MIX)),
+            "--ladder",
+            "20",
+            "--requests-per-user",
+            "2",
+            "--max-tokens",
+            "16",
+            "--check",
+            "tenants",
+        ],
+        tmp_path / "results",
+        timeout=180,
+    )
+    assert run.returncode == 4, run.output
+    assert "class batch:" in run.output and "classes missing their SLO: batch" in run.output
+    assert "class chat:" not in run.output and "class agents:" not in run.output
+    measured = [r for r in run.records if r["phase"] == "measure"]
+    users = {(r["tenant"], r["worker"], r["user"]) for r in measured}
+    assert Counter(tenant for tenant, *_ in users) == {"chat": 12, "agents": 6, "batch": 2}
+    assert all(r["status"] == "ok" for r in run.records)
+    assert Counter(r["tenant"] for r in measured) == {
+        "chat": 12 * 2,
+        "agents": 6 * 2 * 4,  # 2 sessions of 2 user turns, a tool step and an answer each
+        "batch": 2 * 2,
+    }
+    (level,) = run.manifest["levels"]
+    assert level["expected"] == level["received"] == len(measured)
+
+    classes = report(run.run_dir, tmp_path / "report")["tenants"]
+    by_name = {row["tenant"]: row for row in classes}
+    assert set(by_name) == {"chat", "agents", "batch"}
+    assert by_name["chat"]["slo_attainment"] == 1.0 and by_name["chat"]["meets_slo"] is True
+    assert by_name["agents"]["slo_attainment"] == 1.0
+    assert by_name["batch"]["slo_attainment"] == 0.0 and by_name["batch"]["meets_slo"] is False
+    assert [by_name[name]["n"] for name in ("chat", "agents", "batch")] == [24, 48, 4]
+    assert sum(row["token_share"] for row in classes) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "entry, said",
+    [
+        (
+            {"name": "x", "share": 1, "workload": "chatbot"},
+            "class 'x': unknown workload 'chatbot'",
+        ),
+        (
+            {"name": "x", "share": 1, "workload": "chat", "options": {"ladder": "1,2"}},
+            "class 'x': option 'ladder' is the run's",
+        ),
+        (
+            {"name": "x", "share": 1, "workload": "chat", "slo": "ttft_p90_ms<<3"},
+            "class 'x': slo:",
+        ),
+    ],
+)
+def test_a_bad_class_is_one_line_naming_it_and_exit_2_before_the_load(tmp_path, entry, said):
+    path = tenants_file(tmp_path, {"classes": [entry]})
+    run = run_locust(["--headless", "--tenants", str(path)], tmp_path / "results")
+    assert_clean_failure(run, said)
