@@ -107,3 +107,10 @@ def test_a_class_whose_workload_refuses_the_options_names_the_class(tmp_path):
     )
     with pytest.raises(ConfigError, match=r"^--tenants: class 'talk': --tool-turns"):
         registry.load(registry.settle(changed(run_options(), tenants=path)))
+
+
+def test_the_documented_example_builds_its_three_classes():
+    path = Path(__file__).parents[3] / "examples" / "tenants.yaml"
+    workload = registry.load(registry.settle(changed(run_options(), tenants=path)))
+    assert isinstance(workload, TenantsWorkload)
+    assert [c.workload for c in workload.classes] == ["chat", "agent", "prefill"]
