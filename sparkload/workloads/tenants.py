@@ -135,6 +135,8 @@ class TenantsWorkload(Workload[TenantUser]):
 
     @classmethod
     def from_options(cls, opts: RunOptions, synthetic: Any = None) -> Workload[Any]:
+        """Not the way in: the classes' workloads are built by ``registry.load_tenant_classes``,
+        which knows every workload (this module importing the registry would be a circle)."""
         raise TypeError("the tenants workload is built by workloads.registry.load")
 
     @property
