@@ -325,12 +325,7 @@ def build(
         method(dataset, settings, bounds, think_time_s),
         json_tables={
             "energy": telemetry.per_level(nodes),
-            # a run without classes: summary.json as it was
-            **(
-                {"tenants": tenants.table(tenants.judge(dataset, settings))}
-                if tenants.has_tenants(dataset)
-                else {}
-            ),
+            **tenants.json_tables(dataset, settings),  # none without --tenants
             "nodes": nodes,
             "conversation_turns": conversations.every_label(turns, settings, conversations.by_turn),
             "conversation_context": conversations.every_label(

@@ -8,6 +8,10 @@ bound, per second of the class's level), ``slo_attainment`` (the share of its me
 requests meeting every bound, failures counted as missing it) and ``meets_slo`` (whether every
 bound holds at the level, percentile bounds included). ``token_share`` is the class's prompt and
 output tokens over the level's, all classes' measured requests counted.
+
+With ``--tenant-baselines`` each class also ran alone before the mix (``dataset.baselines``):
+its figures there beside each mix level's, and their ratio mix / alone (``INTERFERENCE``: 2.0
+on TTFT p90 is a class waiting twice as long for its first token because of the others).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from analysis.errors import InputError
 from analysis.figures import slo
 from analysis.figures.metrics import CLOSED, LOOPS, Settings, loop_records, summarize
 from analysis.reading.load import Dataset
-from sparkload.records import WORKLOAD_TENANTS
+from sparkload.records import PHASE_BASELINE, WORKLOAD_TENANTS
 
 TENANT = "tenant"
 HEADLINE = [
@@ -46,6 +50,16 @@ COLUMNS = [
 ]
 
 
+INTERFERENCE = ["ttft_ms_p90", "itl_ms_p90", "latency_s_p90", "tps_mean"]
+ALONE_COLUMNS = [
+    "label",
+    "concurrency",
+    TENANT,
+    "alone_users",
+    *(f"{figure}_{kind}" for figure in INTERFERENCE for kind in ("alone", "mix", "ratio")),
+]
+
+
 @dataclass(frozen=True)
 class TenantSpec:
     """One class as a run's manifest names it."""
@@ -64,6 +78,7 @@ class ClassVerdict:
     spec: TenantSpec
     rows: pd.DataFrame  # COLUMNS, one row per level
     breaches: list[slo.Breach]
+    alone: pd.DataFrame  # ALONE_COLUMNS, one row per mix level (empty: no baseline)
 
 
 def specs(dataset: Dataset) -> dict[str, list[TenantSpec]]:
@@ -118,6 +133,7 @@ def _class(
 ) -> ClassVerdict:
     runs = [run for run in dataset.runs if run.label == label]
     summary = summarize(Dataset(own, pd.DataFrame(), runs), settings)
+    summary = summary[(summary["n"] + summary["failures"]) > 0]  # levels the class sent in
     rows = summary.reindex(columns=[*LEVEL_COLUMNS, "n", "failures", *HEADLINE])
     rows.insert(4, TENANT, spec.name)
     rows.insert(5, "share", spec.share)
@@ -142,7 +158,32 @@ def _class(
         rows["meets_slo"] = pd.NA
         rows["slo_attainment"] = np.nan
         rows["goodput_rps"] = np.nan
-    return ClassVerdict(label, spec, rows[COLUMNS].reset_index(drop=True), breaches)
+    rows = rows[COLUMNS].reset_index(drop=True)
+    return ClassVerdict(label, spec, rows, breaches, _beside_alone(dataset, rows, settings))
+
+
+def _beside_alone(dataset: Dataset, mix: pd.DataFrame, settings: Settings) -> pd.DataFrame:
+    """The class's baseline (its level alone) beside each of its closed-loop mix levels."""
+    apart = dataset.baselines
+    if apart.empty or mix.empty:
+        return pd.DataFrame(columns=ALONE_COLUMNS)
+    label, name = mix["label"].iloc[0], mix[TENANT].iloc[0]
+    mine = (apart["label"] == label) & (apart[TENANT] == name)
+    own = apart[mine].assign(measure=(apart["phase"][mine] == PHASE_BASELINE).to_numpy())
+    runs = [run for run in dataset.runs if run.label == label]
+    alone = summarize(Dataset(own, pd.DataFrame(), runs), settings)
+    alone = alone[(alone["loop"] == CLOSED.name) & (alone["n"] > 0)]
+    if alone.empty:
+        return pd.DataFrame(columns=ALONE_COLUMNS)
+    base = alone.iloc[0]
+    out = mix[mix["loop"] == CLOSED.name][["label", "concurrency", TENANT]].copy()
+    out["alone_users"] = int(base["concurrency"])
+    for figure in INTERFERENCE:
+        mixed = mix.loc[out.index, figure].astype(float)
+        out[f"{figure}_alone"] = float(base[figure])
+        out[f"{figure}_mix"] = mixed
+        out[f"{figure}_ratio"] = mixed / float(base[figure]) if base[figure] else np.nan
+    return out[ALONE_COLUMNS].reset_index(drop=True)
 
 
 def _keys(rows: pd.DataFrame) -> list[tuple[str, float]]:
@@ -165,6 +206,14 @@ def _tokens(records: pd.DataFrame) -> pd.Series:
     return pd.concat(parts) if parts else pd.Series(dtype=float)
 
 
+def interference(verdicts: list[ClassVerdict]) -> pd.DataFrame:
+    """Every class's figures alone beside the mix (``--tenant-baselines``; empty without)."""
+    frames = [verdict.alone for verdict in verdicts if not verdict.alone.empty]
+    if not frames:
+        return pd.DataFrame(columns=ALONE_COLUMNS)
+    return pd.concat(frames, ignore_index=True)
+
+
 def table(verdicts: list[ClassVerdict]) -> pd.DataFrame:
     """Every class's rows: per label, level and class, in the file's order of classes."""
     if not verdicts:
@@ -173,3 +222,13 @@ def table(verdicts: list[ClassVerdict]) -> pd.DataFrame:
     return frame.sort_values(["label", "concurrency", "offered_rps"], kind="stable").reset_index(
         drop=True
     )
+
+
+def json_tables(dataset: Dataset, settings: Settings) -> dict[str, pd.DataFrame]:
+    """summary.json's ``tenants`` (and ``tenant_baselines``); none for a run without classes,
+    whose summary.json stays as it was."""
+    verdicts = judge(dataset, settings)
+    if not verdicts:
+        return {}
+    beside = interference(verdicts)
+    return {"tenants": table(verdicts), **({"tenant_baselines": beside} if len(beside) else {})}

@@ -31,7 +31,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from analysis.errors import InputError
-from analysis.reading import locust_csv, per_request
+from analysis.reading import baselines, locust_csv, per_request
 from sparkload.records import (
     DURATION_FIELDS,
     MANIFEST_FILE,
@@ -64,7 +64,7 @@ NUMERIC_FIELDS = (
 # finish reason ("" for a failure), the images' size "WxH"
 TEXT_FIELDS = (
     "endpoint", "session_id", "step", "category", "structured", "finish_reason",
-    "structured_error", "image_size", "tenant",
+    "structured_error", "image_size", "tenant", "phase",
 )
 # A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
 # a batch of records without reasoning or tool calls costs one pass for all of them;
@@ -179,6 +179,7 @@ class Dataset:
     csv_levels: pd.DataFrame
     runs: list[Run]
     skipped_runs: list[str] = field(default_factory=list)
+    baselines: pd.DataFrame = field(default_factory=pd.DataFrame)  # --tenant-baselines' levels
 
     @property
     def labels(self) -> list[str]:
@@ -544,7 +545,8 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
             {"run": pd.Series(dtype=np.int32), "label": pd.Categorical([], categories=labels)}
         )
     csv_levels = pd.concat(csv_frames, ignore_index=True) if csv_frames else pd.DataFrame()
-    return Dataset(records=records, csv_levels=csv_levels, runs=runs, skipped_runs=skipped)
+    records, apart = baselines.split(records)
+    return Dataset(records, csv_levels, runs, skipped, apart)
 
 
 @dataclass(frozen=True)

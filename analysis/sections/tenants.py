@@ -26,6 +26,18 @@ METHOD = (
     "second of the class's level. `sparkload report --check tenants` (and `run --check "
     "tenants`) fails a run on any class missing its SLO, naming it."
 )
+ALONE = (
+    "`--tenant-baselines`: before the mix, each class ran alone (`alone_users`: its share of "
+    "the first mix level's users, at least one, `--requests-per-user` each; those levels are "
+    "no level of the run's tables). Per class and mix level, a figure alone, in the mix, and "
+    "their ratio mix / alone: the interference of the other classes (above 1 for TTFT, ITL "
+    "and latency, below 1 for TPS, is the class served worse beside them)."
+)
+RATIOS = {
+    column: "{:.3g}" if column.endswith("_ratio") else "{:.2f}"
+    for column in tenants.ALONE_COLUMNS
+    if column.endswith(("_alone", "_mix", "_ratio"))
+}
 FORMATS = {
     "share": "{:.3g}",
     "token_share": "{:.3f}",
@@ -45,6 +57,10 @@ def build(context: Context) -> Section | None:
         rows = frame[frame["label"] == label].drop(columns=["label"])
         shown = rows.dropna(axis=1, how="all")
         blocks.append(Table(f"tenants_{slug(str(label))}", f"Classes of {label}", shown, FORMATS))
+    beside = tenants.interference(verdicts)
+    if not beside.empty:
+        blocks.append(ALONE)
+        blocks.append(Table("tenants_alone", "Each class alone and in the mix", beside, RATIOS))
     blocks += [
         f"{verdict.label}: class {verdict.spec.name} misses its SLO ({verdict.spec.slo}): "
         + "; ".join(str(breach).removeprefix(f"{verdict.label} ") for breach in verdict.breaches)

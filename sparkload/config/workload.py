@@ -396,6 +396,15 @@ ROWS: tuple[Option, ...] = (
         optional_path,
     ),
     Option(
+        "--tenant-baselines",
+        False,
+        "--tenants: before the mix, each class alone for a short baseline (a level of its "
+        "share of the first level's users, at least one, smallest first, --requests-per-user "
+        "each); the report sets each class's figures in the mix beside them (interference)",
+        WORKLOAD,
+        boolean,
+    ),
+    Option(
         "--quality-probe",
         "",
         "Grade accuracy beside the load: in every measured ladder level, --quality-items of "
@@ -477,6 +486,7 @@ class WorkloadOptions:
     compact_to: int | None  # the prompt's tokens after compaction (None: compact_at / 4)
     agent_trace: Path | None  # recorded agent sessions to replay (None: synthetic sessions)
     tenants: Path | None  # the traffic classes' file (None: one class, --workload's)
+    tenant_baselines: bool  # each class alone before the mix
     quality_probe: str  # arithmetic | retrieval | a dataset file ("": no probe)
     quality_items: int  # the probe's items per measured level
     images: int  # synthetic images a request carries (0: none)

@@ -80,7 +80,7 @@ class RequestRecord:
     request_id: str
     level: int  # concurrency C of the ladder level (users running when it was sent)
     level_index: int
-    phase: str  # PHASE_WARMUP | PHASE_MEASURE
+    phase: str  # PHASE_WARMUP | PHASE_MEASURE | PHASE_BASELINE (a --tenants class alone)
     worker: str  # "local" or the worker index
     user: int
     endpoint: str

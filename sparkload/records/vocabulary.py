@@ -48,6 +48,8 @@ SERVER_METRICS_FILE = "server_metrics.jsonl"
 
 PHASE_WARMUP = "warmup"
 PHASE_MEASURE = "measure"
+# --tenant-baselines: a class alone before the mix, measured apart from the run's levels
+PHASE_BASELINE = "baseline"
 STATUS_OK = "ok"
 STATUS_ERROR = "error"
 

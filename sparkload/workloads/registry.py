@@ -22,7 +22,7 @@ from sparkload.workloads.edit import EditWorkload
 from sparkload.workloads.fresh import FreshWorkload
 from sparkload.workloads.images import refuse_images
 from sparkload.workloads.prefill import PrefillWorkload
-from sparkload.workloads.tenants import TenantsWorkload, class_options
+from sparkload.workloads.tenants import TenantsWorkload, baseline_levels, class_options
 from sparkload.workloads.trace import TraceWorkload
 
 if TYPE_CHECKING:
@@ -69,8 +69,12 @@ def _settle_one(opts: RunOptions) -> RunOptions:
 
 
 def settle_tenants(opts: RunOptions) -> RunOptions:
-    """``--tenants``: what a mix cannot be, refused in one line; the classes' own rules are
-    checked as the workload is built (``load``, before the load as every workload is)."""
+    """``--tenants``: what a mix cannot be, refused in one line; with ``--tenant-baselines``
+    the plan's first levels are each class alone (``tenants.baseline_levels``). The classes'
+    own rules are checked as the workload is built (``load``, before the load as every
+    workload is)."""
+    if opts.workload.name == WORKLOAD_TENANTS:
+        return opts  # settled already
     clash = {
         "--trace": opts.plan.trace is not None,
         "--agent-trace": opts.workload.agent_trace is not None,
@@ -83,7 +87,17 @@ def settle_tenants(opts: RunOptions) -> RunOptions:
     given = [flag for flag, present in clash.items() if present]
     if given:
         raise ConfigError(f"{TENANTS_FLAG} sends each class's own workload: drop {given[0]}")
-    return changed(opts, workload=WORKLOAD_TENANTS)
+    if not opts.workload.tenant_baselines:
+        return changed(opts, workload=WORKLOAD_TENANTS)
+    if opts.plan.repeat > 1 or opts.plan.step_duration:
+        raise ConfigError(
+            "--tenant-baselines runs each class alone once, before a ladder of counted levels: "
+            "drop --repeat and --step-duration"
+        )
+    assert opts.workload.tenants is not None
+    shares = load_tenants(opts.workload.tenants).shares
+    alone = tuple(users for _, users in baseline_levels(shares, opts.plan.ladder[0]))
+    return changed(opts, workload=WORKLOAD_TENANTS, ladder=alone + opts.plan.ladder)
 
 
 def load(opts: RunOptions, synthetic: Synthetic | None = None) -> Workload[Any]:
@@ -111,4 +125,8 @@ def load_tenant_classes(opts: RunOptions) -> TenantsWorkload:
                 said = f"{TENANTS_FLAG}: class {tenant.name!r}: {said}"
             raise ConfigError(said) from None
         settled.append(own)
-    return TenantsWorkload(tenants, tuple(workloads), tuple(settled))
+    alone: tuple[int, ...] = ()
+    if opts.workload.tenant_baselines:
+        first = opts.plan.ladder[len(tenants.classes)]  # the mix's first level
+        alone = tuple(k for k, _ in baseline_levels(tenants.shares, first))
+    return TenantsWorkload(tenants, tuple(workloads), tuple(settled), alone)

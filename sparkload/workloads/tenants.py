@@ -14,6 +14,12 @@ A class's sessions count as its workload's do (``contract.py``, "Sessions"): the
 ``requests_per_session`` is the classes' when they all agree, else None, and every record of a
 multi-request session carries its ``turns``, so the master sums the level's count from first
 turns whatever the mix.
+
+``--tenant-baselines``: the plan's first levels are each class alone (``baseline_levels``: its
+share of the first mix level's users, at least one, smallest first, so that no level removes a
+user and the run's numbering of users holds), every user of such a level sending that class's
+requests with a state of its own; their records are ``PHASE_BASELINE``, counted by the master as
+any level's but kept out of the run's figures (the analysis sets them beside the mix).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from sparkload.config import BY_DEST, changed
 from sparkload.config.option import REQUEST, WORKLOAD
 from sparkload.errors import ConfigError
 from sparkload.inputs.tenants import FLAG, TenantClass, Tenants
-from sparkload.records import WORKLOAD_TENANTS, RequestRecord
+from sparkload.records import PHASE_BASELINE, PHASE_MEASURE, WORKLOAD_TENANTS, RequestRecord
 from sparkload.transport.tally import Reply
 from sparkload.workloads.contract import (
     PlannedRequest,
@@ -75,6 +81,13 @@ class Dealer:
         return dealt
 
 
+def baseline_levels(shares: Sequence[float], first_level: int) -> list[tuple[int, int]]:
+    """(class index, users) of each class's baseline: its users at the first mix level, at
+    least one, smallest first (the file's order on a tie)."""
+    counts = Dealer(shares).counts(first_level)
+    return sorted(((k, max(1, n)) for k, n in enumerate(counts)), key=lambda kn: kn[1])
+
+
 def class_options(opts: RunOptions, tenant: TenantClass) -> RunOptions:
     """The run's options changed by the class's (its workload and its ``options``, each parsed
     by its row of the option table); a ConfigError of one line naming the class and option."""
@@ -106,10 +119,11 @@ def class_options(opts: RunOptions, tenant: TenantClass) -> RunOptions:
 
 @dataclass
 class TenantUser(UserState):
-    """A user of one class: its class's index and its own state in the class's workload."""
+    """A user of one class (its index in the file) and its own state in each class's workload
+    it sent for (its own class; a baseline's class too)."""
 
     tenant: int = 0
-    inner: UserState | None = None
+    inners: dict[int, UserState] = field(default_factory=dict)
 
 
 @dataclass
@@ -121,6 +135,7 @@ class TenantsWorkload(Workload[TenantUser]):
     tenants: Tenants
     workloads: tuple[Workload[Any], ...]
     options: tuple[RunOptions, ...]
+    alone: tuple[int, ...] = ()  # --tenant-baselines: the class of each of the first levels
     dealer: Dealer = field(init=False)
 
     def __post_init__(self) -> None:
@@ -166,36 +181,46 @@ class TenantsWorkload(Workload[TenantUser]):
                 {**tenant.to_dict(), "parameters": workload.manifest()}
                 for tenant, workload in zip(self.classes, self.workloads, strict=True)
             ],
+            # --tenant-baselines: the class alone at each of the plan's first levels
+            "baselines": [self.classes[k].name for k in self.alone],
         }
 
     def new_user(self, ordinal: int, draw: Callable[[], int]) -> TenantUser:
         return self.user_at(ordinal, ordinal, draw)
 
     def user_at(self, index: int, ordinal: int, draw: Callable[[], int]) -> TenantUser:
-        """User ``index`` of the run, in its class: the class's own state, whose prompts are
-        the process's seeded order folded onto the class's pool."""
-        tenant = self.dealer.class_of(index)
-        workload = self.workloads[tenant]
-        count = max(workload.prompt_count, 1)
-        inner = workload.new_user(ordinal, lambda: draw() % count)
-        return TenantUser(ordinal, draw, tenant=tenant, inner=inner)
+        """User ``index`` of the run, dealt to its class."""
+        return TenantUser(ordinal, draw, tenant=self.dealer.class_of(index))
+
+    def class_at(self, user: TenantUser, level_index: int) -> int:
+        """The class ``user`` sends for at the level: a baseline's, else its own."""
+        return self.alone[level_index] if 0 <= level_index < len(self.alone) else user.tenant
 
     def next_request(self, user: TenantUser, slot: Slot) -> PlannedRequest:
-        inner = self._inner(user)
-        planned = self.workloads[user.tenant].next_request(inner, slot)
-        tenant = self.classes[user.tenant]
+        chosen = self.class_at(user, slot.level_index)
+        planned = self.workloads[chosen].next_request(self._inner(user, chosen), slot)
+        tenant = self.classes[chosen]
         return dataclasses.replace(planned, tenant=tenant.name, model=tenant.model)
 
     def after(
         self, user: TenantUser, planned: PlannedRequest, record: RequestRecord, reply: Reply | None
     ) -> None:
-        inner = self._inner(user)
-        self.workloads[user.tenant].after(inner, planned, record, reply)
+        chosen = self.class_at(user, record.level_index)
+        inner = self._inner(user, chosen)
+        self.workloads[chosen].after(inner, planned, record, reply)
         user.unsent, inner.unsent = inner.unsent, 0
+        if record.level_index < len(self.alone) and record.phase == PHASE_MEASURE:
+            record.phase = PHASE_BASELINE  # a class alone: measured apart from the mix
 
-    def _inner(self, user: TenantUser) -> UserState:
-        """The class's state, kept in step with what the session sets on the user's."""
-        inner = user.inner
-        assert inner is not None
+    def _inner(self, user: TenantUser, chosen: int) -> UserState:
+        """The user's state in class ``chosen`` (made at its first request, its prompts the
+        process's seeded order folded onto the class's pool), kept in step with what the
+        session sets on the user's."""
+        inner = user.inners.get(chosen)
+        if inner is None:
+            workload = self.workloads[chosen]
+            count = max(workload.prompt_count, 1)
+            draw = user.draw
+            inner = user.inners[chosen] = workload.new_user(user.ordinal, lambda: draw() % count)
         inner.planned, inner.stream = user.planned, user.stream
         return inner
