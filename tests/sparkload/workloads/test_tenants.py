@@ -13,7 +13,7 @@ from sparkload.errors import ConfigError
 from sparkload.inputs.tenants import TenantClass
 from sparkload.workloads import registry
 from sparkload.workloads.contract import Slot
-from sparkload.workloads.tenants import Dealer, TenantsWorkload, class_options
+from sparkload.workloads.tenants import Dealer, TenantsWorkload, baseline_levels, class_options
 from tests.options import run_options
 
 SHARES = (0.6, 0.3, 0.1)
@@ -114,3 +114,23 @@ def test_the_documented_example_builds_its_three_classes():
     workload = registry.load(registry.settle(changed(run_options(), tenants=path)))
     assert isinstance(workload, TenantsWorkload)
     assert [c.workload for c in workload.classes] == ["chat", "agent", "prefill"]
+
+
+def test_baselines_are_each_class_at_its_share_of_the_first_level_smallest_first():
+    assert baseline_levels(SHARES, 20) == [(2, 2), (1, 6), (0, 12)]
+    assert baseline_levels((0.95, 0.05), 4) == [(1, 1), (0, 4)]  # a class of no user: one
+
+
+def test_a_baseline_levels_users_all_send_its_class_and_their_records_are_set_apart(tmp_path):
+    path = tmp_path / "mix.yaml"
+    path.write_text(
+        "classes:\n  - {name: a, share: 0.5, workload: chat}\n"
+        "  - {name: b, share: 0.5, workload: chat, options: {max-tokens: 4}}\n"
+    )
+    opts = registry.settle(changed(run_options(), tenants=path, tenant_baselines=True))
+    assert opts.plan.ladder[:2] == (1, 1)  # each class alone, then the run's ladder
+    workload = registry.load(opts)
+    assert isinstance(workload, TenantsWorkload)
+    user = workload.user_at(0, 0, lambda: 0)  # dealt to a
+    assert workload.next_request(user, Slot(1)).tenant == "b"  # level 1: b alone
+    assert workload.next_request(user, Slot(2)).tenant == "a"  # the mix: its own class

@@ -119,3 +119,49 @@ def test_a_bad_class_is_one_line_naming_it_and_exit_2_before_the_load(tmp_path, 
     path = tenants_file(tmp_path, {"classes": [entry]})
     run = run_locust(["--headless", "--tenants", str(path)], tmp_path / "results")
     assert_clean_failure(run, said)
+
+
+def test_baselines_run_each_class_alone_first_and_the_report_sets_them_beside_the_mix(tmp_path):
+    chats = {
+        "classes": [
+            {"name": "big", "share": 0.75, "workload": "chat"},
+            {"name": "small", "share": 0.25, "workload": "chat", "options": {"max-tokens": 4}},
+        ]
+    }
+    run = run_locust(
+        [
+            "--headless",
+            "--tenants",
+            str(tenants_file(tmp_path, chats)),
+            "--tenant-baselines",
+            "--ladder",
+            "8",
+            "--requests-per-user",
+            "2",
+            "--max-tokens",
+            "16",
+        ],
+        tmp_path / "results",
+        timeout=180,
+    )
+    assert run.returncode == 0, run.output
+    assert [lv["concurrency"] for lv in run.manifest["levels"]] == [2, 6, 8]  # smallest first
+    counted = Counter(
+        (r["level"], r["tenant"], r["phase"]) for r in run.records if r["phase"] != "warmup"
+    )
+    assert counted == {
+        (2, "small", "baseline"): 4,
+        (6, "big", "baseline"): 12,
+        (8, "big", "measure"): 12,
+        (8, "small", "measure"): 4,
+    }
+    assert all(lv["expected"] == lv["received"] for lv in run.manifest["levels"])
+
+    summary = report(run.run_dir, tmp_path / "report")
+    assert [level["concurrency"] for level in summary["levels"]] == [8]  # baselines apart
+    beside = {row["tenant"]: row for row in summary["tenant_baselines"]}
+    assert beside["big"]["alone_users"] == 6 and beside["small"]["alone_users"] == 2
+    big = beside["big"]
+    assert big["ttft_ms_p90_ratio"] == pytest.approx(
+        big["ttft_ms_p90_mix"] / big["ttft_ms_p90_alone"]
+    )
