@@ -80,19 +80,16 @@ def settle_tenants(opts: RunOptions) -> RunOptions:
         "--agent-trace": opts.workload.agent_trace is not None,
         "--quality-probe": bool(opts.workload.quality_probe),
         "--find-capacity": bool(opts.plan.find_capacity),
-        "--arrival-rate (an open loop's rate is not dealt to classes yet)": bool(
-            opts.plan.arrival_rate
-        ),
     }
     given = [flag for flag, present in clash.items() if present]
     if given:
         raise ConfigError(f"{TENANTS_FLAG} sends each class's own workload: drop {given[0]}")
     if not opts.workload.tenant_baselines:
         return changed(opts, workload=WORKLOAD_TENANTS)
-    if opts.plan.repeat > 1 or opts.plan.step_duration:
+    if opts.plan.repeat > 1 or opts.plan.step_duration or opts.plan.arrival_rate:
         raise ConfigError(
             "--tenant-baselines runs each class alone once, before a ladder of counted levels: "
-            "drop --repeat and --step-duration"
+            "drop --repeat, --step-duration and --arrival-rate"
         )
     assert opts.workload.tenants is not None
     shares = load_tenants(opts.workload.tenants).shares

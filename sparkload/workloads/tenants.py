@@ -4,11 +4,12 @@ Every user belongs to one class for the whole run, dealt by its number in the ru
 dispatch order across processes: ``Workload.user_at``), so a class's share of the users is exact
 at every level: ``Dealer`` hands user ``i`` to the class furthest behind its quota, whole where
 ``share x users`` is whole and within one user otherwise, and user ``i``'s class never depends on
-how many users follow (a ladder's next level only adds users). The user's requests are its
-class's workload's (built from the run's options changed by the class's own), planned with the
-class's own per-user state; each carries its class (``PlannedRequest.tenant``, the record's
-``tenant``) and the model it asks for (``PlannedRequest.model``; the run's when the class names
-none).
+how many users follow (a ladder's next level only adds users). An open loop's arrivals are dealt
+the same way by their index in the level's schedule, whichever user takes them. The user's
+requests are its class's workload's (built from the run's options changed by the class's own),
+planned with the class's own per-user state; each carries its class (``PlannedRequest.tenant``,
+the record's ``tenant``) and the model it asks for (``PlannedRequest.model``; the run's when the
+class names none).
 
 A class's sessions count as its workload's do (``contract.py``, "Sessions"): the composite's
 ``requests_per_session`` is the classes' when they all agree, else None, and every record of a
@@ -192,12 +193,18 @@ class TenantsWorkload(Workload[TenantUser]):
         """User ``index`` of the run, dealt to its class."""
         return TenantUser(ordinal, draw, tenant=self.dealer.class_of(index))
 
-    def class_at(self, user: TenantUser, level_index: int) -> int:
-        """The class ``user`` sends for at the level: a baseline's, else its own."""
-        return self.alone[level_index] if 0 <= level_index < len(self.alone) else user.tenant
+    def class_at(self, user: TenantUser, slot: Slot) -> int:
+        """The class a request of ``user`` at ``slot`` is for: a baseline level's class, an open
+        loop's arrival's (dealt by its index in the level's schedule, so the classes divide the
+        rate exactly), else the user's own."""
+        if 0 <= slot.level_index < len(self.alone):
+            return self.alone[slot.level_index]
+        if slot.arrival is not None and slot.arrival.line is not None:
+            return self.dealer.class_of(slot.arrival.line)
+        return user.tenant
 
     def next_request(self, user: TenantUser, slot: Slot) -> PlannedRequest:
-        chosen = self.class_at(user, slot.level_index)
+        chosen = self.class_at(user, slot)
         planned = self.workloads[chosen].next_request(self._inner(user, chosen), slot)
         tenant = self.classes[chosen]
         return dataclasses.replace(planned, tenant=tenant.name, model=tenant.model)
@@ -205,7 +212,7 @@ class TenantsWorkload(Workload[TenantUser]):
     def after(
         self, user: TenantUser, planned: PlannedRequest, record: RequestRecord, reply: Reply | None
     ) -> None:
-        chosen = self.class_at(user, record.level_index)
+        chosen = next(k for k, c in enumerate(self.classes) if c.name == planned.tenant)
         inner = self._inner(user, chosen)
         self.workloads[chosen].after(inner, planned, record, reply)
         user.unsent, inner.unsent = inner.unsent, 0

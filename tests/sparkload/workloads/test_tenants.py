@@ -11,6 +11,7 @@ import pytest
 from sparkload.config import changed
 from sparkload.errors import ConfigError
 from sparkload.inputs.tenants import TenantClass
+from sparkload.stages import Arrival
 from sparkload.workloads import registry
 from sparkload.workloads.contract import Slot
 from sparkload.workloads.tenants import Dealer, TenantsWorkload, baseline_levels, class_options
@@ -134,3 +135,14 @@ def test_a_baseline_levels_users_all_send_its_class_and_their_records_are_set_ap
     user = workload.user_at(0, 0, lambda: 0)  # dealt to a
     assert workload.next_request(user, Slot(1)).tenant == "b"  # level 1: b alone
     assert workload.next_request(user, Slot(2)).tenant == "a"  # the mix: its own class
+
+
+def test_an_open_loops_arrivals_are_dealt_by_their_place_in_the_schedule(tmp_path):
+    workload = mix(tmp_path)
+    user = workload.user_at(0, 0, lambda: 0)  # one user takes every arrival
+    planned = [
+        workload.next_request(user, Slot(0, Arrival(0.0, 0.0, line=index))) for index in range(10)
+    ]
+    assert [p.tenant for p in planned].count("chat") == 6
+    assert [p.tenant for p in planned].count("agents") == 3
+    assert [p.tenant for p in planned].count("batch") == 1

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from sparkload.workloads.tenants import Dealer
 from tests.conftest import run_locust
 from tests.sparkload.run.test_setup_bad_input import assert_clean_failure
 
@@ -165,3 +166,31 @@ def test_baselines_run_each_class_alone_first_and_the_report_sets_them_beside_th
     assert big["ttft_ms_p90_ratio"] == pytest.approx(
         big["ttft_ms_p90_mix"] / big["ttft_ms_p90_alone"]
     )
+
+
+def test_an_open_loops_rate_is_divided_exactly_by_the_shares(tmp_path):
+    classes = [
+        {"name": name, "share": share, "workload": "chat"}
+        for name, share in (("a", 0.6), ("b", 0.3), ("c", 0.1))
+    ]
+    run = run_locust(
+        [
+            "--headless",
+            "--tenants",
+            str(tenants_file(tmp_path, {"classes": classes})),
+            "--arrival-rate",
+            "20",
+            "--arrival-duration",
+            "3",
+            "--max-tokens",
+            "8",
+        ],
+        tmp_path / "results",
+        timeout=180,
+    )
+    assert run.returncode == 0, run.output
+    measured = [r for r in run.records if r["phase"] == "measure"]
+    (level,) = run.manifest["levels"]
+    assert len(measured) == level["schedule"]["arrivals"] > 0
+    dealt = Counter(r["tenant"] for r in measured)
+    assert [dealt[name] for name in "abc"] == Dealer((0.6, 0.3, 0.1)).counts(len(measured))
