@@ -14,9 +14,9 @@ from analysis.views.tables import Table, slug
 
 TITLE = "Tenants"
 METHOD = (
-    "Each class of the run's `--tenants` file, its users dealt by their number in the run so "
-    "that its share of every level's users is exact (within one user where share x users is "
-    "not whole). Figures per level over the class's measured requests alone, by the report's "
+    "Each class of the run's `--tenants` file, its users (an open loop's arrivals) dealt by "
+    "their number in the run so that its share of every level is exact (within one where "
+    "share x users is not whole). Figures per level over the class's measured requests alone, by the report's "
     "definitions: TTFT, TTFO, ITL (ms), TPS (output tok/s per user) and latency (s), mean, "
     "p50 and p90, over its successful requests; `n` and `failures` count them. `token_share`: "
     "the class's prompt and output tokens over all classes' at the level. Against the class's "
