@@ -27,10 +27,10 @@ from pathlib import Path
 from analysis import report
 from analysis.arguments import Parser, non_negative
 from analysis.errors import InputError, guarded, split_prog
-from analysis.figures import percentiles, probe, slices, slo
+from analysis.figures import percentiles, probe, slices, slo, tenants
 from analysis.figures.metrics import Settings, summarize
 from analysis.reading import load
-from sparkload.records import EXIT_CHECK_FAILED
+from sparkload.records import CHECK_TENANTS, EXIT_CHECK_FAILED
 
 
 def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
@@ -76,9 +76,9 @@ def build_parser(prog: str = "python -m analysis") -> argparse.ArgumentParser:
         action="append",
         help="write no report: hold every level to these bounds (the --slo syntax, plus "
         "failure_ratio and stream_flags) and fail every level whose streams were collapsed "
-        "wholly or partly, print each breach, exit 0 when all hold, "
-        f"{EXIT_CHECK_FAILED} when any breaks; several, with --check-level only: one verdict "
-        "per --check",
+        "wholly or partly ('tenants': each --tenants class to its own slo), print each "
+        f"breach, exit 0 when all hold, {EXIT_CHECK_FAILED} when any breaks; several, with "
+        "--check-level only: one verdict per --check",
     )
     parser.add_argument(
         "--check-level",
@@ -173,6 +173,10 @@ def _counted(count: int, noun: str) -> str:
 
 def check(args: argparse.Namespace) -> int:
     """Every bound at every level, with the report's summary and SLO definitions."""
+    if args.check == [CHECK_TENANTS]:
+        if args.check_level is not None:
+            raise InputError("--check tenants judges whole runs: drop --check-level")
+        return check_tenants(args)
     if len(args.check) > 1 and args.check_level is None:
         raise InputError("--check: give it once (several only with --check-level)")
     each = [slo.parse(spec, "--check") for spec in args.check]
@@ -202,6 +206,27 @@ def check(args: argparse.Namespace) -> int:
     return EXIT_CHECK_FAILED if found else 0
 
 
+def check_tenants(args: argparse.Namespace) -> int:
+    """``--check tenants``: every class of a ``--tenants`` run held to its own SLO at every
+    level; one line per breach naming the class, then the classes that failed."""
+    settings = replace(_settings(args), bootstrap_resamples=0)
+    dataset = load.load(args.runs, _progress(args.quiet))
+    verdicts = [v for v in tenants.judge(dataset, settings) if v.spec.slo]
+    if not verdicts:
+        raise InputError("--check tenants: no run with --tenants classes that name an slo")
+    found = [f"class {v.spec.name}: {breach}" for v in verdicts for breach in v.breaches]
+    found += [str(failure) for failure in slo.stream_failures(dataset)]
+    for breach in found:
+        print(f"check failed: {breach}")
+    failing = list(dict.fromkeys(v.spec.name for v in verdicts if v.breaches))
+    if failing:
+        print(f"check failed: classes missing their SLO: {', '.join(failing)}")
+    elif not found:
+        names = ", ".join(dict.fromkeys(v.spec.name for v in verdicts))
+        print(f"check passed: every class meets its SLO at every level ({names})")
+    return EXIT_CHECK_FAILED if found else 0
+
+
 def main(argv: list[str] | None = None, prog: str = "python -m analysis") -> int:
     """``[--prog NAME] [--check-options] RUN_DIR... [options]``.
 
@@ -221,5 +246,6 @@ def _check_options(parsed: argparse.Namespace) -> int:
     if parsed.slo is not None:
         slo.parse(parsed.slo)
     for spec in parsed.check or []:
-        slo.parse(spec, "--check")
+        if spec != CHECK_TENANTS:
+            slo.parse(spec, "--check")
     return 0

@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.document import Report, Section
-from analysis.figures import accuracy, operating_points, server_timing, slices, slo
+from analysis.figures import accuracy, operating_points, server_timing, slices, slo, tenants
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import (
     charts_html,
@@ -78,6 +78,7 @@ from analysis.sections import images as images_section
 from analysis.sections import models as models_section
 from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
+from analysis.sections import tenants as tenants_section
 from analysis.views import (
     agents,
     compaction,
@@ -126,6 +127,7 @@ SECTIONS = (
     conversations_section,
     categories_section,
     models_section,
+    tenants_section,
     traffic,
     accuracy_section,
     agents_section,
@@ -335,6 +337,7 @@ def build(
         method(dataset, settings, bounds, think_time_s),
         json_tables={
             "energy": telemetry.per_level(nodes),
+            **tenants.json_tables(dataset, settings),  # none without --tenants
             "nodes": nodes,
             "conversation_turns": conversations.every_label(turns, settings, conversations.by_turn),
             "conversation_context": conversations.every_label(

@@ -93,6 +93,7 @@ class BodyTemplate:
         """One request's body, encoded (once per request); ``model``: the model it asks for,
         when not the run's (a mix's draw)."""
         parts = self._parts
+        model = model or request.model
         if model is not None and model != self.model:
             parts = self._others.get(model) or self._others.setdefault(
                 model, replace(parts, model=model)

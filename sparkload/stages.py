@@ -46,7 +46,9 @@ class Stage:
 class Arrival:
     due_wall: float  # epoch seconds, for the record
     due: float  # perf_counter seconds, for the queue wait
-    line: int | None = None  # a trace replay: the index of the trace line this request sends
+    # its index in the level's whole schedule (a trace replay's: the trace line it sends), the
+    # same on every process: what deals an open loop's arrivals to --tenants' classes
+    line: int | None = None
     # the level whose schedule made it: a user that waited for it across a level change still
     # files it under its own level
     stage: Stage | None = None

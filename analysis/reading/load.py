@@ -31,7 +31,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from analysis.errors import InputError
-from analysis.reading import derived_columns, locust_csv, per_request
+from analysis.reading import baselines, derived_columns, locust_csv, per_request
 from sparkload.records import (
     DURATION_FIELDS,
     MANIFEST_FILE,
@@ -63,10 +63,11 @@ NUMERIC_FIELDS = (
 # Every record's text fields, kept as categoricals ("" where a record has none): an agent's step
 # kind, a dataset line's category, a structured reply's verdict and parse error's kind, the
 # finish reason ("" for a failure), the images' size "WxH", an agent's own session and the one
-# that spawned it (a sub-agent's), the model or adapter asked
+# that spawned it (a sub-agent's), the model or adapter asked, the traffic class, the phase
 TEXT_FIELDS = (
     "endpoint", "session_id", "step", "category", "structured", "finish_reason",
-    "structured_error", "image_size", "agent_session", "parent_session", "model",
+    "structured_error", "image_size", "agent_session", "parent_session", "model", "tenant",
+    "phase",
 )
 # A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
 # a batch of records without reasoning or tool calls costs one pass for all of them;
@@ -184,6 +185,7 @@ class Dataset:
     csv_levels: pd.DataFrame
     runs: list[Run]
     skipped_runs: list[str] = field(default_factory=list)
+    baselines: pd.DataFrame = field(default_factory=pd.DataFrame)  # --tenant-baselines' levels
 
     @property
     def labels(self) -> list[str]:
@@ -527,7 +529,7 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     if frames:
         records = pd.concat(frames, ignore_index=True)
         # concat widens categoricals to object
-        for name in _TEXT_COLUMNS:
+        for name in (*_TEXT_COLUMNS, "tenant"):
             records[name] = records[name].astype("category")
         records[per_request.CATEGORY] = records[per_request.CATEGORY].astype("category")
         run_labels = np.array([run.label for run in runs], dtype=object)
@@ -539,7 +541,8 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
             {"run": pd.Series(dtype=np.int32), "label": pd.Categorical([], categories=labels)}
         )
     csv_levels = pd.concat(csv_frames, ignore_index=True) if csv_frames else pd.DataFrame()
-    return Dataset(records=records, csv_levels=csv_levels, runs=runs, skipped_runs=skipped)
+    records, apart = baselines.split(records)
+    return Dataset(records, csv_levels, runs, skipped, apart)
 
 
 @dataclass(frozen=True)

@@ -398,6 +398,24 @@ ROWS: tuple[Option, ...] = (
         optional_path,
     ),
     Option(
+        "--tenants",
+        None,
+        "Traffic classes sent side by side (a JSON or YAML file: each class's name, share of "
+        "the users or arrival rate, workload, options, model and SLO; docs/tenants.md); "
+        "every record names its class, the report has a Tenants section",
+        WORKLOAD,
+        optional_path,
+    ),
+    Option(
+        "--tenant-baselines",
+        False,
+        "--tenants: before the mix, each class alone for a short baseline (a level of its "
+        "share of the first level's users, at least one, smallest first, --requests-per-user "
+        "each); the report sets each class's figures in the mix beside them (interference)",
+        WORKLOAD,
+        boolean,
+    ),
+    Option(
         "--quality-probe",
         "",
         "Grade accuracy beside the load: in every measured ladder level, --quality-items of "
@@ -487,6 +505,8 @@ class WorkloadOptions:
     compact_at: int | None  # compact a context past this many prompt tokens (None: never)
     compact_to: int | None  # the prompt's tokens after compaction (None: compact_at / 4)
     agent_trace: Path | None  # recorded agent sessions to replay (None: synthetic sessions)
+    tenants: Path | None  # the traffic classes' file (None: one class, --workload's)
+    tenant_baselines: bool  # each class alone before the mix
     quality_probe: str  # arithmetic | retrieval | a dataset file ("": no probe)
     quality_items: int  # the probe's items per measured level
     quality_answers: Path | None  # a BFCL probe file's answer file (None: found beside it)

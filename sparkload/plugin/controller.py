@@ -26,6 +26,7 @@ from sparkload.clock_offsets import START
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.plugin.admission import MasterGate
+from sparkload.plugin.dispatch import WORKER_ORDER, dispatch_order
 from sparkload.plugin.prometheus import PrometheusPlugin
 from sparkload.plugin.worker_clocks import WorkerClocks
 from sparkload.records import (
@@ -174,6 +175,10 @@ class RunController:
         if self.clocks is not None:  # before any record: every one is put on this clock
             self.clocks.reset()
             self.clocks.measure(list(self.runner.clients), START, wait=True)
+        if self.distributed:  # every worker numbers its users in the run by it
+            clients = self.runner.clients
+            active = clients.ready + clients.running + clients.spawning
+            setattr(self.parsed, WORKER_ORDER, dispatch_order(worker.id for worker in active))
         self.shape = shape_for(context)
         self.ticks = SerialTicks(self.shape)
         self.control = ServerControl(

@@ -21,6 +21,7 @@ from sparkload.hostsecrets import HostSecrets
 from sparkload.inputs.prompts import PromptOrder
 from sparkload.plugin import worker_clocks
 from sparkload.plugin.admission import WorkerPass
+from sparkload.plugin.dispatch import WORKER_ORDER, dispatch_place
 from sparkload.plugin.shipper import RecordShipper
 from sparkload.run.context import RunContext
 from sparkload.run.quality_probe import ProbeDealer
@@ -111,10 +112,12 @@ class Node:
         assert self.context is not None and self.shipper is not None and self.prompt_order
         ordinal, self._users = self._users, self._users + 1
         offset = self.runner.worker_index if self.is_worker else 0
+        place, workers = dispatch_place(self.node_id, self._worker_order())
         endpoints = self.context.endpoints
         return UserSession(
             context=self.context,
             ordinal=ordinal,
+            index=ordinal * workers + place,
             endpoint=endpoints[(ordinal + offset) % len(endpoints)],
             node_id=self.node_id,
             worker_label=self.worker_label,
@@ -123,6 +126,12 @@ class Node:
             next_request_id=self._next_request_id,
             probes=self.probes,
         )
+
+    def _worker_order(self) -> list[str]:
+        """The workers in Locust's dispatch order, as the master sent them (none locally)."""
+        if not self.is_worker:
+            return []
+        return list(getattr(_parsed_options(self.environment), WORKER_ORDER, None) or [])
 
     def _next_request_id(self) -> str:
         self._requests += 1

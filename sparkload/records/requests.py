@@ -80,7 +80,7 @@ class RequestRecord:
     request_id: str
     level: int  # concurrency C of the ladder level (users running when it was sent)
     level_index: int
-    phase: str  # PHASE_WARMUP | PHASE_MEASURE
+    phase: str  # PHASE_WARMUP | PHASE_MEASURE | PHASE_BASELINE (a --tenants class alone)
     worker: str  # "local" or the worker index
     user: int
     endpoint: str
@@ -154,6 +154,8 @@ class RequestRecord:
     step: str | None = None  # an agent's request: STEP_TOOL_CALL | STEP_ANSWER
     # what the request asks, as its dataset line names it (coding, math, ...; None: not named)
     category: str | None = None
+    # --tenants: the traffic class the request's user was dealt to (None: a run of one class)
+    tenant: str | None = None
     # With --response-format: the reply's verdict (STRUCTURED_VERDICTS), never its text; None
     # when no format was asked, or the request failed
     structured: str | None = None
@@ -268,6 +270,7 @@ _OMITTED_WHEN_NONE = (
     "tool_args_truncated",
     "step",
     "category",
+    "tenant",
     "structured",
     "structured_error",
     "prompt_key",

@@ -33,6 +33,8 @@ WORKLOAD_NAMES = (
     WORKLOAD_AGENT,
 )
 WORKLOAD_TRACE = "trace"  # chosen by --trace, not by --workload
+WORKLOAD_TENANTS = "tenants"  # chosen by --tenants: one workload per traffic class
+CHECK_TENANTS = "tenants"  # --check tenants: every class held to its own SLO
 # Wire API names (``--api``, ``Manifest.request``): each is one module of ``sparkload/apis/``.
 API_CHAT = "chat"  # /v1/chat/completions
 API_COMPLETIONS = "completions"  # /v1/completions
@@ -46,6 +48,8 @@ SERVER_METRICS_FILE = "server_metrics.jsonl"
 
 PHASE_WARMUP = "warmup"
 PHASE_MEASURE = "measure"
+# --tenant-baselines: a class alone before the mix, measured apart from the run's levels
+PHASE_BASELINE = "baseline"
 STATUS_OK = "ok"
 STATUS_ERROR = "error"
 

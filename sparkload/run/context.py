@@ -27,6 +27,7 @@ from sparkload.transport.target import Endpoint
 from sparkload.workloads import registry
 from sparkload.workloads.contract import PlannedRequest, Synthetic, Workload
 from sparkload.workloads.images import RequestImages
+from sparkload.workloads.tenants import TenantsWorkload
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class RunContext:
     checker: ReplyChecker | None = field(init=False)
     # --images: the run's synthetic images, made once (None: none)
     images: RequestImages | None = field(init=False)
+    # --tenants: each class's own body (its options' sampling and extras), by class name
+    bodies: dict[str, BodyTemplate] = field(init=False)
     _checkers: dict[int, ReplyChecker] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -58,9 +61,24 @@ class RunContext:
         first = models.names[0] if models.names else ""
         body = BodyTemplate.for_run(self.options, workload.sampling, workload.max_tokens, first)
         object.__setattr__(self, "body", body)
+        bodies = {}
+        if isinstance(workload, TenantsWorkload):
+            bodies = {
+                tenant.name: BodyTemplate.for_run(own, part.sampling, part.max_tokens, self.model)
+                for tenant, part, own in zip(
+                    workload.classes, workload.workloads, workload.options, strict=True
+                )
+            }
+        object.__setattr__(self, "bodies", bodies)
         fmt = self.options.request.response_format
         object.__setattr__(self, "checker", ReplyChecker(fmt) if fmt else None)
         object.__setattr__(self, "images", RequestImages.for_run(self.options))
+
+    def body_for(self, planned: PlannedRequest) -> BodyTemplate:
+        """The template ``planned`` is encoded with: its traffic class's, else the run's."""
+        if planned.tenant is None:
+            return self.body
+        return self.bodies.get(planned.tenant, self.body)
 
     def checker_for(self, planned: PlannedRequest) -> ReplyChecker | None:
         """The checker of ``planned``'s reply: its own schema's (compiled once per schema: a

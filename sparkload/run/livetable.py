@@ -25,6 +25,7 @@ from ddsketch import DDSketch
 from sparkload.records import (
     CHECK_NO_DATA,
     FINISH_LENGTH,
+    PHASE_BASELINE,
     PHASE_MEASURE,
     QUANTILES,
     REQUEST_METRICS,
@@ -188,7 +189,7 @@ class LevelTally:
 
     def add(self, record: dict) -> None:
         """Take one record (already in simulated time when the target is time-scaled)."""
-        if record["phase"] != PHASE_MEASURE:
+        if record["phase"] not in (PHASE_MEASURE, PHASE_BASELINE):
             self.warmups += 1
             return
         self.measured += 1

@@ -83,13 +83,16 @@ class UserSession:
     probes: ProbeDealer | None = None
     # a mix of models (--model A:0.7,B:0.3): this user's deal of them (None: one model)
     models: ModelDeal | None = field(init=False, default=None)
+    # this user's number in the run (Locust's dispatch order across processes; None: ordinal)
+    index: int | None = None
 
     def __post_init__(self) -> None:
         opts = self.context.options
         self.connection = Connection(
             self.endpoint.base, opts.request.request_timeout, verify_tls=not opts.target.insecure
         )
-        self.state = self.context.workload.new_user(self.ordinal, self.prompt_order.next)
+        index = self.ordinal if self.index is None else self.index
+        self.state = self.context.workload.user_at(index, self.ordinal, self.prompt_order.next)
         self.state.stream = self.worker_label
         if self.context.models.mixed:
             key = f"{opts.plan.seed}:{self.worker_label}:{self.ordinal}"
@@ -171,7 +174,7 @@ class UserSession:
             if signal is not None and signal.current != stage:
                 self.open_level = None
                 return None
-        model = self._model_for(assignment, probe)
+        model = planned.model or self._model_for(assignment, probe)  # a class's own, else the run's
         record = RequestRecord(
             request_id=self.next_request_id(),
             level=assignment.stage.concurrency,
@@ -192,6 +195,7 @@ class UserSession:
             depth=planned.depth,
             step=planned.step,
             category=planned.category,
+            tenant=planned.tenant,
             extra=planned.extra,
         )
         if assignment.arrival is None:
@@ -201,10 +205,11 @@ class UserSession:
             record.queue_wait = time.perf_counter() - assignment.arrival.due
         sent = ctx.images.attach(planned) if ctx.images is not None and probe is None else planned
         note_images(record, image_stats(sent.messages))
-        wire = ctx.body.wire
+        body = ctx.body_for(planned)
+        wire = body.wire
         request = StreamRequest(
             self.endpoint.path_for(wire.route),
-            ctx.body.encode(sent, model),
+            body.encode(sent, model),
             request_headers(ctx.headers, planned, probe),
             opts.request.request_timeout,
             wire.reader,

@@ -29,9 +29,11 @@ from sparkload.config import RunOptions, default
 from sparkload.errors import ConfigError
 from sparkload.hostsecrets import HostSecrets
 from sparkload.inputs.agent_traces import is_tracelab
+from sparkload.inputs.tenants import FLAG as TENANTS_FLAG
+from sparkload.inputs.tenants import load_tenants
 from sparkload.model_mix import ModelMix
 from sparkload.quality.items import KIND_RETRIEVAL
-from sparkload.records import REQUEST_METRICS, WORKLOAD_PREFILL
+from sparkload.records import CHECK_TENANTS, REQUEST_METRICS, WORKLOAD_PREFILL
 from sparkload.records.vocabulary import WORKLOAD_AGENT
 from sparkload.run import quality_probe
 from sparkload.run.context import RunContext, endpoints_of, request_headers, settled_options
@@ -100,7 +102,8 @@ def check(options: RunOptions) -> None:
     """A ConfigError of one line unless the run can be recorded and judged as asked."""
     check_writable(options.results.results_dir)
     refuse_streamed_bounds(options)
-    if options.results.check:
+    check_tenant_slos(options)
+    if options.results.check and options.results.check != CHECK_TENANTS:
         problem = check_options(["--slo", options.results.check])
         if problem is not None:
             raise ConfigError(f"--check: {problem}")
@@ -114,6 +117,27 @@ def check(options: RunOptions) -> None:
         if problem is not None:
             flag = f"--tier {search.name}" if search.name else "--find-capacity"
             raise ConfigError(f"{flag}: {problem.removeprefix('--slo: ')}")
+
+
+def check_tenant_slos(opts: RunOptions) -> None:
+    """Every ``--tenants`` class's slo read by the analysis, as ``--check``'s bounds are;
+    ``--check tenants`` needs classes with an slo to hold."""
+    path = opts.workload.tenants
+    if path is None:
+        if opts.results.check == CHECK_TENANTS:
+            raise ConfigError(
+                "--check tenants holds each --tenants class to its slo: give --tenants"
+            )
+        return
+    classes = load_tenants(path).classes
+    for tenant in classes:
+        if tenant.slo:
+            problem = check_options(["--check", tenant.slo])
+            if problem is not None:
+                said = problem.removeprefix("--check: ")
+                raise ConfigError(f"{TENANTS_FLAG}: class {tenant.name!r}: slo: {said}")
+    if opts.results.check == CHECK_TENANTS and not any(tenant.slo for tenant in classes):
+        raise ConfigError(f"--check tenants: no class of {path} names an slo")
 
 
 def refuse_streamed_bounds(opts: RunOptions) -> None:

@@ -38,7 +38,7 @@ T = TypeVar("T")
 SCHEDULE_GRACE = 1.0  # real seconds after a level's last due time before its drain begins
 LOOKS_PER_LEVEL = 100  # the over-saturation watch's looks over a level's arrivals, at most
 MIN_LOOK_INTERVAL = 0.2  # real seconds between two looks, at least
-Due = tuple[float, int | None]  # (target seconds from the level's start, trace line or None)
+Due = tuple[float, int | None]  # (target seconds from the level's start, index in the schedule)
 
 
 def gaps(process: str, rate: float, burstiness: float, rng: random.Random) -> Iterator[float]:
@@ -67,9 +67,13 @@ def offsets(gap_seq: Iterable[float], duration: float) -> Iterator[float]:
 def rate_schedule(
     process: str, rate: float, burstiness: float, duration: float, seed: str
 ) -> Iterator[Due]:
-    """A rate level's schedule, the same on every process for the same ``seed``."""
+    """A rate level's schedule, the same on every process for the same ``seed``: each arrival's
+    offset and its index in the schedule."""
     rng = random.Random(seed)
-    return ((t, None) for t in offsets(gaps(process, rate, burstiness, rng), duration))
+    return (
+        (t, index)
+        for index, t in enumerate(offsets(gaps(process, rate, burstiness, rng), duration))
+    )
 
 
 def trace_schedule(timestamps: Iterable[float], speedup: float) -> Iterator[Due]:

@@ -141,6 +141,10 @@ class PlannedRequest:
     step: str | None = None
     schema: dict[str, Any] | None = None  # the reply's own JSON Schema (a dataset line's)
     category: str | None = None  # what the request asks (a dataset line's; the record's)
+    # --tenants: the request's traffic class (the record's) and the model it asks for (None:
+    # the run's), set by the tenants workload (``workloads/tenants.py``)
+    tenant: str | None = None
+    model: str | None = None
     # the server's id of the reply this turn continues, for an API that keeps a conversation's
     # history server-side (``WireApi.server_history``; the Responses API's previous_response_id)
     history_id: str | None = None
@@ -282,6 +286,13 @@ class Workload(ABC, Generic[UserT]):
     @abstractmethod
     def new_user(self, ordinal: int, draw: Callable[[], int]) -> UserT:
         """The state of a new user (called once per user, by its session)."""
+
+    def user_at(self, index: int, ordinal: int, draw: Callable[[], int]) -> UserT:
+        """The state of the run's user number ``index`` (Locust's dispatch order across every
+        process: ``plugin/node.py``), ``ordinal`` in its own process. A workload that deals
+        users by their place in the run (``workloads/tenants.py``) overrides it; the default is
+        ``new_user``."""
+        return self.new_user(ordinal, draw)
 
     @abstractmethod
     def next_request(self, user: UserT, slot: Slot) -> PlannedRequest:

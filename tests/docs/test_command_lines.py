@@ -162,19 +162,14 @@ def run_problem(args: list[str]) -> str | None:
 
 
 def report_problem(args: list[str]) -> str | None:
-    from analysis.cli import build_parser
-    from analysis.figures import slo
+    from analysis.cli import _check_options, build_parser
 
     parser = build_parser("sparkload report")
     problem = argparse_problem(parser, args)
     if problem is not None:
         return problem
-    parsed = parser.parse_args(args)
     try:
-        if parsed.slo is not None:
-            slo.parse(parsed.slo)
-        if parsed.check is not None:
-            slo.parse(parsed.check, "--check")
+        _check_options(parser.parse_args(args))  # the bounds, as --check-options reads them
     except Exception as exc:  # noqa: BLE001 -- the analysis's InputError
         return f"{type(exc).__name__}: {exc}"
     return None
