@@ -12,8 +12,9 @@ JSON)::
 Each class's ``share`` of the users (or of an open loop's arrival rate), its ``workload``, the
 run options its workload runs with (``options``: names as on the command line without the
 dashes; the workload checks them against the option table: ``workloads/tenants.py``), the model
-it asks for (``model``: the run's when absent) and its service level (``slo``: ``--check``'s
-syntax, which the analysis parses before the load). What is wrong is one ``ConfigError`` line
+it asks for (``model``: one, or a mix in ``--model``'s syntax, e.g. ``a:0.5,b:0.5``; the run's
+when absent) and its service level (``slo``: ``--check``'s syntax, which the analysis parses
+before the load). What is wrong is one ``ConfigError`` line
 naming the file and the class.
 """
 
@@ -28,6 +29,7 @@ import yaml
 
 from sparkload.errors import ConfigError
 from sparkload.inputs import files
+from sparkload.model_mix import ModelMix
 from sparkload.records import WORKLOAD_NAMES
 
 FLAG = "--tenants"
@@ -44,7 +46,9 @@ class TenantClass:
     share: float  # of the users at every level (or of the arrival rate), 0 < share <= 1
     workload: str  # one of records.WORKLOAD_NAMES
     options: dict[str, Any] = field(default_factory=dict)  # option dest -> value, as written
-    model: str | None = None  # the model (or adapter) its requests ask for; None: the run's
+    # the model (or adapter) its requests ask for, or a mix of them in --model's syntax
+    # (``model_mix``: each user of the class deals its own requests over it); None: the run's
+    model: str | None = None
     slo: str = ""  # its service level in --check's syntax ("" : none)
 
     def to_dict(self) -> dict[str, Any]:
@@ -130,6 +134,9 @@ def _tenant(entry: Any, file: str, number: int) -> TenantClass:
     model = entry.get("model")
     if model is not None and (not isinstance(model, str) or not model.strip()):
         raise ConfigError(f"{where}: model must be a non-empty string")
+    if model is not None:
+        model = model.strip()
+        ModelMix.parse(model, f"{where}: model")  # a mix's syntax, as --model's
     slo = entry.get("slo") or ""
     if not isinstance(slo, str):
         raise ConfigError(f"{where}: slo must be a string in --check's syntax")

@@ -52,6 +52,8 @@ class RunContext:
     images: RequestImages | None = field(init=False)
     # --tenants: each class's own body (its options' sampling and extras), by class name
     bodies: dict[str, BodyTemplate] = field(init=False)
+    # --tenants: each class's models (its ``model``, one or a mix), by the class's spec of them
+    class_models: dict[str, ModelMix] = field(init=False)
     _checkers: dict[int, ReplyChecker] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -61,8 +63,13 @@ class RunContext:
         first = models.names[0] if models.names else ""
         body = BodyTemplate.for_run(self.options, workload.sampling, workload.max_tokens, first)
         object.__setattr__(self, "body", body)
-        bodies = {}
+        bodies, class_models = {}, {}
         if isinstance(workload, TenantsWorkload):
+            class_models = {
+                tenant.model: ModelMix.parse(tenant.model)
+                for tenant in workload.classes
+                if tenant.model is not None
+            }
             bodies = {
                 tenant.name: BodyTemplate.for_run(own, part.sampling, part.max_tokens, self.model)
                 for tenant, part, own in zip(
@@ -70,6 +77,7 @@ class RunContext:
                 )
             }
         object.__setattr__(self, "bodies", bodies)
+        object.__setattr__(self, "class_models", class_models)
         fmt = self.options.request.response_format
         object.__setattr__(self, "checker", ReplyChecker(fmt) if fmt else None)
         object.__setattr__(self, "images", RequestImages.for_run(self.options))
@@ -79,6 +87,12 @@ class RunContext:
         if planned.tenant is None:
             return self.body
         return self.bodies.get(planned.tenant, self.body)
+
+    def models_for(self, planned: PlannedRequest) -> ModelMix:
+        """The models ``planned`` may ask for: its class's (one, or a mix), else the run's."""
+        if planned.model is None:
+            return self.models
+        return self.class_models.get(planned.model) or ModelMix.single(planned.model)
 
     def checker_for(self, planned: PlannedRequest) -> ReplyChecker | None:
         """The checker of ``planned``'s reply: its own schema's (compiled once per schema: a

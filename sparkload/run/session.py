@@ -81,8 +81,9 @@ class UserSession:
     held: list[RequestRecord] = field(default_factory=list)
     # --quality-probe: deals the probe's items among the process's sessions (run/quality_probe)
     probes: ProbeDealer | None = None
-    # a mix of models (--model A:0.7,B:0.3): this user's deal of them (None: one model)
-    models: ModelDeal | None = field(init=False, default=None)
+    # each mix of models this user asks for (--model A:0.7,B:0.3, a --tenants class's): its
+    # own deal of it, by the mix's spec
+    deals: dict[str, ModelDeal] = field(default_factory=dict)
     # this user's number in the run (Locust's dispatch order across processes; None: ordinal)
     index: int | None = None
 
@@ -94,9 +95,6 @@ class UserSession:
         index = self.ordinal if self.index is None else self.index
         self.state = self.context.workload.user_at(index, self.ordinal, self.prompt_order.next)
         self.state.stream = self.worker_label
-        if self.context.models.mixed:
-            key = f"{opts.plan.seed}:{self.worker_label}:{self.ordinal}"
-            self.models = self.context.models.deal(key)
 
     def open(self) -> None:
         self.connection.warm(self.endpoint.models_path, self.context.headers)
@@ -174,7 +172,7 @@ class UserSession:
             if signal is not None and signal.current != stage:
                 self.open_level = None
                 return None
-        model = planned.model or self._model_for(assignment, probe)  # a class's own, else the run's
+        model = self._model_for(planned, assignment, probe)
         record = RequestRecord(
             request_id=self.next_request_id(),
             level=assignment.stage.concurrency,
@@ -244,13 +242,23 @@ class UserSession:
             self._ship_held()
         return record
 
-    def _model_for(self, assignment: Assignment, probe: ProbeTurn | None) -> str:
-        """The model this request asks for: the user's next of a mix for a measured request of
-        the workload; the run's (a mix's first) for a warm-up or a probe's item, which leave
-        the shares alone."""
-        if self.models is None or probe is not None or assignment.phase != PHASE_MEASURE:
-            return self.context.body.model
-        return self.models.next()
+    def _model_for(
+        self, planned: PlannedRequest, assignment: Assignment, probe: ProbeTurn | None
+    ) -> str:
+        """The model this request asks for, of its class's models or else the run's: the
+        user's next of a mix for a measured request of the workload (one deal per mix, so a
+        class's share of each model is as exact as the run's); a mix's first for a warm-up or
+        a probe's item, which leave the shares alone."""
+        mix = self.context.models_for(planned)
+        if not mix.mixed:
+            return planned.model or self.context.body.model
+        if probe is not None or assignment.phase != PHASE_MEASURE:
+            return mix.names[0]
+        deal = self.deals.get(mix.spec)
+        if deal is None:
+            key = f"{self.context.options.plan.seed}:{self.worker_label}:{self.ordinal}"
+            deal = self.deals[mix.spec] = mix.deal(key)
+        return deal.next()
 
     def _ship(self, record: RequestRecord, held: bool) -> None:
         """Ship ``record`` now, or hold it until its session ends (``_ship_held``)."""

@@ -9,12 +9,12 @@ settles here, and Locust hands it on in the options of the test's start (``Resol
 2. ``check``: what a run needs beside valid options: a writable results directory, bounds the
    analysis can read (``--check``, ``--find-capacity``) and a search the plan allows.
 3. ``resolve``: every endpoint must answer and say what it is (and serve every ``--model`` it
-   lists: one model, or each of a mix's, adapters among them; its ``/server_info`` kept where
-   served); the model (a mix: as its spec, which every process deals from) and the time scale;
-   with ``--input-tokens`` / ``--seq-dist`` the synthetic prompts fitted (``workloads.fitting``:
-   the target's ``/tokenize``, a ``--tokenizer`` file or the flagged 4-characters estimate), or
-   a trace's block counted; then the workload built, once, after fitting; every ``--scrape`` node
-   must answer.
+   lists: one model, or each of a mix's, adapters among them, and each --tenants class's; its
+   ``/server_info`` kept where served); the model (a mix: as its spec, which every process
+   deals from) and the time scale; with ``--input-tokens`` / ``--seq-dist`` the synthetic
+   prompts fitted (``workloads.fitting``: the target's ``/tokenize``, a ``--tokenizer`` file or
+   the flagged 4-characters estimate), or a trace's block counted; then the workload built,
+   once, after fitting; every ``--scrape`` node must answer.
 """
 
 from __future__ import annotations
@@ -207,6 +207,18 @@ def check_search(opts: RunOptions) -> None:
         )
 
 
+def class_models(options: RunOptions) -> dict[str, tuple[str, ...]]:
+    """``--tenants``: each class that names its model(s), as the server check names it -> the
+    models (a mix's every one)."""
+    if options.workload.tenants is None:
+        return {}
+    return {
+        f"{TENANTS_FLAG}: class {tenant.name!r}: model": ModelMix.parse(tenant.model).names
+        for tenant in load_tenants(options.workload.tenants).classes
+        if tenant.model is not None
+    }
+
+
 def resolve(settled: Settled, host: str | None, simulator_url: str | None) -> Resolved:
     """The run's context, once every endpoint answered. ``host``: Locust's (the built-in
     simulator's URL when none was given); ``simulator_url``: the simulator this process started
@@ -219,7 +231,8 @@ def resolve(settled: Settled, host: str | None, simulator_url: str | None) -> Re
     lookup = lookup_headers(headers)
     verify = not options.target.insecure
     mix = ModelMix.parse(options.target.model)
-    servers = {e.url: describe_server(e.url, lookup, mix.names, verify) for e in endpoints}
+    classes = class_models(options)
+    servers = {e.url: describe_server(e.url, lookup, mix.names, verify, classes) for e in endpoints}
     model = servers[endpoints[0].url].model  # what counts tokens: a mix's first model
     synthetic = None
     if options.workload.synthetic:

@@ -118,19 +118,26 @@ class ServerInfo:
 
 
 def describe_server(
-    host: str, headers: dict[str, str], requested: tuple[str, ...], verify_tls: bool = True
+    host: str,
+    headers: dict[str, str],
+    requested: tuple[str, ...],
+    verify_tls: bool = True,
+    others: dict[str, tuple[str, ...]] | None = None,
 ) -> ServerInfo:
     """The model to ask for (the first requested, or the first served), checking the server
     answers either way and serves every requested model (a base model or a LoRA adapter: vLLM
-    lists both) its list names (a server listing none is taken at its word), plus its version
+    lists both) its list names (a server listing none is taken at its word), and every model
+    of ``others`` (who asks for them, e.g. a --tenants class, -> their names), plus its version
     where it reports one."""
     models, identity = served_models(host, headers, verify_tls)
     if not requested and not models:
         raise ConfigError(f"{models_url(host)} lists no models; pass --model")
-    for name in requested:
+    asked = [("--model", name) for name in requested]
+    asked += [(who, name) for who, names in (others or {}).items() for name in names]
+    for who, name in asked:
         if models and name not in models:
             raise ConfigError(
-                f"--model {name!r} is not served by {host}: {models_url(host)} offers "
+                f"{who} {name!r} is not served by {host}: {models_url(host)} offers "
                 + ", ".join(repr(model) for model in models)
             )
     version, source = server_version(host, headers, verify_tls)

@@ -141,8 +141,9 @@ class PlannedRequest:
     step: str | None = None
     schema: dict[str, Any] | None = None  # the reply's own JSON Schema (a dataset line's)
     category: str | None = None  # what the request asks (a dataset line's; the record's)
-    # --tenants: the request's traffic class (the record's) and the model it asks for (None:
-    # the run's), set by the tenants workload (``workloads/tenants.py``)
+    # --tenants: the request's traffic class (the record's) and the model it asks for, one or a
+    # mix in --model's syntax that the user deals (None: the run's), set by the tenants
+    # workload (``workloads/tenants.py``)
     tenant: str | None = None
     model: str | None = None
     # the server's id of the reply this turn continues, for an API that keeps a conversation's

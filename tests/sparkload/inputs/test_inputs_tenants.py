@@ -70,6 +70,10 @@ def test_a_json_file_reads_the_same(tmp_path):
         (classes(one("a", 0)), "class 'a': share 0 is not a number above 0 and at most 1"),
         (classes(one("a", slo=3)), "class 'a': slo must be a string"),
         (classes(one("a", colour="red")), "class 'a': unknown key 'colour'"),
+        (
+            classes(one("a", model="x:0.7,y:0.2")),
+            "class 'a': model: the weights of 'x:0.7,y:0.2' sum to 0.9, not 1",
+        ),
         (classes({"share": 1.0, "workload": "chat"}), "class 1: no name"),
         ({"tenants": []}, 'expected {"classes": [...]}'),
     ],
