@@ -175,7 +175,11 @@ def check(args: argparse.Namespace) -> int:
     """Every bound at every level, with the report's summary and SLO definitions."""
     if args.check == [CHECK_TENANTS]:
         if args.check_level is not None:
-            raise InputError("--check tenants judges whole runs: drop --check-level")
+            settings = replace(_settings(args), bootstrap_resamples=0)
+            dataset = load.load(args.runs, _progress(args.quiet))
+            verdict = tenants.level_verdict(dataset, args.check_level, settings)
+            print(json.dumps(verdict.to_dict()))
+            return 0
         return check_tenants(args)
     if len(args.check) > 1 and args.check_level is None:
         raise InputError("--check: give it once (several only with --check-level)")

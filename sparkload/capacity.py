@@ -148,7 +148,9 @@ class CapacityResult:
     def line(self) -> str:
         """``capacity: C=11 at ttft_p90_ms<=800 (33 requests; ttft_p90_ms<=800 in 701–790 at
         90 %); first failing probe C=12 (ttft_p90_ms = 913 > 800; 36 requests; ...); 8
-        probes``, and a warning where the two probes that decide it had too few requests."""
+        probes``, and a warning where the two probes that decide it had too few requests. With
+        ``--find-capacity tenants`` each breach names its class, and ``first to fail: chat``
+        the classes that broke their slo at the first failing probe."""
         found, limit = self.found, self.limit
         head = f"capacity {self.tier}:" if self.tier else "capacity:"
         if self.capacity is None:
@@ -163,6 +165,8 @@ class CapacityResult:
         if limit is not None:
             broke = "; ".join(filter(None, [*limit.verdict.breaches, sample_text(limit.verdict)]))
             text += f"; first failing probe {level_name(self.over, limit.value)} ({broke})"
+            if limit.verdict.failing_classes:  # --find-capacity tenants
+                text += f"; first to fail: {', '.join(limit.verdict.failing_classes)}"
         count = len(self.probes)
         text += f"; {count} probe{'' if count == 1 else 's'}"
         caveats = [

@@ -75,6 +75,8 @@ class CapacityFinding:
     limit_value: float | None = None
     figures: dict[str, float | None] = field(default_factory=dict)
     limit_figures: dict[str, float | None] = field(default_factory=dict)
+    # --find-capacity tenants: the classes that broke their own slo at the first failing probe
+    first_to_fail: tuple[str, ...] = ()
 
     def describe(self) -> str:
         unit = "C=" if self.over == OVER_CONCURRENCY else "rate "
@@ -98,6 +100,8 @@ class CapacityFinding:
         if self.limit:
             said = "; ".join(filter(None, [*self.limit_breaches, self.limit_sample]))
             found += f"; first failing probe: {self.limit}" + (f" ({said})" if said else "")
+        if self.first_to_fail:
+            found += f"; first to fail: {', '.join(self.first_to_fail)}"
         if self.caveats:
             found += f". **Warning**: {'; '.join(self.caveats)}"
         return f"{where}: {found}"
@@ -158,6 +162,7 @@ def _finding(run: Run, entry: CapacityEntry) -> CapacityFinding:
         limit_value=limit.value if limit else None,
         figures=dict(found.verdict.figures) if found else {},
         limit_figures=dict(limit.verdict.figures) if limit else {},
+        first_to_fail=tuple(limit.verdict.failing_classes or []) if limit else (),
     )
 
 

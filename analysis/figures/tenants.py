@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 
 from analysis.errors import InputError
-from analysis.figures import slo
+from analysis.figures import probe, slo
 from analysis.figures.metrics import CLOSED, LOOPS, Settings, loop_records, summarize
 from analysis.reading.load import Dataset
-from sparkload.records import PHASE_BASELINE, WORKLOAD_TENANTS
+from sparkload.records import PHASE_BASELINE, WORKLOAD_TENANTS, ProbeVerdict
 
 TENANT = "tenant"
 HEADLINE = [
@@ -121,6 +121,51 @@ def judge(dataset: Dataset, settings: Settings) -> list[ClassVerdict]:
                 continue
             verdicts.append(_class(dataset, own, spec, label, tokens, settings))
     return verdicts
+
+
+def level_verdict(dataset: Dataset, index: int, settings: Settings) -> ProbeVerdict:
+    """Level ``index`` of one --tenants run judged as ``--check tenants`` judges the run (the
+    capacity search's probe, ``--find-capacity tenants``): each class with an slo held to it on
+    its own records of the level (``probe.level_verdict``), the level meeting when every class
+    that sent there meets its own. Figures, intervals, breaches and caveats are the classes',
+    each named by its class; ``failing_classes`` the classes that broke their slo."""
+    settings = replace(settings, bootstrap_resamples=0)
+    classes = [spec for run in dataset.runs for spec in specs(dataset).get(run.label, [])]
+    judged_classes = [spec for spec in classes if spec.slo]
+    if len(dataset.runs) != 1 or not judged_classes or TENANT not in dataset.records:
+        raise InputError(
+            "--check tenants --check-level: give one --tenants run whose classes name an slo"
+        )
+    if not any(level.index == index for level in dataset.runs[0].manifest.levels):
+        raise InputError(f"--check-level: {dataset.runs[0].path} has no level {index}")
+    judged: list[tuple[str, ProbeVerdict]] = []
+    absent: list[str] = []
+    for spec in judged_classes:
+        own = dataset.records[dataset.records[TENANT] == spec.name]
+        part = Dataset(own, pd.DataFrame(), dataset.runs)
+        bounds = slo.parse(spec.slo, f"--tenants class {spec.name!r} slo")
+        try:
+            levels = slo.evaluate(own, summarize(part, settings), bounds, settings)
+            judged.append((spec.name, probe.level_verdict(part, levels, bounds, index, settings)))
+        except InputError:  # the class sent no measured request at this level
+            absent.append(f"class {spec.name}: no measured request at this level")
+    if not judged:
+        raise InputError(f"--check-level: level {index} has no measured request of a class")
+    return ProbeVerdict(
+        index,
+        all(verdict.meets for _, verdict in judged),
+        {f"{name}: {bound}": x for name, v in judged for bound, x in v.figures.items()},
+        [f"class {name}: {breach}" for name, v in judged for breach in v.breaches],
+        level=judged[0][1].level,
+        requests=sum(verdict.requests or 0 for _, verdict in judged),
+        intervals={
+            f"{name}: {bound}": interval
+            for name, v in judged
+            for bound, interval in (v.intervals or {}).items()
+        },
+        caveats=[*absent, *(f"class {name}: {c}" for name, v in judged for c in v.caveats or [])],
+        failing_classes=[name for name, verdict in judged if not verdict.meets],
+    )
 
 
 def _class(

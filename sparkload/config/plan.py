@@ -156,7 +156,9 @@ ROWS: tuple[Option, ...] = (
         "Search instead of a ladder: the largest concurrency meeting every bound (--check's "
         "syntax, e.g. 'ttft_p90_ms<=800'), or with one --arrival-rate (the first probe) the "
         "highest rate, within 5 %; doubles until a probe breaks the bounds, then bisects, each "
-        "probe a complete level; exit 4 when not even the lowest probe meets them",
+        "probe a complete level; exit 4 when not even the lowest probe meets them. 'tenants': "
+        "with --tenants, the largest total load, the shares held, at which every class meets "
+        "its own slo, naming the class that fails first",
         PLAN,
         text,
     ),

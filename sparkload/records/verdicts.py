@@ -33,6 +33,9 @@ class ProbeVerdict(Entry):
     requests: int | None = omitted()
     intervals: dict[str, list[float]] | None = omitted()
     caveats: list[str] | None = omitted()
+    # --check tenants (each --tenants class held to its own slo): the classes that broke theirs
+    # at this level, in the file's order (absent: a verdict under one set of bounds)
+    failing_classes: list[str] | None = omitted()
 
 
 @dataclass

@@ -106,6 +106,9 @@ class UserSession:
     def next_assignment(self, signal: LevelSignal) -> Assignment | None:
         """What the current stage asks of this user; None after waiting for a change."""
         stage = signal.current
+        if stage.kind in (WARMUP, MEASURE) and self._above_level(stage):
+            signal.wait_change(IDLE_WAIT)
+            return None
         if stage.kind == WARMUP and signal.claim_warmup(self.node_id):
             return Assignment(stage, PHASE_WARMUP)
         if stage.kind == MEASURE:
@@ -118,6 +121,12 @@ class UserSession:
             return Assignment(arrival.stage or stage, PHASE_MEASURE, arrival) if arrival else None
         signal.wait_change(IDLE_WAIT)
         return None
+
+    def _above_level(self, stage: Stage) -> bool:
+        """A user kept above a counted level's C (``Workload.users_by_index``): it idles, so
+        the level's users are the run's first C."""
+        index = self.ordinal if self.index is None else self.index
+        return self.context.workload.users_by_index and index >= stage.concurrency
 
     def _quota_left(self, level_index: int) -> bool:
         """Whether this user's quota of the level has a request left: the next turn of the

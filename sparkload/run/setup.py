@@ -113,6 +113,8 @@ def check(options: RunOptions) -> None:
     if options.plan.searches:
         check_search(options)
     for search in options.plan.searches:
+        if search.bounds == CHECK_TENANTS:
+            continue  # each class's slo, read above
         problem = check_options(["--slo", search.bounds])
         if problem is not None:
             flag = f"--tier {search.name}" if search.name else "--find-capacity"
@@ -121,13 +123,19 @@ def check(options: RunOptions) -> None:
 
 def check_tenant_slos(opts: RunOptions) -> None:
     """Every ``--tenants`` class's slo read by the analysis, as ``--check``'s bounds are;
-    ``--check tenants`` needs classes with an slo to hold."""
+    ``--check tenants`` and ``--find-capacity tenants`` need classes with an slo to hold."""
     path = opts.workload.tenants
+    held = [
+        f"{flag} tenants"
+        for flag, spec in (
+            ("--check", opts.results.check),
+            ("--find-capacity", opts.plan.find_capacity),
+        )
+        if spec == CHECK_TENANTS
+    ]
     if path is None:
-        if opts.results.check == CHECK_TENANTS:
-            raise ConfigError(
-                "--check tenants holds each --tenants class to its slo: give --tenants"
-            )
+        if held:
+            raise ConfigError(f"{held[0]} holds each --tenants class to its slo: give --tenants")
         return
     classes = load_tenants(path).classes
     for tenant in classes:
@@ -136,8 +144,8 @@ def check_tenant_slos(opts: RunOptions) -> None:
             if problem is not None:
                 said = problem.removeprefix("--check: ")
                 raise ConfigError(f"{TENANTS_FLAG}: class {tenant.name!r}: slo: {said}")
-    if opts.results.check == CHECK_TENANTS and not any(tenant.slo for tenant in classes):
-        raise ConfigError(f"--check tenants: no class of {path} names an slo")
+    if held and not any(tenant.slo for tenant in classes):
+        raise ConfigError(f"{held[0]}: no class of {path} names an slo")
 
 
 def refuse_streamed_bounds(opts: RunOptions) -> None:

@@ -23,8 +23,12 @@ class LadderShape:
         levels: tuple[int, ...],
         requests_per_user: int,
         requests_per_session: int | None = 1,
+        keep_users: bool = False,
     ) -> None:
         self.levels = levels
+        # ``Workload.users_by_index``: Locust keeps the most users any level had so far, the
+        # users above a level's C idling (``UserSession.next_assignment``)
+        self.keep_users = keep_users
         self.requests_per_user = requests_per_user  # sessions per user per level
         self.requests_per_session = requests_per_session  # None: drawn per session
         self.index = 0
@@ -36,18 +40,29 @@ class LadderShape:
     @classmethod
     def for_run(cls, context: RunContext) -> LadderShape:
         plan = context.options.plan
+        workload = context.workload
         return cls(
-            plan.ladder * plan.repeat, plan.requests_per_user, context.workload.requests_per_session
+            plan.ladder * plan.repeat,
+            plan.requests_per_user,
+            workload.requests_per_session,
+            workload.users_by_index,
         )
 
     @property
     def concurrency(self) -> int:
         return self.levels[min(self.index, len(self.levels) - 1)]
 
+    @property
+    def users(self) -> int:
+        """Locust's user count for the level: its C, or the most so far when users are kept."""
+        if self.keep_users:
+            return max(self.levels[: min(self.index, len(self.levels) - 1) + 1])
+        return self.concurrency
+
     def tick(self, conductor: Conductor, now: float) -> Tick:
         if self.index >= len(self.levels):
             self.finished = self.drain.done(conductor, now)
-            return None if self.finished else (self.levels[-1], SPAWN_RATE)
+            return None if self.finished else (self.users, SPAWN_RATE)
         c = self.concurrency
         if self.stage == IDLE:
             sessions = c * self.requests_per_user
@@ -55,7 +70,7 @@ class LadderShape:
             expected = sessions * per_session if per_session else None
             self.tally = conductor.begin_level(self.index, c, expected, sessions=sessions)
             self._set(conductor, SPAWN)
-        if self.stage == SPAWN and conductor.users_ready(c):
+        if self.stage == SPAWN and conductor.users_ready(self.users):
             self._set(conductor, WARMUP, warmup_node=conductor.busy_node())
         assert self.tally is not None  # begun with the level
         if self.stage == WARMUP and self.tally.warmups >= 1:
@@ -68,7 +83,7 @@ class LadderShape:
             if self.index >= len(self.levels):
                 conductor.broadcast(Stage())
             return self.tick(conductor, now)
-        return (c, SPAWN_RATE)
+        return (self.users, SPAWN_RATE)
 
     def level_ended(self, conductor: Conductor) -> None:
         """After a level's end, before the next: a ladder's levels are all known from the start

@@ -63,9 +63,14 @@ class SearchShape(LadderShape):
     """Closed loop: a ladder whose next level the capacity search chooses."""
 
     def __init__(
-        self, prober: Prober, requests_per_user: int, requests_per_session: int | None = 1
+        self,
+        prober: Prober,
+        requests_per_user: int,
+        requests_per_session: int | None = 1,
+        keep_users: bool = False,
     ) -> None:
-        super().__init__((int(prober.first()),), requests_per_user, requests_per_session)
+        first = (int(prober.first()),)
+        super().__init__(first, requests_per_user, requests_per_session, keep_users)
         self.prober = prober
 
     def level_ended(self, conductor: Conductor) -> None:
@@ -114,4 +119,5 @@ def search_shape(context: RunContext) -> SearchShape | RateSearchShape:
         Prober.of_plan(plan, CONCURRENCY, plan.capacity_start),
         plan.requests_per_user,
         context.workload.requests_per_session,
+        context.workload.users_by_index,
     )

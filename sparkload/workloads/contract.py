@@ -240,6 +240,10 @@ class Workload(ABC, Generic[UserT]):
                         they vary from session to session
         sessions_may_end_early -- ``after`` may end a session before its planned turns
                         (``UserState.unsent``); False by default
+        users_by_index -- what a user sends depends on its index in the run (``user_at``), so
+                        a closed-loop level's users must be the run's first C: a level below
+                        an earlier one idles the users above it instead of stopping some
+                        (Locust's choice of which is arbitrary); False by default
 
     and the methods below; ``settle`` and ``after`` have defaults.
     """
@@ -250,6 +254,7 @@ class Workload(ABC, Generic[UserT]):
     cache_bust: bool
     requests_per_session: int | None = 1
     sessions_may_end_early: bool = False
+    users_by_index: ClassVar[bool] = False
 
     @property
     @abstractmethod

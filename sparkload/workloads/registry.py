@@ -12,7 +12,7 @@ from sparkload.config import changed
 from sparkload.errors import ConfigError
 from sparkload.inputs.tenants import FLAG as TENANTS_FLAG
 from sparkload.inputs.tenants import load_tenants
-from sparkload.records import WORKLOAD_TENANTS
+from sparkload.records import CHECK_TENANTS, WORKLOAD_TENANTS
 from sparkload.workloads.agent import AgentWorkload
 from sparkload.workloads.agent_options import choose_agent, refuse_agent_options
 from sparkload.workloads.chat import ChatWorkload, refuse_batch
@@ -79,17 +79,25 @@ def settle_tenants(opts: RunOptions) -> RunOptions:
         "--trace": opts.plan.trace is not None,
         "--agent-trace": opts.workload.agent_trace is not None,
         "--quality-probe": bool(opts.workload.quality_probe),
-        "--find-capacity": bool(opts.plan.find_capacity),
     }
     given = [flag for flag, present in clash.items() if present]
     if given:
         raise ConfigError(f"{TENANTS_FLAG} sends each class's own workload: drop {given[0]}")
+    if opts.plan.find_capacity not in ("", CHECK_TENANTS):
+        raise ConfigError(
+            f"{TENANTS_FLAG}: --find-capacity {opts.plan.find_capacity!r}: a mix's capacity holds "
+            "each class to its own slo: give --find-capacity tenants"
+        )
     if not opts.workload.tenant_baselines:
         return changed(opts, workload=WORKLOAD_TENANTS)
     if opts.plan.repeat > 1 or opts.plan.step_duration or opts.plan.arrival_rate:
         raise ConfigError(
             "--tenant-baselines runs each class alone once, before a ladder of counted levels: "
             "drop --repeat, --step-duration and --arrival-rate"
+        )
+    if opts.plan.find_capacity:
+        raise ConfigError(
+            "--tenant-baselines runs each class alone before a ladder: drop --find-capacity"
         )
     assert opts.workload.tenants is not None
     shares = load_tenants(opts.workload.tenants).shares

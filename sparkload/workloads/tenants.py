@@ -4,12 +4,14 @@ Every user belongs to one class for the whole run, dealt by its number in the ru
 dispatch order across processes: ``Workload.user_at``), so a class's share of the users is exact
 at every level: ``Dealer`` hands user ``i`` to the class furthest behind its quota, whole where
 ``share x users`` is whole and within one user otherwise, and user ``i``'s class never depends on
-how many users follow (a ladder's next level only adds users). An open loop's arrivals are dealt
-the same way by their index in the level's schedule, whichever user takes them. The user's
-requests are its class's workload's (built from the run's options changed by the class's own),
-planned with the class's own per-user state; each carries its class (``PlannedRequest.tenant``,
-the record's ``tenant``) and the model it asks for (``PlannedRequest.model``; the run's when the
-class names none).
+how many users follow: a level's users are the run's first C (``Workload.users_by_index``: a
+level below an earlier one, as a capacity search's bisection probes, idles the users above C
+rather than stopping some), so every level's classes hold their shares. An open loop's arrivals
+are dealt the same way by their index in the level's schedule, whichever user takes them. The
+user's requests are its class's workload's (built from the run's options changed by the class's
+own), planned with the class's own per-user state; each carries its class
+(``PlannedRequest.tenant``, the record's ``tenant``) and the model it asks for
+(``PlannedRequest.model``, one or a mix the user deals; the run's when the class names none).
 
 A class's sessions count as its workload's do (``contract.py``, "Sessions"): the composite's
 ``requests_per_session`` is the classes' when they all agree, else None, and every record of a
@@ -133,6 +135,7 @@ class TenantsWorkload(Workload[TenantUser]):
     ``options[i]`` (the run's options changed by class i's)."""
 
     name: ClassVar[str] = WORKLOAD_TENANTS
+    users_by_index: ClassVar[bool] = True  # a user's class is dealt by its index
     tenants: Tenants
     workloads: tuple[Workload[Any], ...]
     options: tuple[RunOptions, ...]
