@@ -125,6 +125,20 @@ def test_the_line_names_capacity_bounds_and_the_probe_that_broke_them():
     )
 
 
+def test_a_tenants_line_names_the_classes_that_broke_their_slo_first():
+    broke = CapacityProbe(
+        3,
+        ProbeVerdict(
+            2, False, breaches=["class chat: ttft_p90_ms = 913.4 > 800"], failing_classes=["chat"]
+        ),
+    )
+    found = CapacityResult("tenants", CONCURRENCY, [probe(1, 2, True), broke], 2, True)
+    assert found.line() == (
+        "capacity: C=2 at tenants; first failing probe C=3 (class chat: ttft_p90_ms = 913.4 > "
+        "800); first to fail: chat; 2 probes"
+    )
+
+
 def test_the_manifest_entry_names_the_smallest_breaking_probe_as_the_limit():
     entry = result(11, probe(2, 16, False), probe(5, 11, True), BROKE_12).manifest_entry()
     assert entry.capacity == 11 and entry.limit == BROKE_12
