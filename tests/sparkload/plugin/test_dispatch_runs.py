@@ -18,7 +18,8 @@ SHARES = (0.6, 0.3, 0.1)
 NAMES = ("a", "b", "c")
 
 
-def test_a_master_and_two_workers_deal_the_classes_exactly(tmp_path):
+@pytest.mark.parametrize("ladder", ["5,20", "20,5"])  # 20,5: the users above 5 idle
+def test_a_master_and_two_workers_deal_the_classes_exactly(tmp_path, ladder):
     path = tmp_path / "tenants.json"
     classes = [
         {"name": name, "share": share, "workload": "chat"}
@@ -32,7 +33,7 @@ def test_a_master_and_two_workers_deal_the_classes_exactly(tmp_path):
                 "--tenants",
                 str(path),
                 "--ladder",
-                "5,20",  # 5 users: 3 on one worker, 2 on the other
+                ladder,  # 5 users: 3 on one worker, 2 on the other
                 "--requests-per-user",
                 "1",
                 "--max-tokens",
