@@ -85,6 +85,16 @@ def test_ladder_moves_on_only_when_every_measured_record_of_the_level_is_in():
     assert conductor.tallies[1].expected == 6
 
 
+def test_a_ladder_keeping_its_users_holds_the_most_so_far_through_a_lower_level():
+    ladder, conductor = LadderShape((4, 2), 1, keep_users=True), FakeConductor()
+    measuring_level(ladder, conductor, users=4)
+    conductor.deliver(0, "measure", 4)
+    assert ladder.tick(conductor, 3) == (4, 100.0)  # level C=2: 4 users, 2 of them idle
+    warmup = conductor.stages[-1]  # the 4 users it has are ready: no spawning
+    assert (warmup.kind, warmup.index, warmup.concurrency) == (WARMUP, 1, 2)
+    assert conductor.tallies[1].expected == 2
+
+
 def turn(index: int, turns: int) -> dict:
     """A measured record of a conversation's turn ``index`` of ``turns``."""
     return {"phase": "measure", "status": "ok", "turn": index, "turns": turns, "latency": 1.0}
