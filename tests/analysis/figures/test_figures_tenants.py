@@ -3,6 +3,8 @@ runs whose classes differ by a known amount."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from analysis.cli import main
@@ -47,7 +49,12 @@ def tenants_run(tmp_path, slow_slo: str = "ttft_p90_ms<=1000"):
     ]
     records = mixed_level(4, 0, T0) + mixed_level(8, 1, T0 + 20)
     workload = {"name": "tenants", "classes": classes}
-    return write_run(tmp_path, "mix", records, manifest_fields={"workload": workload})
+    levels = [
+        {"index": index, "concurrency": c, "expected": 2 * c, "started_at": ""}
+        for index, c in enumerate((4, 8))
+    ]
+    fields = {"workload": workload, "levels": levels}
+    return write_run(tmp_path, "mix", records, manifest_fields=fields)
 
 
 def verdicts(run):
@@ -93,3 +100,23 @@ def test_check_tenants_passes_when_every_class_meets_its_slo(tmp_path, capsys):
 def test_a_run_without_classes_has_no_tenant_figures(tmp_path):
     records = [make_record(1, 0, ttft=0.1, itl=0.01, tps=100.0, latency=1.4, start_time=T0)]
     assert verdicts(write_run(tmp_path, "plain", records)) == []
+
+
+def level_verdict(capsys, run, index: int) -> dict:
+    argv = ["--check", "tenants", "--check-level", str(index), "--quiet", str(run)]
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_check_level_judges_each_class_on_its_own_records_of_the_level(tmp_path, capsys):
+    verdict = level_verdict(capsys, tenants_run(tmp_path), 1)
+    assert verdict["meets"] is False and verdict["failing_classes"] == ["slow"]
+    assert verdict["figures"]["fast: ttft_p90_ms<=500"] == pytest.approx(100)
+    assert verdict["figures"]["slow: ttft_p90_ms<=1000"] == pytest.approx(2000)
+    assert [b.split(":")[0] for b in verdict["breaches"]] == ["class slow"]
+    assert verdict["requests"] == 16
+
+
+def test_check_level_meets_when_every_class_meets_its_own(tmp_path, capsys):
+    verdict = level_verdict(capsys, tenants_run(tmp_path, "ttft_p90_ms<=3000"), 0)
+    assert verdict["meets"] is True and verdict["failing_classes"] == []
