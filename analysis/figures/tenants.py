@@ -142,6 +142,9 @@ def level_verdict(dataset: Dataset, index: int, settings: Settings) -> ProbeVerd
     absent: list[str] = []
     for spec in judged_classes:
         own = dataset.records[dataset.records[TENANT] == spec.name]
+        if own.empty:  # the class has sent nothing yet (fewer users than classes so far)
+            absent.append(f"class {spec.name}: no measured request at this level")
+            continue
         part = Dataset(own, pd.DataFrame(), dataset.runs)
         bounds = slo.parse(spec.slo, f"--tenants class {spec.name!r} slo")
         try:

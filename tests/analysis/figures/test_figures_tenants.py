@@ -42,16 +42,16 @@ def mixed_level(level: int, index: int, start: float) -> list[dict]:
     return records
 
 
-def tenants_run(tmp_path, slow_slo: str = "ttft_p90_ms<=1000"):
+def tenants_run(tmp_path, slow_slo: str = "ttft_p90_ms<=1000", levels=(4, 8)):
     classes = [
         {"name": "fast", "share": 0.75, "workload": "chat", "slo": "ttft_p90_ms<=500"},
         {"name": "slow", "share": 0.25, "workload": "chat", "slo": slow_slo},
     ]
-    records = mixed_level(4, 0, T0) + mixed_level(8, 1, T0 + 20)
+    records = [r for k, c in enumerate(levels) for r in mixed_level(c, k, T0 + 20 * k)]
     workload = {"name": "tenants", "classes": classes}
     levels = [
         {"index": index, "concurrency": c, "expected": 2 * c, "started_at": ""}
-        for index, c in enumerate((4, 8))
+        for index, c in enumerate(levels)
     ]
     fields = {"workload": workload, "levels": levels}
     return write_run(tmp_path, "mix", records, manifest_fields=fields)
@@ -120,3 +120,9 @@ def test_check_level_judges_each_class_on_its_own_records_of_the_level(tmp_path,
 def test_check_level_meets_when_every_class_meets_its_own(tmp_path, capsys):
     verdict = level_verdict(capsys, tenants_run(tmp_path, "ttft_p90_ms<=3000"), 0)
     assert verdict["meets"] is True and verdict["failing_classes"] == []
+
+
+def test_check_level_judges_the_classes_that_sent_and_names_those_that_did_not(tmp_path, capsys):
+    verdict = level_verdict(capsys, tenants_run(tmp_path, "ttft_p90_ms<=3000", levels=(1,)), 0)
+    assert verdict["meets"] is True and verdict["requests"] == 2  # one slow user's two
+    assert verdict["caveats"][0] == "class fast: no measured request at this level"
