@@ -399,6 +399,10 @@ class RunController:
         assert self.collector is not None and self.control is not None
         self._note_workers()
         self.collector.end_level(index, saturation, stops_sweep)
+        # scraping the level's end may yield, and the run may have stopped and closed meanwhile
+        # (a worker's last batch on the test's stop ended the level): nothing left to note then
+        if self.collector is None or self.control is None:
+            return
         # after the level's end is dated and scraped: a profile's stop waits for its traces
         self.collector.note_refusals(self.control.level_over(index))
 
