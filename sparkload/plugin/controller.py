@@ -64,6 +64,10 @@ logger = logging.getLogger("sparkload")
 PROGRESS_INTERVAL = 5.0  # seconds between progress lines
 
 
+class RunClosed(Exception):
+    """The run a shape's tick was conducting is closed (``RunController._open_run``)."""
+
+
 class RunController:
     def __init__(self, environment: Environment, secrets: HostSecrets) -> None:
         self.environment = environment
@@ -157,7 +161,10 @@ class RunController:
             )
             return None
         assert self.ticks is not None
-        return self.ticks.tick(self, time.monotonic())
+        try:
+            return self.ticks.tick(self, time.monotonic())
+        except RunClosed:
+            return None
 
     def _start_run(self) -> None:
         settled = self.parsed.headless and self.context is not None
@@ -353,7 +360,10 @@ class RunController:
         if self.collector is None:
             return
         if self.ticks is not None and not self.ticks.shape.finished:
-            self.ticks.tick(self, time.monotonic(), wait=False)  # at once, unless one is under way
+            try:
+                self.ticks.tick(self, time.monotonic(), wait=False)  # at once, unless under way
+            except RunClosed:
+                return
 
     # ----- Conductor (what shapes may do; ``shapes.Conductor`` says what each must do) -----
     def broadcast(self, stage: Stage) -> None:
@@ -384,31 +394,37 @@ class RunController:
         arrival_rate: float | None = None,
         sessions: int | None = None,
     ) -> LevelTally:
-        assert self.collector is not None and self.control is not None
+        collector, control = self._open_run()
         if self.clocks is not None:
             self.clocks.measure(list(self.runner.clients), index, wait=False)
         self._note_workers()
-        tally = self.collector.begin_level(index, concurrency, expected, arrival_rate, sessions)
+        tally = collector.begin_level(index, concurrency, expected, arrival_rate, sessions)
         # before the shape tells the level's users anything (they wait until it does)
-        self.collector.note_refusals(self.control.before_level(index))
+        collector.note_refusals(control.before_level(index))
         return tally
 
     def end_level(
         self, index: int, saturation: str | None = None, stops_sweep: bool = False
     ) -> None:
-        assert self.collector is not None and self.control is not None
+        collector, _ = self._open_run()
         self._note_workers()
-        self.collector.end_level(index, saturation, stops_sweep)
-        # scraping the level's end may yield, and the run may have stopped and closed meanwhile
-        # (a worker's last batch on the test's stop ended the level): nothing left to note then
-        if self.collector is None or self.control is None:
-            return
-        # after the level's end is dated and scraped: a profile's stop waits for its traces
-        self.collector.note_refusals(self.control.level_over(index))
+        collector.end_level(index, saturation, stops_sweep)
+        # after the level's end is dated and scraped (which may yield: the run may be closed
+        # by then) a profile's stop waits for its traces
+        collector, control = self._open_run()
+        collector.note_refusals(control.level_over(index))
 
     def in_flight(self) -> int:
-        assert self.collector is not None
-        return self.collector.in_flight()
+        collector, _ = self._open_run()
+        return collector.in_flight()
+
+    def _open_run(self) -> tuple[RunCollector, ServerControl]:
+        """The run's collector and server control; RunClosed when the run was stopped and
+        closed meanwhile (a conductor call yielded inside a shape's tick, e.g. scraping a
+        level's end, while the test stopped): the tick ends there."""
+        if self.collector is None or self.control is None:
+            raise RunClosed
+        return self.collector, self.control
 
     def user_shares(self) -> dict[str, int]:
         if not self.distributed:
