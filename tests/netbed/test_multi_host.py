@@ -69,7 +69,8 @@ def wait_for_remote_record(results: Path, level_index: int, timeout: float) -> i
             if not records.exists():
                 continue
             remote = remote_indices(json.loads(manifest_path.read_text()))
-            lines = [json.loads(line) for line in records.read_text().splitlines() if line]
+            text = records.read_text()  # the master may be writing: complete lines only
+            lines = [json.loads(line) for line in text[: text.rfind("\n") + 1].splitlines()]
             if any(r["level_index"] == level_index and r["worker"] in remote for r in lines):
                 return len(lines)
         time.sleep(0.1)
