@@ -75,6 +75,25 @@ def positive(flag: str, value: Any) -> float:
     return number
 
 
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def duration(flag: str, value: Any) -> float:
+    """A length of time with its units (``90s``, ``5m``, ``1h30m``, ``250ms``), in seconds; 0
+    (or empty) is none. A bare number is refused: seconds or minutes is the user's to say."""
+    raw = str(value).strip().lower().replace(" ", "")
+    if raw in ("", "0"):
+        return 0.0
+    parts = _DURATION_PART.findall(raw)
+    if not parts or "".join(number + unit for number, unit in parts) != raw:
+        raise ConfigError(
+            f"{flag}: {value!r} is not a duration: give a number with its unit, e.g. 90s, 5m, "
+            "1h30m (units ms, s, m, h)"
+        )
+    return sum(float(number) * _UNIT_SECONDS[unit] for number, unit in parts)
+
+
 def fraction(flag: str, value: Any) -> float:
     """A share: a number from 0 to 1."""
     number = non_negative(flag, value)
