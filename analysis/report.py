@@ -26,6 +26,7 @@ import pandas as pd
 
 from analysis.document import Report, Section
 from analysis.figures import accuracy, operating_points, server_timing, slices, slo, tenants
+from analysis.figures import precision as precision_figures
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import (
     charts_html,
@@ -76,6 +77,7 @@ from analysis.sections import conversations as conversations_section
 from analysis.sections import fidelity as fidelity_section
 from analysis.sections import images as images_section
 from analysis.sections import models as models_section
+from analysis.sections import precision as precision_section
 from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
 from analysis.sections import tenants as tenants_section
@@ -109,6 +111,7 @@ SECTIONS = (
     concurrency,
     scaling,
     tail,
+    precision_section,
     tp,
     service_levels,
     server,
@@ -338,6 +341,7 @@ def build(
         json_tables={
             "energy": telemetry.per_level(nodes),
             **tenants.json_tables(dataset, settings),  # none without --tenants
+            **precision_figures.json_tables(dataset),  # none without --target-precision
             "nodes": nodes,
             "conversation_turns": conversations.every_label(turns, settings, conversations.by_turn),
             "conversation_context": conversations.every_label(

@@ -37,6 +37,9 @@ class Stage:
     # open loop: each process's users (node id -> users); a process takes this share of the
     # run's one schedule (``shapes.arrival.my_share``)
     shares: dict[str, int] = field(default_factory=dict)
+    # a counted level: sessions per user (0: the plan's --requests-per-user); --target-precision
+    # broadcasts the level's MEASURE stage again with a larger quota to extend it
+    quota: int = 0
 
     def to_message(self) -> dict:
         return asdict(self)

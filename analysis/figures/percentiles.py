@@ -96,39 +96,3 @@ def bootstrap_ci(
     tail = (1.0 - confidence) / 2.0
     lo, hi = np.quantile(estimates, [tail, 1.0 - tail])
     return float(lo), float(hi)
-
-
-def order_statistic_interval(
-    sorted_values: np.ndarray, q: float, confidence: float = 0.90
-) -> tuple[float, float] | None:
-    """Distribution-free, equal-tailed confidence interval of quantile q (0 < q < 1): the order
-    statistics x₍ₗ₎ and x₍ᵤ₎ between which the true quantile lies with at least ``confidence``,
-    as the count of values below it is Binomial(n, q). None when n is too small for any pair to
-    reach it (``interval_needs``): no interval, rather than a bootstrap's, which looks narrow
-    even for three values."""
-    n = len(sorted_values)
-    if n == 0:
-        return None
-    tail = (1.0 - confidence) / 2.0
-    below = _binomial_cdf(n, q)  # below[k] = P(B <= k)
-    low = np.flatnonzero(below[:n] <= tail)  # x₍ₖ₊₁₎ is a lower end when P(B <= k) <= tail
-    high = np.flatnonzero(1.0 - below[:n] <= tail)  # x₍ₖ₊₁₎ an upper end when P(B > k) <= tail
-    if not len(low) or not len(high):
-        return None
-    return float(sorted_values[low[-1]]), float(sorted_values[high[0]])
-
-
-def interval_needs(q: float, confidence: float = 0.90) -> int:
-    """The fewest values from which ``order_statistic_interval`` gives quantile q an interval:
-    the smallest and the largest value must each fall beyond it with at most the tail's
-    probability ((1 − q)ⁿ and qⁿ at most (1 − confidence) / 2): 29 for a p90, 5 for a p50."""
-    tail = (1.0 - confidence) / 2.0
-    return max(math.ceil(math.log(tail) / math.log(p)) for p in (q, 1.0 - q))
-
-
-def _binomial_cdf(n: int, p: float) -> np.ndarray:
-    """P(B <= k) for k = 0..n, B ~ Binomial(n, p), in log space (no overflow at a million)."""
-    k = np.arange(n, dtype=np.float64)
-    steps = np.log((n - k) / (k + 1)) + math.log(p / (1.0 - p))
-    log_pmf = n * math.log(1.0 - p) + np.concatenate(([0.0], np.cumsum(steps)))
-    return np.minimum(np.cumsum(np.exp(log_pmf)), 1.0)

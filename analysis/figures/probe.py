@@ -18,10 +18,15 @@ import numpy as np
 import pandas as pd
 
 from analysis.errors import InputError
-from analysis.figures import percentiles, slo
+from analysis.figures import slo
 from analysis.figures.metrics import CLOSED, OPEN, Settings, level_name, loop_records, measured_ok
 from analysis.reading.load import Dataset
-from sparkload.records import INTERVAL_CONFIDENCE, ProbeVerdict
+from sparkload.records import (
+    INTERVAL_CONFIDENCE,
+    ProbeVerdict,
+    interval_needs,
+    order_statistic_interval,
+)
 
 DEFAULT_SETTINGS = Settings()
 
@@ -87,9 +92,9 @@ def sample_verdict(
     assert bound.quantile is not None
     known = np.sort(values[~np.isnan(values)])  # an infinite TTFO (never answered) counts
     confidence = f"{100 * INTERVAL_CONFIDENCE:.0f} %"
-    interval = percentiles.order_statistic_interval(known, bound.quantile, INTERVAL_CONFIDENCE)
+    interval = order_statistic_interval(known.tolist(), bound.quantile, INTERVAL_CONFIDENCE)
     if interval is None:
-        needs = percentiles.interval_needs(bound.quantile, INTERVAL_CONFIDENCE)
+        needs = interval_needs(bound.quantile, INTERVAL_CONFIDENCE)
         return None, (
             f"{bound.text}: {len(known)} requests are too few to bound a {bound.stat} "
             f"(a {confidence} interval needs {needs})"

@@ -1,7 +1,8 @@
 """Every sparkload option, defined once: flag, default, help, group, environment name, parser.
 
 The table is one group of rows per module, each beside its typed options: ``plan.py`` (the load
-plan), ``target.py``, ``request.py``, ``workload.py``, ``results.py``, ``server_metrics.py``,
+plan), ``precision.py`` (``--target-precision`` and its bounds), ``target.py``, ``request.py``,
+``workload.py``, ``results.py``, ``server_metrics.py``,
 ``distributed.py`` and ``simulator.py`` (the simulator's own options as ``--sim-*``); the value
 parsers are ``parsers.py``'s; ``table.py`` composes the groups into ``OPTIONS`` and one run's
 ``RunOptions`` (``opts.plan.ladder``, ``opts.workload.name``).
@@ -27,6 +28,7 @@ from sparkload.config.plan import (
     STEPS,
     PlanOptions,
 )
+from sparkload.config.precision import PrecisionOptions
 from sparkload.config.request import RequestOptions
 from sparkload.config.results import ResultsOptions
 from sparkload.config.server_metrics import ServerMetricsOptions
@@ -75,6 +77,7 @@ __all__ = [
     "DistributedOptions",
     "Option",
     "PlanOptions",
+    "PrecisionOptions",
     "RequestOptions",
     "ResultsOptions",
     "RunOptions",

@@ -16,6 +16,7 @@ from typing import Any
 from sparkload.config import (
     distributed,
     plan,
+    precision,
     request,
     results,
     server_metrics,
@@ -31,6 +32,7 @@ class RunOptions:
     """One run's validated options (``from_namespace``); every process builds the same."""
 
     plan: plan.PlanOptions
+    precision: precision.PrecisionOptions
     target: target.TargetOptions
     request: request.RequestOptions
     workload: workload.WorkloadOptions
@@ -43,6 +45,7 @@ class RunOptions:
 # RunOptions' field -> the group's typed options and its rows, in the table's order
 GROUPS: dict[str, tuple[type, tuple[Option, ...]]] = {
     "plan": (plan.PlanOptions, plan.ROWS),
+    "precision": (precision.PrecisionOptions, precision.ROWS),
     "target": (target.TargetOptions, target.ROWS),
     "request": (request.RequestOptions, request.ROWS),
     "workload": (workload.WorkloadOptions, workload.ROWS),
@@ -77,6 +80,7 @@ def from_namespace(ns: argparse.Namespace) -> RunOptions:
         }
     )
     options.plan.check()
+    options.precision.check(options.plan)
     return options
 
 

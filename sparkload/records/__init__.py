@@ -10,7 +10,9 @@ Its rooms: ``vocabulary`` (file names, exit codes, workload names, statuses, fla
 ``requests`` (``RequestRecord``), ``metrics`` (each per-request metric's one declaration),
 ``telemetry`` (the node telemetry families), ``manifest`` (``Manifest``, ``LevelEntry``,
 ``WorkerEntry``), ``entries`` (the manifest's other entries),
-``verdicts`` (a level's verdict and a capacity search's answer) and ``codec`` (how every entry
+``verdicts`` (a level's verdict and a capacity search's answer), ``intervals`` (a percentile's
+and a mean's confidence intervals), ``precision`` (``--target-precision``: targets and what a
+level reached) and ``codec`` (how every entry
 reads from JSON and writes back). Every public name is here, so ``from sparkload.records import
 X`` reads any of them.
 """
@@ -49,6 +51,11 @@ from sparkload.records.entries import (
     Versions,
     WorkloadEntry,
 )
+from sparkload.records.intervals import (
+    interval_needs,
+    mean_interval,
+    order_statistic_interval,
+)
 from sparkload.records.manifest import (
     LevelEntry,
     Manifest,
@@ -63,6 +70,15 @@ from sparkload.records.metrics import (
     LiveFigures,
     PrometheusHistogram,
     RequestMetric,
+)
+from sparkload.records.precision import (
+    STATISTICS,
+    TARGET_METRICS,
+    PrecisionEntry,
+    PrecisionTarget,
+    Reached,
+    parse_target,
+    reach,
 )
 from sparkload.records.quality import (
     BAD_ARGUMENTS,
@@ -363,4 +379,14 @@ __all__ = [
     "summarize_gaps",
     "telemetry_family",
     "wilson_interval",
+    "STATISTICS",
+    "TARGET_METRICS",
+    "PrecisionEntry",
+    "PrecisionTarget",
+    "Reached",
+    "interval_needs",
+    "mean_interval",
+    "order_statistic_interval",
+    "parse_target",
+    "reach",
 ]

@@ -29,6 +29,7 @@ from sparkload.records.entries import (
     Versions,
     WorkloadEntry,
 )
+from sparkload.records.precision import PrecisionEntry
 from sparkload.records.verdicts import CapacityEntry
 from sparkload.records.vocabulary import (
     MANIFEST_FILE,
@@ -59,6 +60,10 @@ class LevelEntry(Entry):
     saturation: str | None = None
     unsent: int = 0  # open loop: arrivals of its schedule never sent (stopped early)
     schedule: Schedule | None = empty()  # open loop: its whole seeded schedule, sent or not
+    # --target-precision: each target's precision at the level's end, and whether the level
+    # stopped at --max-requests-per-level with a target unmet (absent: no target)
+    precision: list[PrecisionEntry] | None = omitted()
+    capped: bool | None = omitted()
 
 
 @dataclass

@@ -263,6 +263,9 @@ class RunCollector:
         level.stream_flags, level.stream_flag_kinds = check.flags, check.kinds
         level.ended_at, level.received = utc_now(), tally.measured
         level.expected = tally.expected  # known by now when the sessions' turns were drawn
+        if tally.targets:  # --target-precision: what the level reached, and whether it was capped
+            level.precision = [reached.entry() for reached in tally.precision()]
+            level.capped = tally.capped
         writer.write_manifest()
         self._write_quality(writer, complete=False)
         if level.client_flags:

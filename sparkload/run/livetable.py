@@ -35,8 +35,11 @@ from sparkload.records import (
     STRUCTURED_TRUNCATED,
     STRUCTURED_VALID,
     LiveFigures,
+    PrecisionTarget,
+    Reached,
     RequestMetric,
     linear_percentile,
+    reach,
 )
 
 EXACT_VALUES = 20_000  # values per metric and level kept exactly; a sketch beyond
@@ -51,6 +54,10 @@ TAIL_COLUMNS = (
     ("stream", "stream check"),
 )
 NO_ANSWER_COLUMN = ("no_answer", "no answer")  # the requests without a TTFO, beside its columns
+# --target-precision: each target's reached half-width (``precision:ttft_p90``), then the
+# requests the level still needs by the estimate ("capped" once it stopped at the cap)
+PRECISION_PREFIX = "precision:"
+LEFT_COLUMN = ("precision_left", "to go")
 
 
 @dataclass(frozen=True)
@@ -104,11 +111,18 @@ STRUCTURED_COLUMNS = (
 
 def columns_for(rows: list[dict]) -> tuple[tuple[str, str], ...]:
     """The table's columns for ``rows``: TTFO's too once some level's records reasoned or
-    called tools (their rows have ``no_answer``), else the plain table's; and the structured
-    replies' once some level's records carry a verdict."""
+    called tools (their rows have ``no_answer``), else the plain table's; the structured
+    replies' once some level's records carry a verdict; and each precision target's reached
+    half-width with the requests still to go, under --target-precision."""
     columns = THINKING_COLUMNS if any("no_answer" in row for row in rows) else COLUMNS
     if any("schema_valid_pct" in row for row in rows):
-        return (*columns[:-2], *STRUCTURED_COLUMNS, *columns[-2:])
+        columns = (*columns[:-2], *STRUCTURED_COLUMNS, *columns[-2:])
+    targets = [
+        key for key in dict.fromkeys(k for row in rows for k in row) if PRECISION_PREFIX in key
+    ]
+    if targets:
+        titles = [(key, f"{key.removeprefix(PRECISION_PREFIX)} ±%") for key in targets]
+        columns = (*columns[:-2], *titles, LEFT_COLUMN, *columns[-2:])
     return columns
 
 
@@ -149,6 +163,10 @@ class Distribution:
             return self.sketch.get_quantile_value(q)
         return linear_percentile(sorted(self.values), q) if self.values else None
 
+    def sorted_values(self) -> list[float] | None:
+        """Every value, ascending (None past ``EXACT_VALUES``: a sketch holds them)."""
+        return sorted(self.values) if self.sketch is None else None
+
 
 @dataclass
 class LevelTally:
@@ -186,6 +204,27 @@ class LevelTally:
     error_kinds: Counter = field(default_factory=Counter)
     # the latest answers' TTFTs in arrival order (``ttft.count`` says how many came in all)
     recent_ttfts: deque[float] = field(default_factory=lambda: deque(maxlen=RECENT_TTFTS))
+    # --target-precision: what the level must reach (``aim``), and whether it stopped at the
+    # cap with a target unmet (the shape says so)
+    targets: tuple[PrecisionTarget, ...] = ()
+    capped: bool = False
+
+    def aim(self, targets: tuple[PrecisionTarget, ...]) -> None:
+        """Track ``targets`` (before the level's first record): their metrics' values too."""
+        self.targets = targets
+        for target in targets:
+            self.figures.setdefault(target.field, Distribution())
+
+    def precision(self) -> list[Reached]:
+        """What the answered requests so far reach of each target (``records.reach``: the
+        report's own computation, on the same values)."""
+        return [reach(t, self.figures[t.field].sorted_values() or []) for t in self.targets]
+
+    def extend(self, sessions: int, per_session: int | None) -> None:
+        """The level now needs ``sessions`` sessions (more than before): its count is
+        ``per_session`` requests each, or, drawn per conversation, known once all began."""
+        self.sessions = sessions
+        self.expected = sessions * per_session if per_session else None
 
     def add(self, record: dict) -> None:
         """Take one record (already in simulated time when the target is time-scaled)."""
@@ -207,10 +246,10 @@ class LevelTally:
             self.failures += 1
             self.error_kinds[record.get("error_kind") or "unknown"] += 1
             return
-        for name in _LIVE_FIELDS:
+        for name, values in self.figures.items():
             value = record.get(name)
             if value is not None:
-                self.figures[name].add(value)
+                values.add(value)
         reasoning = record.get("reasoning_tokens")
         if reasoning or record.get("tool_calls"):
             self.thinking = True
@@ -288,6 +327,8 @@ class LevelTally:
         }
         if self.thinking:  # a thinking model's or an agent's level: its time to answer
             row.update(self._figures(thinking=True), no_answer=self.no_answer)
+        if self.targets:
+            row.update(self._precision_cells())
         if self.verdicts:  # --response-format
             valid, parse_error = (
                 self.verdicts[STRUCTURED_VALID],
@@ -302,6 +343,20 @@ class LevelTally:
                 truncated=self.verdicts[STRUCTURED_TRUNCATED],
             )
         return row
+
+    def _precision_cells(self) -> dict[str, float | int | str | None]:
+        """Each target's reached half-width in percent (None: no interval yet) and the
+        requests still to go by the estimate (the most any target needs), or "capped"."""
+        reached = self.precision()
+        cells: dict[str, float | int | str | None] = {
+            PRECISION_PREFIX + r.target.name: None if r.half_width is None else 100 * r.half_width
+            for r in reached
+        }
+        left = [r.requests_left for r in reached]
+        cells[LEFT_COLUMN[0]] = (
+            "capped" if self.capped else max((n for n in left if n is not None), default=None)
+        )
+        return cells
 
     def _figures(self, thinking: bool) -> dict[str, float | None]:
         """The live metrics' cells (the thinking ones', or the others'), in their units."""

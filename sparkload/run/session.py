@@ -3,8 +3,9 @@
 Plain Python (no Locust): the user class hands it the level signal each time and fires the
 events; everything a request needs was given when the session was made.
 
-A user's quota of a ladder level is ``--requests-per-user`` sessions (``workloads/contract.py``,
-"Sessions"): a request of its own, or a whole conversation. A new session of the quota starts
+A user's quota of a ladder level is ``--requests-per-user`` sessions, or the stage's ``quota``
+(``--target-precision`` sets and raises it; ``workloads/contract.py``, "Sessions"): a request
+of its own, or a whole conversation. A new session of the quota starts
 only once the one under way has planned all its turns (or its workload ended it early, setting
 ``UserState.unsent``), so the quota always ends with a whole conversation and the level's count
 is exact. A session that may end early (``Workload.sessions_may_end_early``) ships its records
@@ -112,7 +113,7 @@ class UserSession:
         if stage.kind == WARMUP and signal.claim_warmup(self.node_id):
             return Assignment(stage, PHASE_WARMUP)
         if stage.kind == MEASURE:
-            if self._quota_left(stage.index):
+            if self._quota_left(stage):
                 return Assignment(stage, PHASE_MEASURE)
         elif stage.kind == RUN:
             return Assignment(stage, PHASE_MEASURE)
@@ -128,15 +129,16 @@ class UserSession:
         index = self.ordinal if self.index is None else self.index
         return self.context.workload.users_by_index and index >= stage.concurrency
 
-    def _quota_left(self, level_index: int) -> bool:
+    def _quota_left(self, stage: Stage) -> bool:
         """Whether this user's quota of the level has a request left: the next turn of the
-        conversation under way, or else a new session while fewer than the quota began."""
-        if self.open_level == level_index:
+        conversation under way, or else a new session while fewer than the quota began (the
+        stage's, which --target-precision raises, else --requests-per-user)."""
+        if self.open_level == stage.index:
             return True
-        started = self.sessions_in_level.get(level_index, 0)
-        if started >= self.context.options.plan.requests_per_user:
+        started = self.sessions_in_level.get(stage.index, 0)
+        if started >= (stage.quota or self.context.options.plan.requests_per_user):
             return False
-        self.sessions_in_level[level_index] = started + 1
+        self.sessions_in_level[stage.index] = started + 1
         return True
 
     def _probe_turn(self, assignment: Assignment) -> ProbeTurn | None:
@@ -178,7 +180,7 @@ class UserSession:
             wait -= time.perf_counter() - self.last_send
         if wait > 0:
             sleep(wait)
-            if signal is not None and signal.current != stage:
+            if signal is not None and moved_on(signal.current, stage):
                 self.open_level = None
                 return None
         model = self._model_for(planned, assignment, probe)
@@ -284,6 +286,12 @@ class UserSession:
             record.turns = len(self.held)
             self.shipper.ship(record.to_dict())
         self.held = []
+
+
+def moved_on(current: Stage, stage: Stage) -> bool:
+    """Whether the plan left ``stage`` (another kind, or another level); the same level's
+    stage broadcast again with a larger quota (``--target-precision``) is not leaving it."""
+    return (current.kind, current.index) != (stage.kind, stage.index)
 
 
 def note_images(record: RequestRecord, stats: ImageStats) -> None:

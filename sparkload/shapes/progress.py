@@ -1,9 +1,11 @@
 """One progress line for long runs: current level, requests done of the level, time left.
 
-Time left is an estimate, never negative: the ladder's from the last level's mean latency, a
-time-based plan's from its clock; once the plan's last level is done, the run is "finishing"
-(in-flight requests drain), whatever the estimate said. A capacity search names its probe and
-how many may follow at most, and gives no time left: how many do depends on verdicts to come.
+Time left is an estimate, never negative: the ladder's from the last level's mean latency (none
+with --target-precision: a level's count depends on the spread still to come, and the line says
+the precision reached instead), a time-based plan's from its clock; once the plan's last level
+is done, the run is "finishing" (in-flight requests drain), whatever the estimate said. A
+capacity search names its probe and how many may follow at most, and gives no time left: how
+many do depends on verdicts to come.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import time
 
 from sparkload.config import RunOptions
 from sparkload.run.collector import RunCollector
+from sparkload.run.livetable import LevelTally
 from sparkload.shapes import Shape
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
@@ -42,8 +45,26 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
         if left == 0.0
         else (f" · about {_clock(left)} left" if left is not None else "")
     )
-    done = f"{tally.measured}" + (f"/{tally.expected}" if tally.expected is not None else "")
-    return f"{head}: {done} requests{failed} · elapsed {_clock(elapsed)}{until}"
+    if isinstance(shape, LadderShape) and shape.precision is not None:
+        done = f"{tally.measured} requests{_precision_note(tally)}"
+    else:
+        done = f"{tally.measured}" + (f"/{tally.expected}" if tally.expected is not None else "")
+        done += " requests"
+    return f"{head}: {done}{failed} · elapsed {_clock(elapsed)}{until}"
+
+
+def _precision_note(tally: LevelTally) -> str:
+    """--target-precision: the level's count is not known ahead, so the line says how far the
+    least precise target is and the requests it needs by the estimate."""
+    reached = tally.precision()
+    unmet = [r for r in reached if not r.met]
+    if not unmet:
+        return ", precision met"
+    worst = max(unmet, key=lambda r: r.half_width if r.half_width is not None else float("inf"))
+    now = "no interval yet" if worst.half_width is None else f"±{100 * worst.half_width:.1f} %"
+    left = worst.requests_left
+    more = f", about {left} more" if left is not None else ""
+    return f", {worst.target.name} {now} of ±{100 * worst.target.half_width:g} %{more}"
 
 
 def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | None:
@@ -80,6 +101,8 @@ def _ladder_left(shape: LadderShape, collector: RunCollector) -> float | None:
     """Closed loop: a level takes about requests-per-user x mean latency (real time)."""
     if shape.index >= len(shape.levels):
         return 0.0
+    if shape.precision is not None:  # each level's count depends on the spread still to come
+        return None
     latencies = [t.latency.mean() for t in collector.tallies.values() if t.latency.count]
     if not latencies:
         return None

@@ -2,7 +2,8 @@
 search (``sparkload/capacity.py``) from the verdict ``--check`` gives the last.
 
 Closed loop it is a ladder whose levels are not known in advance: every probe runs exactly
-C x --requests-per-user sessions after its warm-up, as a ladder level does. Open loop it is a
+C x --requests-per-user sessions after its warm-up, as a ladder level does (with
+--target-precision, until its targets are met, as a ladder level does). Open loop it is a
 rate sweep whose rates are not known in advance: every probe sends its rate's whole schedule for
 --arrival-duration and waits for all of it. When a probe's level has ended, the analysis judges
 it (``Conductor.judge_level``: the analysis's ``--check-level`` in a child process, about a
@@ -19,6 +20,7 @@ from sparkload.run.context import RunContext
 from sparkload.shapes import Conductor
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
+from sparkload.shapes.precision import PrecisionRule
 
 
 class Prober:
@@ -68,9 +70,10 @@ class SearchShape(LadderShape):
         requests_per_user: int,
         requests_per_session: int | None = 1,
         keep_users: bool = False,
+        precision: PrecisionRule | None = None,
     ) -> None:
         first = (int(prober.first()),)
-        super().__init__(first, requests_per_user, requests_per_session, keep_users)
+        super().__init__(first, requests_per_user, requests_per_session, keep_users, precision)
         self.prober = prober
 
     def level_ended(self, conductor: Conductor) -> None:
@@ -120,4 +123,5 @@ def search_shape(context: RunContext) -> SearchShape | RateSearchShape:
         plan.requests_per_user,
         context.workload.requests_per_session,
         context.workload.users_by_index,
+        PrecisionRule.of_options(opts),
     )

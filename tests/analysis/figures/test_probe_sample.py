@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 
 from analysis.figures import slo
-from analysis.figures.percentiles import interval_needs, order_statistic_interval
 from analysis.figures.probe import sample_verdict
 from sparkload.capacity import CapacityResult
-from sparkload.records import CapacityProbe, ProbeVerdict
+from sparkload.records import CapacityProbe, ProbeVerdict, interval_needs, order_statistic_interval
 
 P90 = slo.parse("ttft_p90_ms<=800")[0]
 
