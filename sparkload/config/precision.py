@@ -83,20 +83,33 @@ class PrecisionOptions:
     def check(self, plan: PlanOptions) -> None:
         """Where a target cannot apply, and bounds that cannot hold: one line each."""
         if not self.targets:
-            if self.min_requests_per_level is not None or (
-                self.max_requests_per_level != DEFAULT_MAX_REQUESTS
-            ):
+            given = [
+                flag
+                for flag, present in (
+                    ("--min-requests-per-level", self.min_requests_per_level is not None),
+                    (
+                        "--max-requests-per-level",
+                        self.max_requests_per_level != DEFAULT_MAX_REQUESTS,
+                    ),
+                )
+                if present
+            ]
+            if given:
                 raise ConfigError(
-                    "--min/--max-requests-per-level bound --target-precision's levels: give "
-                    "--target-precision, e.g. 'ttft_p90:5%'"
+                    f"{' and '.join(given)} without --target-precision: they bound its levels, "
+                    "give a target too, e.g. --target-precision 'ttft_p90:5%'"
                 )
             return
         if plan.mode != LADDER:
+            drop = (
+                "--step-duration"
+                if plan.mode == STEPS
+                else ("--trace" if plan.trace is not None else "--arrival-rate")
+            )
             how = "timed" if plan.mode == STEPS else "open-loop"
-            drop = "--step-duration" if plan.mode == STEPS else "--arrival-rate/--trace"
             raise ConfigError(
-                f"--target-precision extends count-based levels; {how} levels end on their own "
-                f"clock: drop {drop} (or --target-precision)"
+                f"--target-precision extends count-based levels, and {how} levels end on their "
+                f"own clock: drop {drop} or --target-precision"
             )
         least = self.min_requests_per_level
         if least is not None and least > self.max_requests_per_level:

@@ -75,7 +75,7 @@ def parse_target(text: str) -> PrecisionTarget:
     except ValueError:
         raise ValueError(f"{pct!r} is not a percentage, e.g. '{EXAMPLE}'") from None
     if not 0.0 < share <= 1.0:
-        raise ValueError(f"{pct}: the precision must be more than 0 % and at most 100 %")
+        raise ValueError(f"the precision {pct} must be more than 0 % and at most 100 %")
     return PrecisionTarget(metric.field, form["stat"], share)
 
 

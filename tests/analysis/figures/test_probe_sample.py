@@ -9,27 +9,9 @@ import pytest
 from analysis.figures import slo
 from analysis.figures.probe import sample_verdict
 from sparkload.capacity import CapacityResult
-from sparkload.records import CapacityProbe, ProbeVerdict, interval_needs, order_statistic_interval
+from sparkload.records import CapacityProbe, ProbeVerdict, order_statistic_interval
 
 P90 = slo.parse("ttft_p90_ms<=800")[0]
-
-
-def test_a_p90_needs_29_values_for_a_90_percent_interval_and_a_median_5():
-    assert (interval_needs(0.9), interval_needs(0.5)) == (29, 5)
-    assert order_statistic_interval(np.arange(1.0, 29.0), 0.9) is None  # 28 values
-    assert order_statistic_interval(np.arange(1.0, 30.0), 0.9) == (23.0, 29.0)
-
-
-def test_the_interval_covers_the_true_quantile_as_often_as_it_says():
-    rng = np.random.default_rng(0)
-    true_p90 = -np.log(0.1)  # of an exponential distribution of mean 1
-    hits = [
-        low <= true_p90 <= high
-        for low, high in (
-            order_statistic_interval(np.sort(rng.exponential(size=60)), 0.9) for _ in range(2000)
-        )
-    ]
-    assert np.mean(hits) >= 0.89  # at least the confidence (0.90), sampling error aside
 
 
 def test_three_requests_are_too_few_to_bound_a_p90_and_the_verdict_says_so():
