@@ -16,7 +16,7 @@ pytestmark = pytest.mark.e2e  # starts Locust and the simulator
 # a p90 within 5 % (met on the simulator within about 30 requests at C=1) and a p50 of the
 # latency within 0.1 %, which 40 requests a level cannot reach: every level is capped
 TARGETS = ["--target-precision", "ttft_p90:5%", "--target-precision", "latency_p50:0.1%"]
-CAP = ["--max-requests-per-level", "40", "--ladder", "1,4"]
+CAP = ["--max-requests-per-level", "40", "--ladder", "1,4", "--max-tokens", "16"]
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +63,7 @@ def test_the_report_has_a_precision_section_naming_capped_levels(capped):
 def test_distributed_the_workers_users_follow_the_raised_quota(tmp_path):
     """C=4 over two workers, from 4 requests (one each) to a p90 interval (29 at least)."""
     args = ["--ladder", "4", "--target-precision", "ttft_p90:10%", "--min-requests-per-level", "4"]
+    args += ["--max-tokens", "16"]
     with locust_workers(2) as port:
         run = run_locust(
             ["--headless", *args, "--master", "--expect-workers", "2", "--master-bind-port", port],
