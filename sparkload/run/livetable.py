@@ -54,9 +54,9 @@ TAIL_COLUMNS = (
     ("stream", "stream check"),
 )
 NO_ANSWER_COLUMN = ("no_answer", "no answer")  # the requests without a TTFO, beside its columns
-# --target-precision: each target's reached half-width (``precision:ttft_p90``), then the
+# --target-precision: each target's reached half-width (``reached_ttft_p90``), then the
 # requests the level still needs by the estimate ("capped" once it stopped at the cap)
-PRECISION_PREFIX = "precision:"
+PRECISION_PREFIX = "reached_"
 LEFT_COLUMN = ("precision_left", "to go")
 
 
@@ -118,7 +118,9 @@ def columns_for(rows: list[dict]) -> tuple[tuple[str, str], ...]:
     if any("schema_valid_pct" in row for row in rows):
         columns = (*columns[:-2], *STRUCTURED_COLUMNS, *columns[-2:])
     targets = [
-        key for key in dict.fromkeys(k for row in rows for k in row) if PRECISION_PREFIX in key
+        key
+        for key in dict.fromkeys(k for row in rows for k in row)
+        if key.startswith(PRECISION_PREFIX)
     ]
     if targets:
         titles = [(key, f"{key.removeprefix(PRECISION_PREFIX)} ±%") for key in targets]

@@ -19,13 +19,13 @@ def aimed(*targets: str, ttfts: list[float], **fields: float) -> LevelTally:
 
 def test_a_row_shows_each_targets_half_width_in_percent_and_the_requests_to_go():
     row = aimed("ttft_p90:10%", ttfts=[float(v) for v in range(1, 30)]).row()
-    assert row["precision:ttft_p90"] == pytest.approx(100 * 3 / 26.2)
+    assert row["reached_ttft_p90"] == pytest.approx(100 * 3 / 26.2)
     assert row["precision_left"] == 10
 
 
 def test_before_an_interval_the_half_width_is_blank_and_the_count_to_go_is_what_gives_one():
     row = aimed("ttft_p90:10%", ttfts=[0.5] * 10).row()
-    assert row["precision:ttft_p90"] is None and row["precision_left"] == 19
+    assert row["reached_ttft_p90"] is None and row["precision_left"] == 19
 
 
 def test_a_capped_level_says_so_in_place_of_the_count_to_go():
