@@ -1,15 +1,19 @@
-"""--target-precision on the ladder, driven tick by tick against a fake conductor whose users
-answer one round at a time with seeded TTFTs: a level goes on past its count until its target
-is met, in bounded steps, and stops at the cap marked capped."""
+"""--target-precision on the ladder (and the capacity search's probes), driven tick by tick
+against a fake conductor whose users answer one round at a time with seeded TTFTs: a level goes
+on past its count until its target is met, in bounded steps, and stops at the cap marked
+capped."""
 
 from __future__ import annotations
 
 import random
 
-from sparkload.records import parse_target
+from sparkload.capacity import CONCURRENCY
+from sparkload.records import ProbeVerdict, parse_target
 from sparkload.shapes.ladder import LadderShape
 from sparkload.shapes.precision import PrecisionRule
+from sparkload.shapes.search import SearchShape
 from sparkload.stages import MEASURE
+from tests.sparkload.shapes.test_search import prober
 from tests.sparkload.test_shapes import FakeConductor
 
 
@@ -105,3 +109,24 @@ def test_min_requests_per_level_sets_the_first_count_in_whole_rounds():
 def test_a_level_whose_one_round_passes_the_cap_sends_one_round():
     rule = PrecisionRule((parse_target("ttft_p90:5%"),), None, 10, requests_per_user=10)
     assert rule.first_quota(16, 1) == 1
+
+
+class JudgedUsers(Users):
+    """Users whose levels meet the search's bounds up to C=2."""
+
+    def judge_level(self, index, bounds):
+        meets = self.tallies[index].concurrency <= 2
+        return [ProbeVerdict(index, meets, {}, []) for _ in bounds]
+
+    def record_capacity(self, results):
+        self.results = results
+
+
+def test_each_capacity_probe_grows_as_a_ladder_level_does():
+    users = JudgedUsers(spread())
+    rule = PrecisionRule((parse_target("ttft_p90:5%"),), None, 2000, requests_per_user=10)
+    run_ladder(SearchShape(prober(CONCURRENCY, 1, 8), 10, precision=rule), users)
+    probes = list(users.tallies.values())
+    assert [t.concurrency for t in probes] == [1, 2, 4, 3]
+    assert all(t.precision()[0].met for t in probes)
+    assert any(t.measured > 10 * t.concurrency for t in probes)
