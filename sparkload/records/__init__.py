@@ -10,7 +10,8 @@ Its rooms: ``vocabulary`` (file names, exit codes, workload names, statuses, fla
 ``requests`` (``RequestRecord``), ``metrics`` (each per-request metric's one declaration),
 ``telemetry`` (the node telemetry families), ``manifest`` (``Manifest``, ``LevelEntry``,
 ``WorkerEntry``), ``entries`` (the manifest's other entries),
-``verdicts`` (a level's verdict and a capacity search's answer) and ``codec`` (how every entry
+``verdicts`` (a level's verdict and a capacity search's answer), ``knee`` (a sweep's
+throughput knee, the one definition both halves use) and ``codec`` (how every entry
 reads from JSON and writes back). Every public name is here, so ``from sparkload.records import
 X`` reads any of them.
 """
@@ -49,6 +50,7 @@ from sparkload.records.entries import (
     Versions,
     WorkloadEntry,
 )
+from sparkload.records.knee import Knee, NoKnee, find_knee
 from sparkload.records.manifest import (
     LevelEntry,
     Manifest,
@@ -200,6 +202,9 @@ from sparkload.records.vocabulary import (
 )
 
 __all__ = [
+    "Knee",
+    "NoKnee",
+    "find_knee",
     "API_CHAT",
     "API_COMPLETIONS",
     "API_EMBEDDINGS",

@@ -23,8 +23,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 MIN_LEVELS = 4  # two segments of two levels each: three levels fit any hinge exactly
 SUBPROPORTIONAL = math.log2(1.5)  # past a knee, throughput grows less than 1.5x a doubling
 MIN_DROP = 0.25  # and the slope fell there by this much at least (a bend, not a slow sweep)
@@ -57,9 +55,9 @@ def find_knee(points: Sequence[tuple[float, float | None]]) -> Knee | NoKnee:
     levels = sorted(measured)
     if len(levels) < MIN_LEVELS:
         return NoKnee(f"fewer than {MIN_LEVELS} levels with throughput ({len(levels)})")
-    u = np.log(levels)
-    v = np.log([measured[x] for x in levels])
-    overall = float(np.polyfit(u, v, 1)[0])
+    u = [math.log(x) for x in levels]
+    v = [math.log(measured[x]) for x in levels]
+    overall = _least_squares([[1.0, ui] for ui in u], v)[0][1]
     fits = [_hinge(u, v, k) for k in range(1, len(levels) - 1)]
     knees = [fit for fit in fits if fit.after < SUBPROPORTIONAL and fit.drop >= MIN_DROP]
     if knees:
@@ -95,14 +93,39 @@ class _Fit:
         return self.before - self.after
 
 
-def _hinge(u: np.ndarray, v: np.ndarray, k: int) -> _Fit:
+def _hinge(u: list[float], v: list[float], k: int) -> _Fit:
     """The least-squares continuous two-line fit broken at level ``k`` (its basis: 1,
     min(u - u_k, 0), max(u - u_k, 0))."""
-    du = u - u[k]
-    basis = np.column_stack([np.ones_like(u), np.minimum(du, 0.0), np.maximum(du, 0.0)])
-    coefficients = np.linalg.lstsq(basis, v, rcond=None)[0]
-    error = float(np.sum((basis @ coefficients - v) ** 2))
-    return _Fit(k, float(coefficients[1]), float(coefficients[2]), error)
+    basis = [[1.0, min(ui - u[k], 0.0), max(ui - u[k], 0.0)] for ui in u]
+    (_, before, after), error = _least_squares(basis, v)
+    return _Fit(k, before, after, error)
+
+
+def _least_squares(rows: list[list[float]], v: list[float]) -> tuple[list[float], float]:
+    """The coefficients minimizing the squared error of ``rows @ c`` against ``v``, and that
+    error: the normal equations, solved by elimination with partial pivoting (a few columns:
+    no numpy on the load side)."""
+    width = len(rows[0])
+    system = [
+        [sum(r[i] * r[j] for r in rows) for j in range(width)]
+        + [sum(r[i] * vi for r, vi in zip(rows, v, strict=True))]
+        for i in range(width)
+    ]
+    for col in range(width):
+        pivot = max(range(col, width), key=lambda row: abs(system[row][col]))
+        system[col], system[pivot] = system[pivot], system[col]
+        for row in range(width):
+            if row != col:
+                factor = system[row][col] / system[col][col]
+                system[row] = [
+                    a - factor * b for a, b in zip(system[row], system[col], strict=True)
+                ]
+    c = [system[i][width] / system[i][i] for i in range(width)]
+    error = sum(
+        (sum(ci * ri for ci, ri in zip(c, r, strict=True)) - vi) ** 2
+        for r, vi in zip(rows, v, strict=True)
+    )
+    return c, error
 
 
 def _per_doubling(slope: float) -> str:

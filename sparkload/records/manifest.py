@@ -59,6 +59,8 @@ class LevelEntry(Entry):
     saturation: str | None = None
     unsent: int = 0  # open loop: arrivals of its schedule never sent (stopped early)
     schedule: Schedule | None = empty()  # open loop: its whole seeded schedule, sent or not
+    # --refine-knee: a level added after the ladder's, around the knee its live figures showed
+    refines_knee: bool | None = omitted()
 
 
 @dataclass

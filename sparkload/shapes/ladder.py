@@ -14,6 +14,7 @@ from sparkload.run.context import RunContext
 from sparkload.run.livetable import LevelTally
 from sparkload.shapes import SPAWN_RATE, Conductor, Tick
 from sparkload.shapes.drain import Drain
+from sparkload.shapes.knee import KneeRefiner
 from sparkload.stages import IDLE, MEASURE, SPAWN, WARMUP, Stage
 
 
@@ -24,8 +25,10 @@ class LadderShape:
         requests_per_user: int,
         requests_per_session: int | None = 1,
         keep_users: bool = False,
+        refiner: KneeRefiner | None = None,
     ) -> None:
         self.levels = levels
+        self.refiner = refiner  # --refine-knee: adds levels after the last one
         # ``Workload.users_by_index``: Locust keeps the most users any level had so far, the
         # users above a level's C idling (``UserSession.next_assignment``)
         self.keep_users = keep_users
@@ -46,6 +49,7 @@ class LadderShape:
             plan.requests_per_user,
             workload.requests_per_session,
             workload.users_by_index,
+            KneeRefiner(len(plan.ladder)) if plan.refine_knee else None,
         )
 
     @property
@@ -68,7 +72,9 @@ class LadderShape:
             sessions = c * self.requests_per_user
             per_session = self.requests_per_session
             expected = sessions * per_session if per_session else None
-            self.tally = conductor.begin_level(self.index, c, expected, sessions=sessions)
+            self.tally = conductor.begin_level(
+                self.index, c, expected, sessions=sessions, refines_knee=self._refines()
+            )
             self._set(conductor, SPAWN)
         if self.stage == SPAWN and conductor.users_ready(self.users):
             self._set(conductor, WARMUP, warmup_node=conductor.busy_node())
@@ -86,8 +92,14 @@ class LadderShape:
         return (self.users, SPAWN_RATE)
 
     def level_ended(self, conductor: Conductor) -> None:
-        """After a level's end, before the next: a ladder's levels are all known from the start
-        (a capacity search, ``shapes/search.py``, chooses its next one here)."""
+        """After a level's end, before the next: a ladder's levels are known from the start but
+        for those --refine-knee adds after the last (a capacity search, ``shapes/search.py``,
+        chooses its next one here)."""
+        if self.refiner is not None and self.tally is not None:
+            self.levels += self.refiner.level_ended(self.index, self.tally)
+
+    def _refines(self) -> bool:
+        return self.refiner is not None and self.refiner.refines(self.index)
 
     def _set(self, conductor: Conductor, kind: str, warmup_node: str | None = None) -> None:
         self.stage = kind

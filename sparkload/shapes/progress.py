@@ -1,5 +1,6 @@
 """One progress line for long runs: current level, requests done of the level, time left.
 
+A ladder's level count includes the levels --refine-knee added after its last planned one.
 Time left is an estimate, never negative: the ladder's from the last level's mean latency, a
 time-based plan's from its clock; once the plan's last level is done, the run is "finishing"
 (in-flight requests drain), whatever the estimate said. A capacity search names its probe and
@@ -34,7 +35,7 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
         more = shape.prober.searches.probes_left_at_most()
         head = f"capacity probe {tally.index + 1} ({level}), at most {more} more"
     else:
-        head = f"level {tally.index + 1}/{opts.plan.level_count * opts.plan.repeat} ({level})"
+        head = f"level {tally.index + 1}/{_level_total(shape, opts)} ({level})"
     failed = f", {tally.failures} failed" if tally.failures else ""
     left = _time_left(shape, collector, now)
     until = (
@@ -44,6 +45,13 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
     )
     done = f"{tally.measured}" + (f"/{tally.expected}" if tally.expected is not None else "")
     return f"{head}: {done} requests{failed} · elapsed {_clock(elapsed)}{until}"
+
+
+def _level_total(shape: Shape, opts: RunOptions) -> int:
+    """The plan's levels: a ladder's as they stand (--refine-knee adds some after its last)."""
+    if isinstance(shape, LadderShape | StepsShape):
+        return len(shape.levels)
+    return opts.plan.level_count * opts.plan.repeat
 
 
 def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | None:
