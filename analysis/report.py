@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.document import Report, Section
-from analysis.figures import accuracy, operating_points, server_timing, slices, slo, tenants
+from analysis.figures import accuracy, knee, operating_points, server_timing, slices, slo, tenants
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import (
     charts_html,
@@ -75,6 +75,7 @@ from analysis.sections import categories as categories_section
 from analysis.sections import conversations as conversations_section
 from analysis.sections import fidelity as fidelity_section
 from analysis.sections import images as images_section
+from analysis.sections import knee as knee_section
 from analysis.sections import models as models_section
 from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
@@ -138,6 +139,7 @@ SECTIONS = (
     bottleneck,
     predictability,
     optimal_concurrency,
+    knee_section,
     selection,
 )
 # the sections with something to say of open-loop runs
@@ -152,6 +154,7 @@ ANY_LOOP = (
     timelines,
     traffic,
     accuracy_section,
+    knee_section,
 )
 
 
@@ -260,6 +263,7 @@ def build(
     slicing = slicing or slices.Slicing()
     sliced = slices.slice_runs(dataset, settings, slicing)
     points, capacities = operating_points.of_dataset(dataset, summary, settings, bounds)
+    knees = knee.findings(summary, dataset)
     context = Context(
         dataset,
         settings,
@@ -274,6 +278,7 @@ def build(
         points=points,
         capacities=capacities,
         timelines=timeline.timelines(dataset, simulated),
+        knees=knees,
     )
     charts = [
         c
@@ -328,6 +333,7 @@ def build(
         **slices.summary_entries(sliced, slicing),
         **accuracy.summary_entries(dataset),
         **server_timing.summary_entries(dataset.records, settings),
+        **knee.summary_entries(knees),
     }
     return Report(
         title,

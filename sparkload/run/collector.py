@@ -295,7 +295,10 @@ class RunCollector:
         planned = len((arrival.rates if arrival else []) or self.manifest.ladder)
         logger.info(
             "level %s done: C=%d, %d measured (%d failed), TTFT mean %s ms, TPS mean %s",
-            f"{index + 1}/{planned}" if planned else index + 1,  # a search plans as it goes
+            # a search plans as it goes; --refine-knee's levels come after the ladder's
+            f"{index + 1} (refines the knee)"
+            if level.refines_knee
+            else (f"{index + 1}/{planned}" if planned else index + 1),
             tally.concurrency,
             tally.measured,
             tally.failures,
