@@ -285,7 +285,7 @@ def build(
         for label in tables.labels_of(closed)
         for c in label_charts(closed, label, settings.percentile_method, simulated)
     ]
-    charts += comparison_charts(closed, simulated) if not closed.empty else []
+    charts += comparison_charts(closed, simulated, knees) if not closed.empty else []
     charts += [
         open_loop_chart(open_levels, label, simulated) for label in tables.labels_of(open_levels)
     ]
