@@ -1,6 +1,6 @@
 """The knee end to end (must-show 2): the simulator's fp8 profile over a ladder of 1 to 64 with
---refine-knee; the knee summary.json names against the ladder's own growth, and the levels
-added around it."""
+--refine-knee (one run for both, to keep it short); the ladder's knee against its own growth,
+the knee summary.json names over every level, and the levels added around the live knee."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from sparkload.records import Knee, find_knee
 from tests.conftest import LocustRun, run_locust
 from tests.report_files import report_summary
 
@@ -47,13 +48,20 @@ def ladder_throughput(summary: dict) -> list[float]:
 
 
 def test_the_knee_is_within_one_step_of_the_first_level_that_grew_less_than_1_5x(refined):
+    """Must-show 2, on the ladder's own levels: the knee the report names for this ladder run
+    without --refine-knee (the report's function, on summary.json's figures)."""
     _, summary = refined
     tps = ladder_throughput(summary)
     first = next(i for i in range(1, len(tps)) if tps[i] < 1.5 * tps[i - 1])
+    knee = find_knee(list(zip(LADDER, tps, strict=True)))
+    assert isinstance(knee, Knee) and abs(LADDER.index(int(knee.level)) - first) <= 1
+
+
+def test_the_report_names_a_knee_over_every_level_measured(refined):
+    run, summary = refined
     (knee,) = summary["knees"]
-    # a refined level lies between two of the ladder's: within one step on the ladder's scale
-    assert LADDER[first - 1] <= knee["knee"] <= LADDER[min(first + 1, len(LADDER) - 1)]
-    assert knee["below"]["key"] < knee["knee"] < knee["above"]["key"]
+    measured = {level["concurrency"] for level in run.manifest["levels"]}
+    assert knee["knee"] in measured and knee["below"]["key"] < knee["knee"] < knee["above"]["key"]
 
 
 def test_the_levels_added_are_those_around_the_live_knee_and_marked_so(refined):
