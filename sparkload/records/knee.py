@@ -9,7 +9,7 @@ meeting at a measured level (every level from the second to the second-to-last i
 each segment holds at least two levels). Each segment's slope is the throughput's elasticity
 there: 1 grows in proportion to the load (twice the load, twice the tokens), 0 is flat. A
 breakpoint is a knee when throughput stops growing in proportion there: past it the fitted
-slope is below log2 1.5 = 0.585 (less than 1.5x a doubling of the load, the issue's yardstick),
+slope is below log2 1.5 = 0.585 (less than 1.5x a doubling of the load, issue 46's yardstick),
 the slope falls there by at least ``MIN_DROP``, and the measured step to the next level grows
 less than 1.5x a doubling too; of those, the knee is the best fit (least squared error).
 
@@ -36,7 +36,7 @@ FLAT_SLOPE = 0.15  # a sweep whose single line grows less than this (1.11x a dou
 
 @dataclass(frozen=True)
 class Knee:
-    """Where the fitted slope falls most: the knee's level and its neighbours in the sweep."""
+    """A sweep's knee: its level, the fit's slopes either side, its neighbours in the sweep."""
 
     level: float  # the knee: concurrency, or offered rate (requests/s)
     slope_before: float  # elasticity of throughput to load up to the knee (1: in proportion)
