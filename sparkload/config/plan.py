@@ -33,6 +33,7 @@ POISSON, CONSTANT, GAMMA = "poisson", "constant", "gamma"
 ARRIVAL_PROCESSES = (POISSON, CONSTANT, GAMMA)
 LADDER, STEPS, ARRIVAL = "ladder", "steps", "arrival"  # ``PlanOptions.mode``: the manifest's
 TIER_EXAMPLE = "fast:tps_p10>=30,ttfo_p90_ms<=2000"
+KNEE_LEVELS_ADDED = 2  # --refine-knee adds at most one level on either side of the knee
 _TIER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
