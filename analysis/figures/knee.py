@@ -74,15 +74,15 @@ def findings(summary: pd.DataFrame, dataset: Dataset) -> list[KneeFinding]:
 def _finding(label: str, loop: str, rows: pd.DataFrame, refined: set[float]) -> KneeFinding:
     column = THROUGHPUT.get(loop, OPEN_THROUGHPUT)
     by_key = {float(row["_key"]): row for _, row in rows.iterrows()}
-    knee = find_knee([(key, _number(row.get(column))) for key, row in by_key.items()])
+    knee = find_knee([(key, _figure(row, column)) for key, row in by_key.items()])
     added = tuple(sorted(key for key in by_key if key in refined)) if loop == CLOSED.name else ()
     if not isinstance(knee, Knee):
         return KneeFinding(label, loop, None, knee.reason, refined=added)
 
     def point(key: float) -> KneePoint:
         row = by_key[key]
-        figures = [_number(row.get(name)) for name in POINT_FIGURES]
-        return KneePoint(level_name(row), key, _number(row.get(column)), *figures)
+        figures = [_figure(row, name) for name in POINT_FIGURES]
+        return KneePoint(level_name(row), key, _figure(row, column), *figures)
 
     return KneeFinding(
         label,
@@ -109,12 +109,10 @@ def _refined(dataset: Dataset, label: str) -> set[float]:
     }
 
 
-def _number(value: object) -> float | None:
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
+def _figure(row: pd.Series, column: str) -> float | None:
+    """A summary row's figure, None when the row lacks it or it is not a finite number."""
+    value = pd.to_numeric(row.get(column), errors="coerce")
+    return float(value) if pd.notna(value) and math.isfinite(value) else None
 
 
 def summary_entries(found: list[KneeFinding]) -> dict[str, Any]:
