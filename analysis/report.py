@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.document import Report, Section
-from analysis.figures import accuracy, operating_points, server_timing, slices, slo, tenants
+from analysis.figures import accuracy, knee, operating_points, server_timing, slices, slo, tenants
 from analysis.figures import precision as precision_figures
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import (
@@ -76,6 +76,7 @@ from analysis.sections import categories as categories_section
 from analysis.sections import conversations as conversations_section
 from analysis.sections import fidelity as fidelity_section
 from analysis.sections import images as images_section
+from analysis.sections import knee as knee_section
 from analysis.sections import models as models_section
 from analysis.sections import precision as precision_section
 from analysis.sections import server_timing as server_timing_section
@@ -141,6 +142,7 @@ SECTIONS = (
     bottleneck,
     predictability,
     optimal_concurrency,
+    knee_section,
     selection,
 )
 # the sections with something to say of open-loop runs
@@ -155,6 +157,7 @@ ANY_LOOP = (
     timelines,
     traffic,
     accuracy_section,
+    knee_section,
 )
 
 
@@ -263,6 +266,7 @@ def build(
     slicing = slicing or slices.Slicing()
     sliced = slices.slice_runs(dataset, settings, slicing)
     points, capacities = operating_points.of_dataset(dataset, summary, settings, bounds)
+    knees = knee.findings(summary, dataset)
     context = Context(
         dataset,
         settings,
@@ -277,13 +281,14 @@ def build(
         points=points,
         capacities=capacities,
         timelines=timeline.timelines(dataset, simulated),
+        knees=knees,
     )
     charts = [
         c
         for label in tables.labels_of(closed)
         for c in label_charts(closed, label, settings.percentile_method, simulated)
     ]
-    charts += comparison_charts(closed, simulated) if not closed.empty else []
+    charts += comparison_charts(closed, simulated, knees) if not closed.empty else []
     charts += [
         open_loop_chart(open_levels, label, simulated) for label in tables.labels_of(open_levels)
     ]
@@ -331,6 +336,7 @@ def build(
         **slices.summary_entries(sliced, slicing),
         **accuracy.summary_entries(dataset),
         **server_timing.summary_entries(dataset.records, settings),
+        **knee.summary_entries(knees),
     }
     return Report(
         title,

@@ -13,6 +13,7 @@ import pandas as pd
 
 from analysis.document import Image
 from analysis.figures import slo
+from analysis.figures.knee import KneeFinding
 from analysis.figures.metrics import Settings
 from analysis.figures.operating_points import CapacityFinding
 from analysis.figures.slices import LevelSlices
@@ -41,6 +42,7 @@ class Context:
     points: pd.DataFrame = field(default_factory=pd.DataFrame)  # analysis.figures.operating_points
     capacities: list[CapacityFinding] = field(default_factory=list)  # the runs' capacity searches
     timelines: list[Timeline] = field(default_factory=list)
+    knees: list[KneeFinding] = field(default_factory=list)  # each label's throughput knee
     # the sections a build referred to (``ref``, ``holds``): its text depends on their numbers
     asked: set[str] = field(default_factory=set)
 

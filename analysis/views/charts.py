@@ -12,12 +12,14 @@ SLO and the capacity point marked (``analysis.figures.operating_points``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from analysis.figures.metrics import METRICS
+from analysis.figures.knee import KneeFinding
+from analysis.figures.metrics import CLOSED, METRICS
 from analysis.figures.operating_points import MEETS_SLO, POINT_LEVEL, is_capacity
 from analysis.figures.slices import LevelSlices
 from analysis.views.tables import labels_of, slug
@@ -163,8 +165,11 @@ def label_charts(summary: pd.DataFrame, label: str, method: str, note: str = "")
     return charts
 
 
-def comparison_charts(summary: pd.DataFrame, note: str = "") -> list[Chart]:
-    """Across labels: TTFT and TPS of all variants, total tokens/s, saturation index."""
+def comparison_charts(
+    summary: pd.DataFrame, note: str = "", knees: Sequence[KneeFinding] = ()
+) -> list[Chart]:
+    """Across labels: TTFT and TPS of all variants, total tokens/s (each closed-loop knee
+    marked, ``analysis.figures.knee``), saturation index."""
     subtitle = f"means per level{note}"
     specs = [
         ("ttft_all", "TTFT (mean) — all variants", "TTFT (ms)", "ttft_ms_mean"),
@@ -180,6 +185,9 @@ def comparison_charts(summary: pd.DataFrame, note: str = "") -> list[Chart]:
             if rows[column].notna().any():
                 colour, style = label_look(index)
                 series.append(replace(_series(rows, column, label, style), colour=colour))
+        marked = [k for k in knees if k.loop == CLOSED.name and k.at is not None]
+        if column == "total_tps" and marked:
+            series.append(_knee_marks(marked))
         charts.append(Chart(COMPARISON_FOLDER, key, title, y_label, series, subtitle))
     return charts
 
@@ -241,6 +249,18 @@ def slice_charts(levels: list[LevelSlices], note: str = "") -> list[Chart]:
                 )
             )
     return charts
+
+
+def _knee_marks(knees: list[KneeFinding]) -> Series:
+    """Each label's knee on its total tok/s line (rings, named by label)."""
+    return Series(
+        "knee",
+        np.array([k.at.key for k in knees if k.at is not None], float),
+        np.array([k.at.throughput_tps for k in knees if k.at is not None], float),
+        style="none",
+        marker="ring",
+        texts=[k.label for k in knees],
+    )
 
 
 def throughput_latency_charts(points: pd.DataFrame, note: str = "") -> list[Chart]:

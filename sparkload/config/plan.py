@@ -27,11 +27,13 @@ from sparkload.config.parsers import (
     whole,
 )
 from sparkload.errors import ConfigError
+from sparkload.records.knee import MIN_LEVELS as KNEE_MIN_LEVELS
 
 POISSON, CONSTANT, GAMMA = "poisson", "constant", "gamma"
 ARRIVAL_PROCESSES = (POISSON, CONSTANT, GAMMA)
 LADDER, STEPS, ARRIVAL = "ladder", "steps", "arrival"  # ``PlanOptions.mode``: the manifest's
 TIER_EXAMPLE = "fast:tps_p10>=30,ttfo_p90_ms<=2000"
+KNEE_LEVELS_ADDED = 2  # --refine-knee adds at most one level on either side of the knee
 _TIER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -81,6 +83,15 @@ ROWS: tuple[Option, ...] = (
         "Time-based steps: seconds per ladder level (0: count-based ladder)",
         PLAN,
         non_negative,
+    ),
+    Option(
+        "--refine-knee",
+        False,
+        "Ladder (count- or time-based): after its levels, find the throughput knee from the "
+        "live figures (docs/knee.md) and run the concurrencies halfway (geometrically) between "
+        "it and its neighbours that were not measured yet",
+        PLAN,
+        boolean,
     ),
     Option(
         "--arrival-rate",
@@ -212,6 +223,7 @@ class PlanOptions:
     ladder: tuple[int, ...]
     requests_per_user: int
     step_duration: float
+    refine_knee: bool  # --refine-knee: levels added around the live knee after the ladder
     arrival_rate: tuple[float, ...]  # open loop: one level per rate (empty: closed loop)
     arrival_users: int
     arrival_duration: float  # target time
@@ -263,6 +275,7 @@ class PlanOptions:
                 "--tier runs a capacity search per tier: drop --find-capacity (give its bounds "
                 "as one more --tier)"
             )
+        self._check_refine_knee()
         if self.trace is None:
             if self.trace_speedup != 1.0:
                 raise ConfigError("--trace-speedup without --trace: give the trace to replay")
@@ -281,4 +294,21 @@ class PlanOptions:
             raise ConfigError(
                 f"--trace sends each line at its own timestamp: drop {', '.join(clash)} "
                 "(--trace-speedup changes the pace, --arrival-users the requests in flight)"
+            )
+
+    def _check_refine_knee(self) -> None:
+        """--refine-knee adds levels to a ladder of known levels, in one run directory."""
+        if not self.refine_knee:
+            return
+        if self.mode == ARRIVAL or self.searches:
+            raise ConfigError(
+                "--refine-knee adds levels to a ladder: drop it, or drop "
+                + ("--find-capacity/--tier" if self.searches else "--arrival-rate/--trace")
+            )
+        if self.repeat > 1:
+            raise ConfigError("--refine-knee with --repeat: give one or the other")
+        if len(set(self.ladder)) < KNEE_MIN_LEVELS:
+            raise ConfigError(
+                f"--refine-knee needs a --ladder of at least {KNEE_MIN_LEVELS} levels to find a "
+                f"knee (given {','.join(map(str, self.ladder))})"
             )

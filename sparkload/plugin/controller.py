@@ -393,12 +393,15 @@ class RunController:
         expected: int | None,
         arrival_rate: float | None = None,
         sessions: int | None = None,
+        refines_knee: bool = False,
     ) -> LevelTally:
         collector, control = self._open_run()
         if self.clocks is not None:
             self.clocks.measure(list(self.runner.clients), index, wait=False)
         self._note_workers()
-        tally = collector.begin_level(index, concurrency, expected, arrival_rate, sessions)
+        tally = collector.begin_level(
+            index, concurrency, expected, arrival_rate, sessions, refines_knee
+        )
         # before the shape tells the level's users anything (they wait until it does)
         collector.note_refusals(control.before_level(index))
         return tally

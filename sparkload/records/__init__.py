@@ -12,7 +12,8 @@ Its rooms: ``vocabulary`` (file names, exit codes, workload names, statuses, fla
 ``WorkerEntry``), ``entries`` (the manifest's other entries),
 ``verdicts`` (a level's verdict and a capacity search's answer), ``intervals`` (a percentile's
 and a mean's confidence intervals), ``precision`` (``--target-precision``: targets and what a
-level reached) and ``codec`` (how every entry
+level reached), ``knee`` (a sweep's throughput knee, the one definition both halves use) and
+``codec`` (how every entry
 reads from JSON and writes back). Every public name is here, so ``from sparkload.records import
 X`` reads any of them.
 """
@@ -56,6 +57,7 @@ from sparkload.records.intervals import (
     mean_interval,
     order_statistic_interval,
 )
+from sparkload.records.knee import Knee, NoKnee, find_knee
 from sparkload.records.manifest import (
     LevelEntry,
     Manifest,
@@ -216,6 +218,9 @@ from sparkload.records.vocabulary import (
 )
 
 __all__ = [
+    "Knee",
+    "NoKnee",
+    "find_knee",
     "API_CHAT",
     "API_COMPLETIONS",
     "API_EMBEDDINGS",

@@ -64,6 +64,8 @@ class LevelEntry(Entry):
     # stopped at --max-requests-per-level with a target unmet (absent: no target)
     precision: list[PrecisionEntry] | None = omitted()
     capped: bool | None = omitted()
+    # --refine-knee: a level added after the ladder's, around the knee its live figures showed
+    refines_knee: bool | None = omitted()
 
 
 @dataclass

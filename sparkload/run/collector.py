@@ -201,6 +201,7 @@ class RunCollector:
         expected: int | None,
         arrival_rate: float | None = None,
         sessions: int | None = None,
+        refines_knee: bool = False,
     ) -> LevelTally:
         if self.levels_per_run and index // self.levels_per_run >= len(self.writers):
             self.writer.finish(STATUS_COMPLETE)  # the next repetition of the plan starts
@@ -215,9 +216,10 @@ class RunCollector:
         self.tallies[index] = tally
         for watcher in self.watchers:
             watcher.level_began(tally)
-        self.manifest.levels.append(
-            LevelEntry(index, concurrency, expected, utc_now(), arrival_rate=arrival_rate)
-        )
+        level = LevelEntry(index, concurrency, expected, utc_now(), arrival_rate=arrival_rate)
+        if refines_knee:  # written only then: every other manifest as it was
+            level.refines_knee = True
+        self.manifest.levels.append(level)
         self.writer.write_manifest()
         self.queue_samples = []
         self._scrape(index, concurrency, "start")
@@ -296,7 +298,10 @@ class RunCollector:
         planned = len((arrival.rates if arrival else []) or self.manifest.ladder)
         logger.info(
             "level %s done: C=%d, %d measured (%d failed), TTFT mean %s ms, TPS mean %s",
-            f"{index + 1}/{planned}" if planned else index + 1,  # a search plans as it goes
+            # a search plans as it goes; --refine-knee's levels come after the ladder's
+            f"{index + 1} (refines the knee)"
+            if level.refines_knee
+            else (f"{index + 1}/{planned}" if planned else index + 1),
             tally.concurrency,
             tally.measured,
             tally.failures,

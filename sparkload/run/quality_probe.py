@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sparkload.config import RunOptions
+from sparkload.config.plan import KNEE_LEVELS_ADDED
 from sparkload.errors import ConfigError
 from sparkload.quality import datasets, probes
 from sparkload.quality.graders import Grade
@@ -112,6 +113,7 @@ def items_for(options: RunOptions, counter: Counter | None) -> ItemSet | None:
         return None
     plan = options.plan
     levels = SEARCH_LEVELS if plan.searches else plan.level_count * plan.repeat
+    levels += KNEE_LEVELS_ADDED if plan.refine_knee else 0  # new items for its levels too
     count = options.workload.quality_items * max(levels, 1)
     seed = plan.seed
     if name == KIND_ARITHMETIC:

@@ -16,6 +16,7 @@ from sparkload.run.context import RunContext
 from sparkload.run.livetable import LevelTally
 from sparkload.shapes import SPAWN_RATE, Conductor, Tick
 from sparkload.shapes.drain import Drain
+from sparkload.shapes.knee import KneeRefiner
 from sparkload.shapes.precision import PrecisionRule
 from sparkload.stages import IDLE, MEASURE, SPAWN, WARMUP, Stage
 
@@ -28,8 +29,10 @@ class LadderShape:
         requests_per_session: int | None = 1,
         keep_users: bool = False,
         precision: PrecisionRule | None = None,
+        refiner: KneeRefiner | None = None,
     ) -> None:
         self.levels = levels
+        self.refiner = refiner  # --refine-knee: adds levels after the last one
         # ``Workload.users_by_index``: Locust keeps the most users any level had so far, the
         # users above a level's C idling (``UserSession.next_assignment``)
         self.keep_users = keep_users
@@ -53,6 +56,7 @@ class LadderShape:
             workload.requests_per_session,
             workload.users_by_index,
             PrecisionRule.of_options(context.options),
+            KneeRefiner(len(plan.ladder)) if plan.refine_knee else None,
         )
 
     @property
@@ -80,7 +84,9 @@ class LadderShape:
             )
             sessions = c * self.quota
             expected = sessions * per_session if per_session else None
-            self.tally = conductor.begin_level(self.index, c, expected, sessions=sessions)
+            self.tally = conductor.begin_level(
+                self.index, c, expected, sessions=sessions, refines_knee=self._refines()
+            )
             if self.precision is not None:
                 self.tally.aim(self.precision.targets)
             self._set(conductor, SPAWN)
@@ -102,8 +108,14 @@ class LadderShape:
         return (self.users, SPAWN_RATE)
 
     def level_ended(self, conductor: Conductor) -> None:
-        """After a level's end, before the next: a ladder's levels are all known from the start
-        (a capacity search, ``shapes/search.py``, chooses its next one here)."""
+        """After a level's end, before the next: a ladder's levels are known from the start but
+        for those --refine-knee adds after the last (a capacity search, ``shapes/search.py``,
+        chooses its next one here)."""
+        if self.refiner is not None and self.tally is not None:
+            self.levels += self.refiner.level_ended(self.index, self.tally)
+
+    def _refines(self) -> bool:
+        return self.refiner is not None and self.refiner.refines(self.index)
 
     def _extended(self, conductor: Conductor) -> bool:
         """--target-precision: once the level's last round is under way (or its records are all

@@ -1,5 +1,6 @@
 """One progress line for long runs: current level, requests done of the level, time left.
 
+A ladder's level count includes the levels --refine-knee added after its last planned one.
 Time left is an estimate, never negative: the ladder's from the last level's mean latency (none
 with --target-precision: a level's count depends on the spread still to come, and the line says
 the precision reached instead), a time-based plan's from its clock; once the plan's last level
@@ -37,7 +38,7 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
         more = shape.prober.searches.probes_left_at_most()
         head = f"capacity probe {tally.index + 1} ({level}), at most {more} more"
     else:
-        head = f"level {tally.index + 1}/{opts.plan.level_count * opts.plan.repeat} ({level})"
+        head = f"level {tally.index + 1}/{_level_total(shape, opts)} ({level})"
     failed = f", {tally.failures} failed" if tally.failures else ""
     left = _time_left(shape, collector, now)
     until = (
@@ -65,6 +66,13 @@ def _precision_note(tally: LevelTally) -> str:
     left = worst.requests_left
     more = f", about {left} more" if left is not None else ""
     return f", {worst.target.name} {now} of ±{100 * worst.target.half_width:g} %{more}"
+
+
+def _level_total(shape: Shape, opts: RunOptions) -> int:
+    """The plan's levels: a ladder's as they stand (--refine-knee adds some after its last)."""
+    if isinstance(shape, LadderShape | StepsShape):
+        return len(shape.levels)
+    return opts.plan.level_count * opts.plan.repeat
 
 
 def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | None:

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 from sparkload.run.context import RunContext
+from sparkload.run.livetable import LevelTally
 from sparkload.shapes import SPAWN_RATE, Conductor, Tick, after
 from sparkload.shapes.drain import Drain
+from sparkload.shapes.knee import KneeRefiner
 from sparkload.stages import RUN, Stage
 
 
 class StepsShape:
     def __init__(
-        self, levels: tuple[int, ...], step_duration: float, request_timeout: float
+        self,
+        levels: tuple[int, ...],
+        step_duration: float,
+        request_timeout: float,
+        refiner: KneeRefiner | None = None,
     ) -> None:
         self.levels = levels
+        self.refiner = refiner  # --refine-knee: adds levels after the last one
+        self.tally: LevelTally | None = None
         self.step_duration = step_duration
         self.index = 0
         self.level_begun = False
@@ -24,7 +32,10 @@ class StepsShape:
     def for_run(cls, context: RunContext) -> StepsShape:
         plan = context.options.plan
         return cls(
-            plan.ladder * plan.repeat, plan.step_duration, context.options.request.request_timeout
+            plan.ladder * plan.repeat,
+            plan.step_duration,
+            context.options.request.request_timeout,
+            KneeRefiner(len(plan.ladder)) if plan.refine_knee else None,
         )
 
     def tick(self, conductor: Conductor, now: float) -> Tick:
@@ -33,7 +44,8 @@ class StepsShape:
             return None if self.finished else (self.levels[-1], SPAWN_RATE)
         c = self.levels[self.index]
         if not self.level_begun:
-            conductor.begin_level(self.index, c, None)
+            refines = self.refiner is not None and self.refiner.refines(self.index)
+            self.tally = conductor.begin_level(self.index, c, None, refines_knee=refines)
             self.level_begun = True
         if self.step_started is None:
             if conductor.users_ready(c):  # the step's time starts once all its users run
@@ -45,6 +57,8 @@ class StepsShape:
 
     def _end_step(self, conductor: Conductor) -> None:
         conductor.end_level(self.index)
+        if self.refiner is not None and self.tally is not None:
+            self.levels += self.refiner.level_ended(self.index, self.tally)
         self.index += 1
         self.level_begun = False
         self.step_started = None

@@ -30,7 +30,9 @@ class FakeConductor:
     def busy_node(self):
         return "local"
 
-    def begin_level(self, index, concurrency, expected, arrival_rate=None, sessions=None):
+    def begin_level(
+        self, index, concurrency, expected, arrival_rate=None, sessions=None, refines_knee=False
+    ):
         self.tallies[index] = LevelTally(index, concurrency, expected, arrival_rate, 1.0, sessions)
         return self.tallies[index]
 

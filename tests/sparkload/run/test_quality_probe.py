@@ -100,6 +100,20 @@ def test_a_built_in_probe_has_k_items_for_every_level_of_the_plan() -> None:
     assert items is not None and len(items.items) == 18
 
 
+def test_a_built_in_probe_has_items_for_the_levels_refine_knee_may_add_too() -> None:
+    options = run_options(
+        "--quality-probe",
+        "arithmetic",
+        "--quality-items",
+        "6",
+        "--ladder",
+        "1,2,4,8",
+        "--refine-knee",
+    )
+    items = quality_probe.items_for(options, None)
+    assert items is not None and len(items.items) == 6 * (4 + 2)
+
+
 def record(index: int, item: int, reply: str, level: int = 0, concurrency: int = 4) -> dict:
     measured = RequestRecord(
         request_id=f"r{item}",
