@@ -26,6 +26,7 @@ import pandas as pd
 
 from analysis.document import Report, Section
 from analysis.figures import accuracy, operating_points, server_timing, slices, slo, tenants
+from analysis.figures import scenario as scenario_figures
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import (
     charts_html,
@@ -76,6 +77,7 @@ from analysis.sections import conversations as conversations_section
 from analysis.sections import fidelity as fidelity_section
 from analysis.sections import images as images_section
 from analysis.sections import models as models_section
+from analysis.sections import scenario as scenario_section
 from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
 from analysis.sections import tenants as tenants_section
@@ -123,6 +125,7 @@ SECTIONS = (
     single_spark,
     throughput_latency,
     time_slices,
+    scenario_section,
     timelines,
     conversations_section,
     categories_section,
@@ -328,6 +331,7 @@ def build(
         **slices.summary_entries(sliced, slicing),
         **accuracy.summary_entries(dataset),
         **server_timing.summary_entries(dataset.records, settings),
+        **scenario_figures.summary_entries(dataset),
     }
     return Report(
         title,

@@ -37,6 +37,10 @@ class Stage:
     # open loop: each process's users (node id -> users); a process takes this share of the
     # run's one schedule (``shapes.arrival.my_share``)
     shares: dict[str, int] = field(default_factory=dict)
+    # a time-based step of a plan that keeps Locust's users at its highest level so far (a
+    # scenario): users numbered C and above idle, so a lower phase never kills a request
+    idle_above: bool = False
+    churn: bool = False  # every request opens a new connection (a scenario's churn phase)
 
     def to_message(self) -> dict:
         return asdict(self)

@@ -29,6 +29,7 @@ from sparkload.records.entries import (
     Versions,
     WorkloadEntry,
 )
+from sparkload.records.scenario import ScenarioEntry
 from sparkload.records.verdicts import CapacityEntry
 from sparkload.records.vocabulary import (
     MANIFEST_FILE,
@@ -59,6 +60,7 @@ class LevelEntry(Entry):
     saturation: str | None = None
     unsent: int = 0  # open loop: arrivals of its schedule never sent (stopped early)
     schedule: Schedule | None = empty()  # open loop: its whole seeded schedule, sent or not
+    phase: str | None = omitted()  # --scenario: the phase it is (``ScenarioEntry.phases``)
 
 
 @dataclass
@@ -105,6 +107,7 @@ class Manifest(Entry):
     arrival: ArrivalEntry | None = None  # open loop: its plan
     slice_duration: float | None = None  # --slice-duration: report windows, target seconds
     capacity: CapacityEntry | None = None  # --find-capacity: the search's answer so far
+    scenario: ScenarioEntry | None = omitted()  # --scenario: its name and phases
     tiers: list[CapacityEntry] = field(default_factory=list)  # --tier: each tier's search so far
     # A rate sweep stopped at an over-saturated level: its index (later rates were not run)
     saturated_at: int | None = None

@@ -201,6 +201,7 @@ class RunCollector:
         expected: int | None,
         arrival_rate: float | None = None,
         sessions: int | None = None,
+        phase: str | None = None,
     ) -> LevelTally:
         if self.levels_per_run and index // self.levels_per_run >= len(self.writers):
             self.writer.finish(STATUS_COMPLETE)  # the next repetition of the plan starts
@@ -215,9 +216,10 @@ class RunCollector:
         self.tallies[index] = tally
         for watcher in self.watchers:
             watcher.level_began(tally)
-        self.manifest.levels.append(
-            LevelEntry(index, concurrency, expected, utc_now(), arrival_rate=arrival_rate)
-        )
+        entry = LevelEntry(index, concurrency, expected, utc_now(), arrival_rate=arrival_rate)
+        if phase is not None:  # left out of every other plan's levels
+            entry.phase = phase
+        self.manifest.levels.append(entry)
         self.writer.write_manifest()
         self.queue_samples = []
         self._scrape(index, concurrency, "start")

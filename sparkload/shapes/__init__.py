@@ -57,13 +57,15 @@ class Conductor(Protocol):
         expected: int | None,
         arrival_rate: float | None = None,
         sessions: int | None = None,
+        phase: str | None = None,
     ) -> LevelTally:
         """Level ``index`` starts: its entry goes into the manifest, its start is scraped, the
         workers' clocks are read, and its live tally is returned (records, warm-ups, whether
         ``expected`` measured requests are in). ``expected``: the measured requests of a
         count-based level (None: time-based, open loop, or turns drawn per conversation, when
         ``sessions`` says how many conversations the tally waits for); ``arrival_rate``: an
-        open-loop level's offered rate (its ``concurrency`` is then the client pool)."""
+        open-loop level's offered rate (its ``concurrency`` is then the client pool); ``phase``: a
+        scenario's phase the level is (its name)."""
         ...
 
     def end_level(

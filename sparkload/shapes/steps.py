@@ -27,21 +27,35 @@ class StepsShape:
             plan.ladder * plan.repeat, plan.step_duration, context.options.request.request_timeout
         )
 
+    def duration(self, index: int) -> float:
+        """Real seconds level ``index`` runs once all its users run."""
+        return self.step_duration
+
+    @property
+    def users(self) -> int:
+        """Locust's user count now: the current level's C."""
+        return self.levels[min(self.index, len(self.levels) - 1)]
+
+    def begin(self, conductor: Conductor) -> None:
+        conductor.begin_level(self.index, self.levels[self.index], None)
+
+    def stage(self) -> Stage:
+        return Stage(RUN, self.index, self.levels[self.index])
+
     def tick(self, conductor: Conductor, now: float) -> Tick:
         if self.index >= len(self.levels):
             self.finished = self.drain.done(conductor, now)
-            return None if self.finished else (self.levels[-1], SPAWN_RATE)
-        c = self.levels[self.index]
+            return None if self.finished else (self.users, SPAWN_RATE)
         if not self.level_begun:
-            conductor.begin_level(self.index, c, None)
+            self.begin(conductor)
             self.level_begun = True
         if self.step_started is None:
-            if conductor.users_ready(c):  # the step's time starts once all its users run
-                conductor.broadcast(Stage(RUN, self.index, c))
+            if conductor.users_ready(self.users):  # the step's time starts once all its users run
+                conductor.broadcast(self.stage())
                 self.step_started = now
-        elif now - self.step_started >= self.step_duration:
+        elif now - self.step_started >= self.duration(self.index):
             return self.tick(conductor, after(now, lambda: self._end_step(conductor)))
-        return (c, SPAWN_RATE)
+        return (self.users, SPAWN_RATE)
 
     def _end_step(self, conductor: Conductor) -> None:
         conductor.end_level(self.index)
