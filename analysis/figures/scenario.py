@@ -5,13 +5,14 @@ Times are the records' (simulated time on the simulator), counted from the run's
 TTFT in ms. The rules, each said once here and in docs/scenarios.md:
 
 * **Settling** (recovery, burst, zigzag): a phase's ok requests in order of their start, in
-  rolling windows of ``window_size(C)`` consecutive requests; a window's TTFT is its median. The
-  phase has settled at the first request of the first window from which every later window is
-  in the band; the time is counted from the phase before's last send (the moment the load
-  changed). Recovery's band: at most ``BAND`` (10 %) above the baseline phase's median TTFT (a
-  window faster than the baseline counts as recovered); a zigzag switch's: within ``BAND`` of its
-  own phase's level, the median TTFT of the phase's second half. Never in band: None
-  (``recovered`` false, "not recovered").
+  rolling windows of ``window_size(C)`` consecutive requests; a window's TTFT is its median,
+  timed at its middle request's send. The phase has settled at the first window from which
+  every later window is in the band; the time is counted from the phase before's last send (the
+  moment the load changed), so it cannot be told finer than half a window. Recovery's band: at
+  most ``BAND`` (10 %) above the baseline phase's median TTFT (a window faster than the baseline
+  counts as recovered); a zigzag switch's: within ``BAND`` of its own phase's level, the median
+  TTFT of the phase's second half. Never in band: None (``recovered`` false, "not
+  recovered").
 * **Ramp**: the first step whose TTFT p90 is more than ``RAMP_GROWTH`` times the step before's.
 * **Churn**: the churn phase's connect time (``RequestRecord.connect_time``: name look-up, TCP,
   TLS, inside TTFT) and TTFT p50 beside the kept phase's; failures by kind per phase.
@@ -113,7 +114,7 @@ def settle_time(
         return None, size
     outside = np.flatnonzero(~inside)
     first = int(outside[-1]) + 1 if len(outside) else 0
-    return max(float(phase.starts[first]) - since, 0.0), size
+    return max(float(phase.starts[first + size // 2]) - since, 0.0), size
 
 
 def phases_of(run: Run, records: pd.DataFrame) -> list[Phase]:
@@ -166,8 +167,8 @@ def _recovery(phases: list[Phase]) -> dict[str, Any]:
         "recovered": recovery is not None,
         "recovery_rule": (
             f"from the {high.name} phase's last send until the median TTFT of {size} "
-            f"consecutive requests (by start time) stays within {BAND:.0%} above the baseline's "
-            f"median ({level * 1000:.1f} ms)"
+            f"consecutive requests (by send time, timed at the middle one's send) stays within "
+            f"{BAND:.0%} above the baseline's median ({level * 1000:.1f} ms)"
         ),
     }
 
