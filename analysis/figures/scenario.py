@@ -17,9 +17,10 @@ TTFT in ms. The rules, each said once here and in docs/scenarios.md:
 * **Churn**: the churn phase's connect time (``RequestRecord.connect_time``: name look-up, TCP,
   TLS, inside TTFT) and TTFT p50 beside the kept phase's; failures by kind per phase.
 * **Soak**: the soak cut into ``SOAK_WINDOWS`` equal windows from its first send to its last; a
-  window's output tok/s (its completions' tokens / its length) and TTFT p50 (of the requests
-  sent in it); a window is steady when both are within ``BAND`` of their medians over the
-  windows; the steady share is steady windows / windows.
+  window's output tok/s and TTFT p50 are of the requests sent in it (their tokens / its length:
+  a window by completions would start short of the ones still under way, always unsteady); a
+  window is steady when both are within ``BAND`` of their medians over the windows; the steady
+  share is steady windows / windows.
 """
 
 from __future__ import annotations
@@ -238,9 +239,8 @@ def soak_windows(phase: Phase) -> pd.DataFrame:
     width = edges[1] - edges[0]
     tps, ttft = [], []
     for low, high in zip(edges, edges[1:], strict=False):
-        done = (phase.ends >= low) & (phase.ends < high)
         sent = (phase.starts >= low) & (phase.starts < high)
-        tps.append(phase.tokens[done].sum() / width if width > 0 else np.nan)
+        tps.append(phase.tokens[sent].sum() / width if width > 0 else np.nan)
         ttft.append(np.median(phase.ttft[sent]) * 1000 if sent.any() else np.nan)
     frame = pd.DataFrame({"start_s": edges[:-1], "output_tps": tps, "ttft_ms_p50": ttft})
     steady = np.ones(len(frame), bool)
