@@ -27,6 +27,7 @@ import pandas as pd
 from analysis.document import Report, Section
 from analysis.figures import accuracy, knee, operating_points, server_timing, slices, slo, tenants
 from analysis.figures import precision as precision_figures
+from analysis.figures import scenario as scenario_figures
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import (
     charts_html,
@@ -79,6 +80,7 @@ from analysis.sections import images as images_section
 from analysis.sections import knee as knee_section
 from analysis.sections import models as models_section
 from analysis.sections import precision as precision_section
+from analysis.sections import scenario as scenario_section
 from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
 from analysis.sections import tenants as tenants_section
@@ -127,6 +129,7 @@ SECTIONS = (
     single_spark,
     throughput_latency,
     time_slices,
+    scenario_section,
     timelines,
     conversations_section,
     categories_section,
@@ -337,6 +340,7 @@ def build(
         **accuracy.summary_entries(dataset),
         **server_timing.summary_entries(dataset.records, settings),
         **knee.summary_entries(knees),
+        **scenario_figures.summary_entries(dataset),
     }
     return Report(
         title,

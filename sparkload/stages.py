@@ -40,6 +40,10 @@ class Stage:
     # a counted level: sessions per user (0: the plan's --requests-per-user); --target-precision
     # broadcasts the level's MEASURE stage again with a larger quota to extend it
     quota: int = 0
+    # a time-based step of a plan that keeps Locust's users at its highest level so far (a
+    # scenario): users numbered C and above idle, so a lower phase never kills a request
+    idle_above: bool = False
+    churn: bool = False  # every request opens a new connection (a scenario's churn phase)
 
     def to_message(self) -> dict:
         return asdict(self)

@@ -38,6 +38,7 @@ NOT_SETTINGS = {
     "step_duration": "sizes a level",
     "slice_duration": "the report's windows",
     "capacity": "a search's answer, not a setting",
+    "scenario": "a --scenario's phases: its levels, matched by name",
     "tiers": "each tier search's answer, not a setting",
     "saturated_at": "how far the run got",
     "outputs_kept": "what the records keep",

@@ -58,8 +58,8 @@ usage: mean, standard deviation, percentiles, min, max; output tokens' deviation
 percentiles), the share of prompt tokens served from cache (``cached_prompt_pct``: usage
 cached_tokens / prompt_tokens) and the share a cache that keeps everything would serve
 (``expected_cached_pct``: Σ expected cached tokens / Σ prompt tokens, of requests whose prompts
-share text by design: shared prefixes, trace blocks).
-Several runs of one label pool their requests; their wall times add up.
+share text by design: shared prefixes, trace blocks). Several runs of one label pool their
+requests, as do a scenario's phases of one C: each level's wall time is counted apart, added up.
 """
 
 from __future__ import annotations
@@ -291,24 +291,24 @@ def _counts(records: pd.DataFrame, loop: Loop) -> pd.DataFrame:
         kinds.setdefault((label, level), []).append(f"{name}: {count}")
     counts["error_kinds"] = ["; ".join(kinds.get(k, [])) for k in counts.index]
     measured = records[measure]
-    ends = measured["start_time"] + measured["latency"].fillna(0.0)
     per_run = (
         pd.DataFrame(
             {
                 "label": measured["label"],
                 "run": measured["run"],
-                loop.summary_key: measured[key],
+                "index": measured["level_index"].fillna(-1),  # walls add up per level run:
+                loop.summary_key: measured[key],  # a scenario's phases of one C are apart
                 "start": measured["start_time"],
-                "end": ends,
+                "end": measured["start_time"] + measured["latency"].fillna(0.0),
             }
         )
-        .groupby(["label", "run", loop.summary_key], observed=True)
+        .groupby(["label", "run", "index", loop.summary_key], observed=True)
         .agg(start=("start", "min"), end=("end", "max"))
     )
     by_level = ["label", loop.summary_key]
     wall = (per_run["end"] - per_run["start"]).groupby(by_level, observed=True).sum()
     counts["wall_s"] = wall.reindex(counts.index)
-    counts["runs"] = per_run.groupby(by_level, observed=True).size().reindex(counts.index)
+    counts["runs"] = per_run.reset_index().groupby(by_level, observed=True)["run"].nunique()
     return counts
 
 

@@ -58,7 +58,7 @@ NUMERIC_FIELDS = (
     "level", "level_index", "start_time", "ttft", "t_last_token", "itl", "tps", "latency",
     "decode_tps", "output_tokens", "chunk_gap_mean", "prompt_tokens", "cached_tokens",
     "queue_wait", "turn", "turns", "scheduled_time", "ttfo", "images", "image_bytes", "inputs",
-    "depth",
+    "depth", "connect_time",
 )
 # Every record's text fields, kept as categoricals ("" where a record has none): an agent's step
 # kind, a dataset line's category, a structured reply's verdict and parse error's kind, the

@@ -83,7 +83,7 @@ def duration(flag: str, value: Any) -> float:
     """A length of time with its units (``90s``, ``5m``, ``1h30m``, ``250ms``), in seconds; 0
     (or empty) is none. A bare number is refused: seconds or minutes is the user's to say."""
     raw = str(value).strip().lower().replace(" ", "")
-    if raw in ("", "0"):
+    if raw in ("", "0", "0.0"):  # "0.0": a parsed default read again (as every parser reads)
         return 0.0
     parts = _DURATION_PART.findall(raw)
     if not parts or "".join(number + unit for number, unit in parts) != raw:

@@ -19,6 +19,7 @@ from sparkload.config import (
     precision,
     request,
     results,
+    scenario,
     server_metrics,
     simulator,
     target,
@@ -40,6 +41,18 @@ class RunOptions:
     server_metrics: server_metrics.ServerMetricsOptions
     distributed: distributed.DistributedOptions
     simulator: simulator.SimulatorOptions
+    scenario: scenario.ScenarioOptions
+
+    @property
+    def mode(self) -> str:
+        """The manifest's mode: scenario (``--scenario``), else the plan's own (ladder, steps,
+        arrival)."""
+        return scenario.SCENARIO if self.scenario.scenario else self.plan.mode
+
+    @property
+    def level_count(self) -> int:
+        """Levels of one run of the plan: a scenario's phases, else the plan's levels."""
+        return len(self.scenario.phases) or self.plan.level_count
 
 
 # RunOptions' field -> the group's typed options and its rows, in the table's order
@@ -53,6 +66,7 @@ GROUPS: dict[str, tuple[type, tuple[Option, ...]]] = {
     "server_metrics": (server_metrics.ServerMetricsOptions, server_metrics.ROWS),
     "distributed": (distributed.DistributedOptions, distributed.ROWS),
     "simulator": (simulator.SimulatorOptions, simulator.ROWS),
+    "scenario": (scenario.ScenarioOptions, scenario.ROWS),
 }
 OPTIONS: tuple[Option, ...] = tuple(row for _, rows in GROUPS.values() for row in rows)
 BY_DEST: dict[str, Option] = {option.dest: option for option in OPTIONS}
@@ -81,6 +95,7 @@ def from_namespace(ns: argparse.Namespace) -> RunOptions:
     )
     options.plan.check()
     options.precision.check(options.plan)
+    options.scenario.check(options.plan)
     return options
 
 

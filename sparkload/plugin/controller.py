@@ -34,10 +34,12 @@ from sparkload.records import (
     EXIT_BAD_INPUT,
     EXIT_CHECK_FAILED,
     EXIT_INTERRUPTED,
+    NO_MARKS,
     STATUS_ABORTED,
     STATUS_COMPLETE,
     STATUS_STOPPED,
     ClientEntry,
+    LevelMarks,
     ProbeVerdict,
     ReceiveStamps,
 )
@@ -206,7 +208,7 @@ class RunController:
             context.time_scale,
             scraper,
             opts.server_metrics.metrics_interval,
-            opts.plan.level_count if opts.plan.repeat > 1 else 0,
+            opts.level_count if opts.plan.repeat > 1 else 0,
             watchers=[watcher] if watcher is not None else [],
             probes=ProbeTally(context.probe) if context.probe is not None else None,
         )
@@ -215,7 +217,7 @@ class RunController:
         logger.info(
             "sparkload run %s: %s, results in %s",
             self.collector.writer.path.name,
-            "capacity search" if opts.plan.searches else f"{opts.plan.mode} mode",
+            "capacity search" if opts.plan.searches else f"{opts.mode} mode",
             self.collector.writer.path,
         )
         self._progress = gevent.spawn(self._report_progress)
@@ -393,15 +395,13 @@ class RunController:
         expected: int | None,
         arrival_rate: float | None = None,
         sessions: int | None = None,
-        refines_knee: bool = False,
+        marks: LevelMarks = NO_MARKS,
     ) -> LevelTally:
         collector, control = self._open_run()
         if self.clocks is not None:
             self.clocks.measure(list(self.runner.clients), index, wait=False)
         self._note_workers()
-        tally = collector.begin_level(
-            index, concurrency, expected, arrival_rate, sessions, refines_knee
-        )
+        tally = collector.begin_level(index, concurrency, expected, arrival_rate, sessions, marks)
         # before the shape tells the level's users anything (they wait until it does)
         collector.note_refusals(control.before_level(index))
         return tally

@@ -59,7 +59,9 @@ from sparkload.records.intervals import (
 )
 from sparkload.records.knee import Knee, NoKnee, find_knee
 from sparkload.records.manifest import (
+    NO_MARKS,
     LevelEntry,
+    LevelMarks,
     Manifest,
     WorkerEntry,
     read_manifest,
@@ -116,6 +118,24 @@ from sparkload.records.requests import (
     on_master_clock,
     scale_to_simulated_time,
     summarize_gaps,
+)
+from sparkload.records.scenario import (
+    AFTER_PHASE,
+    BASELINE_PHASE,
+    BURST_PHASE,
+    CHURN_PHASE,
+    KEPT_PHASE,
+    OVERLOAD_PHASE,
+    SCENARIO_BURST,
+    SCENARIO_CHURN,
+    SCENARIO_NAMES,
+    SCENARIO_RAMP,
+    SCENARIO_RECOVERY,
+    SCENARIO_SOAK,
+    SCENARIO_ZIGZAG,
+    SOAK_PHASE,
+    ScenarioEntry,
+    ScenarioPhase,
 )
 from sparkload.records.telemetry import (
     CPU_BUSY,
@@ -218,6 +238,8 @@ from sparkload.records.vocabulary import (
 )
 
 __all__ = [
+    "NO_MARKS",
+    "LevelMarks",
     "Knee",
     "NoKnee",
     "find_knee",
@@ -394,4 +416,20 @@ __all__ = [
     "order_statistic_interval",
     "parse_target",
     "reach",
+    "AFTER_PHASE",
+    "BASELINE_PHASE",
+    "BURST_PHASE",
+    "CHURN_PHASE",
+    "KEPT_PHASE",
+    "OVERLOAD_PHASE",
+    "SOAK_PHASE",
+    "SCENARIO_BURST",
+    "SCENARIO_CHURN",
+    "SCENARIO_NAMES",
+    "SCENARIO_RAMP",
+    "SCENARIO_RECOVERY",
+    "SCENARIO_SOAK",
+    "SCENARIO_ZIGZAG",
+    "ScenarioEntry",
+    "ScenarioPhase",
 ]

@@ -30,6 +30,7 @@ from sparkload.records.entries import (
     WorkloadEntry,
 )
 from sparkload.records.precision import PrecisionEntry
+from sparkload.records.scenario import ScenarioEntry
 from sparkload.records.verdicts import CapacityEntry
 from sparkload.records.vocabulary import (
     MANIFEST_FILE,
@@ -66,6 +67,25 @@ class LevelEntry(Entry):
     capped: bool | None = omitted()
     # --refine-knee: a level added after the ladder's, around the knee its live figures showed
     refines_knee: bool | None = omitted()
+    phase: str | None = omitted()  # --scenario: the phase it is (``ScenarioEntry.phases``)
+
+
+@dataclass(frozen=True)
+class LevelMarks:
+    """What a shape says of a level beyond its load, when it begins it: each mark goes into the
+    level's manifest entry only when set, so every other plan's manifest stays as it was."""
+
+    refines_knee: bool = False  # --refine-knee added it after the ladder's levels
+    phase: str | None = None  # --scenario: the phase it is
+
+    def mark(self, entry: LevelEntry) -> None:
+        if self.refines_knee:
+            entry.refines_knee = True
+        if self.phase is not None:
+            entry.phase = self.phase
+
+
+NO_MARKS = LevelMarks()  # a level that is only its load
 
 
 @dataclass
@@ -112,6 +132,7 @@ class Manifest(Entry):
     arrival: ArrivalEntry | None = None  # open loop: its plan
     slice_duration: float | None = None  # --slice-duration: report windows, target seconds
     capacity: CapacityEntry | None = None  # --find-capacity: the search's answer so far
+    scenario: ScenarioEntry | None = omitted()  # --scenario: its name and phases
     tiers: list[CapacityEntry] = field(default_factory=list)  # --tier: each tier's search so far
     # A rate sweep stopped at an over-saturated level: its index (later rates were not run)
     saturated_at: int | None = None

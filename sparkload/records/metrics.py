@@ -177,7 +177,10 @@ REQUEST_METRICS = (
         "acceptance_rate", "acceptance_rate", 1.0, "Draft acceptance rate", "",
         summary=True, server=True, bound=True,
     ),
-    *(_kept(name, SCALED_DURATION) for name in ("ttfb", "ttfc", "t_last_token", "queue_wait")),
+    *(
+        _kept(name, SCALED_DURATION)
+        for name in ("ttfb", "ttfc", "t_last_token", "queue_wait", "connect_time")
+    ),
     *(_kept(f"chunk_gap_{stat}", SCALED_DURATION) for stat in ("mean", "p50", "p90", "p99", "max")),
     _kept("t_last_reasoning", SCALED_DURATION),
     _kept("decode_tps", SCALED_RATE),

@@ -120,6 +120,10 @@ class RequestRecord:
     # Sent again on a new connection: the kept-alive one had been closed by the server before
     # any byte of the response (times start at the send that was answered).
     resent: bool = False
+    # Seconds the request's connection took to open (name look-up, TCP, TLS) before its bytes
+    # left, inside its TTFT: a new connection's (the first, one after a failure, every request of
+    # a churn phase); None on a kept-alive connection, and left out of the record's dict then.
+    connect_time: float | None = None
     # Seconds taken off the wall-clock fields (WALL_CLOCK_FIELDS) to put them on the master's
     # clock: the sending worker's measured offset (None: not shifted; a local run, or a worker
     # whose offset was not known yet; the manifest's ``workers`` flags that).
@@ -253,6 +257,7 @@ _FIELD_NAMES = tuple(f.name for f in fields(RequestRecord))
 _field_values = attrgetter(*_FIELD_NAMES)  # one C call for every field's value
 _OMITTED_WHEN_NONE = (
     "chunk_gaps",
+    "connect_time",
     "session_id",
     "turn",
     "turns",

@@ -11,12 +11,14 @@ import gevent
 
 from sparkload.clientcheck import ClientVerdict, level_verdict
 from sparkload.records import (
+    NO_MARKS,
     PHASE_WARMUP,
     STATUS_COMPLETE,
     STATUS_OK,
     ClientCheck,
     ControlRefusal,
     LevelEntry,
+    LevelMarks,
     Manifest,
     Schedule,
     ServerEntry,
@@ -201,7 +203,7 @@ class RunCollector:
         expected: int | None,
         arrival_rate: float | None = None,
         sessions: int | None = None,
-        refines_knee: bool = False,
+        marks: LevelMarks = NO_MARKS,
     ) -> LevelTally:
         if self.levels_per_run and index // self.levels_per_run >= len(self.writers):
             self.writer.finish(STATUS_COMPLETE)  # the next repetition of the plan starts
@@ -217,8 +219,7 @@ class RunCollector:
         for watcher in self.watchers:
             watcher.level_began(tally)
         level = LevelEntry(index, concurrency, expected, utc_now(), arrival_rate=arrival_rate)
-        if refines_knee:  # written only then: every other manifest as it was
-            level.refines_knee = True
+        marks.mark(level)
         self.manifest.levels.append(level)
         self.writer.write_manifest()
         self.queue_samples = []

@@ -37,6 +37,7 @@ from sparkload.records import (
     RefusedWorker,
     RepeatEntry,
     RequestEntry,
+    ScenarioEntry,
     ServerEntry,
     SimulatorEntry,
     TraceEntry,
@@ -74,7 +75,8 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
     opts = context.options
     plan = opts.plan
     label, variant = label_and_variant(opts, facts.on_simulator, "run")
-    ladder_mode = plan.mode == LADDER
+    ladder_mode = opts.mode == LADDER
+    phases = opts.scenario.phases
     return Manifest(
         schema=SCHEMA_VERSION,
         label=label,
@@ -83,8 +85,10 @@ def manifest(context: RunContext, run: int, facts: RunFacts) -> Manifest:
         nodes=opts.target.nodes,
         endpoints=[e.url for e in context.endpoints],
         model=context.model,
-        mode=plan.mode,
-        ladder=[] if plan.searches else list(plan.ladder),  # a search's: its probes
+        mode=opts.mode,
+        # a search's: its probes; a scenario's: its phases' concurrencies
+        ladder=[] if plan.searches else [p.concurrency for p in phases] or list(plan.ladder),
+        **_asked(scenario=ScenarioEntry(opts.scenario.scenario, list(phases)) if phases else None),
         requests_per_user=plan.requests_per_user if ladder_mode else None,
         warmup_requests_per_level=1 if ladder_mode else 0,
         step_duration=plan.step_duration if plan.mode == STEPS else None,

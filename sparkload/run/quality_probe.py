@@ -73,9 +73,8 @@ def check(options: RunOptions, requests_per_session: int | None, processes: int)
                 f"{ANSWERS_FLAG}: give --quality-probe FILE, the BFCL file it answers"
             )
         return
-    plan = options.plan
-    if plan.mode != "ladder":
-        raise ConfigError(f"{FLAG}: closed-loop ladders only (counted levels), not {plan.mode}")
+    if options.mode != "ladder":
+        raise ConfigError(f"{FLAG}: closed-loop ladders only (counted levels), not {options.mode}")
     if requests_per_session != 1:
         raise ConfigError(
             f"{FLAG}: the {options.workload.name} workload's sessions hold several requests; "

@@ -107,7 +107,7 @@ class UserSession:
     def next_assignment(self, signal: LevelSignal) -> Assignment | None:
         """What the current stage asks of this user; None after waiting for a change."""
         stage = signal.current
-        if stage.kind in (WARMUP, MEASURE) and self._above_level(stage):
+        if stage.kind in (WARMUP, MEASURE, RUN) and self._above_level(stage):
             signal.wait_change(IDLE_WAIT)
             return None
         if stage.kind == WARMUP and signal.claim_warmup(self.node_id):
@@ -124,10 +124,11 @@ class UserSession:
         return None
 
     def _above_level(self, stage: Stage) -> bool:
-        """A user kept above a counted level's C (``Workload.users_by_index``): it idles, so
-        the level's users are the run's first C."""
+        """A user kept above a counted level's C (``Workload.users_by_index``) or a scenario's
+        phase (``Stage.idle_above``): it idles, so the level's users are the run's first C."""
         index = self.ordinal if self.index is None else self.index
-        return self.context.workload.users_by_index and index >= stage.concurrency
+        kept = stage.idle_above if stage.kind == RUN else self.context.workload.users_by_index
+        return kept and index >= stage.concurrency
 
     def _quota_left(self, stage: Stage) -> bool:
         """Whether this user's quota of the level has a request left: the next turn of the
@@ -230,6 +231,8 @@ class UserSession:
         checker = ctx.checker_for(planned)
         keep = opts.results.keep_outputs
         reply = Reply() if planned.wants_reply or checker or keep else None
+        if stage.churn:  # a connection of its own: the request pays its connect (and TLS)
+            self.connection.close()
         self.last_send = time.perf_counter()
         measure(self.connection, request, record, reply)
         if checker is not None and reply is not None and record.error_kind is None:

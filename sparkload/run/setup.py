@@ -107,7 +107,7 @@ def check(options: RunOptions) -> None:
         problem = check_options(["--slo", options.results.check])
         if problem is not None:
             raise ConfigError(f"--check: {problem}")
-    profile, levels = options.target.server_profile, options.plan.level_count * options.plan.repeat
+    profile, levels = options.target.server_profile, options.level_count * options.plan.repeat
     if profile is not None and not options.plan.searches and profile > levels:
         raise ConfigError(f"--server-profile {profile}: the plan has {levels} level(s)")
     if options.plan.searches:

@@ -14,7 +14,7 @@ from typing import Protocol
 import gevent.lock
 
 from sparkload.capacity import CapacityResult
-from sparkload.records import ProbeVerdict
+from sparkload.records import NO_MARKS, LevelMarks, ProbeVerdict
 from sparkload.run.livetable import LevelTally
 from sparkload.stages import Stage
 
@@ -57,15 +57,15 @@ class Conductor(Protocol):
         expected: int | None,
         arrival_rate: float | None = None,
         sessions: int | None = None,
-        refines_knee: bool = False,
+        marks: LevelMarks = NO_MARKS,
     ) -> LevelTally:
         """Level ``index`` starts: its entry goes into the manifest, its start is scraped, the
         workers' clocks are read, and its live tally is returned (records, warm-ups, whether
         ``expected`` measured requests are in). ``expected``: the measured requests of a
         count-based level (None: time-based, open loop, or turns drawn per conversation, when
         ``sessions`` says how many conversations the tally waits for); ``arrival_rate``: an
-        open-loop level's offered rate (its ``concurrency`` is then the client pool);
-        ``refines_knee``: a level --refine-knee added after the ladder's (``shapes/knee.py``)."""
+        open-loop level's offered rate (its ``concurrency`` is then the client pool); ``marks``:
+        what the level is beyond its load (a --refine-knee level, a scenario's phase)."""
         ...
 
     def end_level(

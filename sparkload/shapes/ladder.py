@@ -12,6 +12,7 @@ target is unmet, and the level ends once its records are in and every target is 
 
 from __future__ import annotations
 
+from sparkload.records import LevelMarks
 from sparkload.run.context import RunContext
 from sparkload.run.livetable import LevelTally
 from sparkload.shapes import SPAWN_RATE, Conductor, Tick
@@ -85,7 +86,11 @@ class LadderShape:
             sessions = c * self.quota
             expected = sessions * per_session if per_session else None
             self.tally = conductor.begin_level(
-                self.index, c, expected, sessions=sessions, refines_knee=self._refines()
+                self.index,
+                c,
+                expected,
+                sessions=sessions,
+                marks=LevelMarks(refines_knee=self._refines()),
             )
             if self.precision is not None:
                 self.tally.aim(self.precision.targets)

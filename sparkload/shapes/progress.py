@@ -19,6 +19,7 @@ from sparkload.run.livetable import LevelTally
 from sparkload.shapes import Shape
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
+from sparkload.shapes.scenario import ScenarioShape
 from sparkload.shapes.search import RateSearchShape, SearchShape
 from sparkload.shapes.steps import StepsShape
 
@@ -37,6 +38,9 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
     if isinstance(shape, SearchShape | RateSearchShape):
         more = shape.prober.searches.probes_left_at_most()
         head = f"capacity probe {tally.index + 1} ({level}), at most {more} more"
+    elif isinstance(shape, ScenarioShape):
+        name, phases = opts.scenario.scenario, len(shape.phases)
+        head = f"{name} phase {tally.index + 1}/{phases} {shape.phases[tally.index].name} ({level})"
     else:
         head = f"level {tally.index + 1}/{_level_total(shape, opts)} ({level})"
     failed = f", {tally.failures} failed" if tally.failures else ""
@@ -72,7 +76,7 @@ def _level_total(shape: Shape, opts: RunOptions) -> int:
     """The plan's levels: a ladder's as they stand (--refine-knee adds some after its last)."""
     if isinstance(shape, LadderShape | StepsShape):
         return len(shape.levels)
-    return opts.plan.level_count * opts.plan.repeat
+    return opts.level_count * opts.plan.repeat
 
 
 def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | None:
@@ -83,10 +87,8 @@ def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | Non
         return 0.0 if shape.index >= len(shape.rates) else None
     if isinstance(shape, LadderShape):
         return _ladder_left(shape, collector)
-    if isinstance(shape, StepsShape):
-        return _clocked_left(
-            shape.index, len(shape.levels), shape.step_started, shape.step_duration, now
-        )
+    if isinstance(shape, StepsShape):  # a scenario's too: its phases' own lengths
+        return _clocked_left(shape, now)
     if isinstance(shape, ArrivalShape):  # ``planned`` shrinks when a level is over-saturated
         if shape.index >= shape.planned:
             return 0.0
@@ -95,14 +97,14 @@ def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | Non
     return None
 
 
-def _clocked_left(
-    index: int, levels: int, started: float | None, duration: float, now: float
-) -> float:
-    """A plan of fixed-length levels: the rest of this one and every later one."""
-    if index >= levels:
+def _clocked_left(shape: StepsShape, now: float) -> float:
+    """A plan of timed levels: the rest of this one and every later one."""
+    if shape.index >= len(shape.levels):
         return 0.0
-    current = duration - (now - started) if started is not None else duration
-    return max(current, 0.0) + (levels - index - 1) * (duration + LEVEL_OVERHEAD)
+    started = shape.step_started
+    current = shape.duration(shape.index) - (now - started if started is not None else 0.0)
+    later = range(shape.index + 1, len(shape.levels))
+    return max(current, 0.0) + sum(shape.duration(i) + LEVEL_OVERHEAD for i in later)
 
 
 def _ladder_left(shape: LadderShape, collector: RunCollector) -> float | None:

@@ -15,10 +15,11 @@ from sparkload.run.context import RunContext
 from sparkload.shapes import Shape
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
+from sparkload.shapes.scenario import ScenarioShape
 from sparkload.shapes.search import search_shape
 from sparkload.shapes.steps import StepsShape
 
-TRACE, SEARCH = "trace", "search"
+TRACE, SEARCH, SCENARIO = "trace", "search", "scenario"
 
 SHAPES: dict[str, Callable[[RunContext], Shape]] = {
     LADDER: LadderShape.for_run,
@@ -26,11 +27,15 @@ SHAPES: dict[str, Callable[[RunContext], Shape]] = {
     ARRIVAL: ArrivalShape.for_run,
     TRACE: ArrivalShape.for_trace,
     SEARCH: search_shape,
+    SCENARIO: ScenarioShape.for_run,
 }
 
 
 def plan_kind(options: RunOptions) -> str:
-    """A trace replay, a capacity search (closed or open loop), else the plan's mode."""
+    """A scenario, a trace replay, a capacity search (closed or open loop), else the plan's
+    mode."""
+    if options.scenario.scenario:
+        return SCENARIO
     if options.plan.trace is not None:
         return TRACE
     if options.plan.searches:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sparkload.records import LevelMarks
 from sparkload.run.context import RunContext
 from sparkload.run.livetable import LevelTally
 from sparkload.shapes import SPAWN_RATE, Conductor, Tick, after
@@ -38,22 +39,38 @@ class StepsShape:
             KneeRefiner(len(plan.ladder)) if plan.refine_knee else None,
         )
 
+    def duration(self, index: int) -> float:
+        """Real seconds level ``index`` runs once all its users run."""
+        return self.step_duration
+
+    @property
+    def users(self) -> int:
+        """Locust's user count now: the current level's C."""
+        return self.levels[min(self.index, len(self.levels) - 1)]
+
+    def begin(self, conductor: Conductor) -> None:
+        refines = self.refiner is not None and self.refiner.refines(self.index)
+        self.tally = conductor.begin_level(
+            self.index, self.levels[self.index], None, marks=LevelMarks(refines_knee=refines)
+        )
+
+    def stage(self) -> Stage:
+        return Stage(RUN, self.index, self.levels[self.index])
+
     def tick(self, conductor: Conductor, now: float) -> Tick:
         if self.index >= len(self.levels):
             self.finished = self.drain.done(conductor, now)
-            return None if self.finished else (self.levels[-1], SPAWN_RATE)
-        c = self.levels[self.index]
+            return None if self.finished else (self.users, SPAWN_RATE)
         if not self.level_begun:
-            refines = self.refiner is not None and self.refiner.refines(self.index)
-            self.tally = conductor.begin_level(self.index, c, None, refines_knee=refines)
+            self.begin(conductor)
             self.level_begun = True
         if self.step_started is None:
-            if conductor.users_ready(c):  # the step's time starts once all its users run
-                conductor.broadcast(Stage(RUN, self.index, c))
+            if conductor.users_ready(self.users):  # the step's time starts once all its users run
+                conductor.broadcast(self.stage())
                 self.step_started = now
-        elif now - self.step_started >= self.step_duration:
+        elif now - self.step_started >= self.duration(self.index):
             return self.tick(conductor, after(now, lambda: self._end_step(conductor)))
-        return (c, SPAWN_RATE)
+        return (self.users, SPAWN_RATE)
 
     def _end_step(self, conductor: Conductor) -> None:
         conductor.end_level(self.index)

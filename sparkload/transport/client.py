@@ -127,6 +127,7 @@ class Connection:
         pool = self._http()._connection_pool
         sock = pool.get_socket()
         fresh = sock is not self._sock
+        connect = (time.time_ns() - sent) / 1e9 if fresh else None
         if fresh:
             self._sock, self._stamped = sock, kernel_stamps_enabled(sock)
         try:
@@ -142,7 +143,7 @@ class Connection:
             if fresh:
                 raise
             raise _Unanswered from None
-        return Answer(response, sent, self._stamped, resent)
+        return Answer(response, sent, self._stamped, resent, connect)
 
     def warm(self, path: str, headers: dict[str, str]) -> None:
         """Open the connection with a cheap GET, so a user's first measured request does not carry
@@ -176,6 +177,9 @@ class Answer:
     sent_ns: int
     stamped: bool  # the socket's reads carry the kernel's receive stamps
     resent: bool  # sent again on a new connection: the reused one had been closed
+    # seconds its connection took to open (name look-up, TCP, TLS) after ``sent_ns``, part of
+    # its times; None: it went on a kept-alive connection
+    connect_s: float | None = None
 
 
 class _Unanswered(Exception):
@@ -306,6 +310,7 @@ def measure(
             t0 = answer.sent_ns
             record.start_time = t0 / 1e9
             record.resent = answer.resent
+            record.connect_time = answer.connect_s
             headers_at = max(response.headers_ns, t0)  # never before the send (a clock step)
             record.clock_adjusted = headers_at != response.headers_ns
             record.ttfb = (min(max(response.first_byte_ns, t0), headers_at) - t0) / 1e9

@@ -90,7 +90,7 @@ def test_a_stopped_sweep_draining_its_last_level_is_finishing_not_counting_down(
     collector = SimpleNamespace(
         tallies=conductor.tallies, started=time.monotonic() - 60, time_scale=1.0
     )
-    opts = SimpleNamespace(plan=SimpleNamespace(level_count=3, repeat=1))
+    opts = SimpleNamespace(plan=SimpleNamespace(level_count=3, repeat=1), level_count=3)
     line = progress_line(shape, collector, opts)  # type: ignore[arg-type]
     assert line.startswith("level 2/3") and line.endswith("· finishing")
 

@@ -2,6 +2,7 @@
 
 import gevent
 
+from sparkload.records import NO_MARKS
 from sparkload.run.livetable import LevelTally
 from sparkload.shapes import SerialTicks
 from sparkload.shapes.arrival import SCHEDULE_GRACE, ArrivalShape
@@ -31,7 +32,7 @@ class FakeConductor:
         return "local"
 
     def begin_level(
-        self, index, concurrency, expected, arrival_rate=None, sessions=None, refines_knee=False
+        self, index, concurrency, expected, arrival_rate=None, sessions=None, marks=NO_MARKS
     ):
         self.tallies[index] = LevelTally(index, concurrency, expected, arrival_rate, 1.0, sessions)
         return self.tallies[index]

@@ -18,3 +18,8 @@ def test_a_duration_with_units_is_read_in_seconds(raw: str, seconds: float) -> N
 def test_a_duration_without_its_unit_is_refused_naming_the_option(raw: str) -> None:
     with pytest.raises(ConfigError, match=r"^--sustain: .* is not a duration"):
         duration("--sustain", raw)
+
+
+def test_none_read_again_is_still_none() -> None:
+    """Every parser reads its own parsed value (a default parsed, then validated with the rest)."""
+    assert duration("--scenario-phase", duration("--scenario-phase", "0")) == 0.0

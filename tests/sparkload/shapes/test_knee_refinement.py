@@ -10,7 +10,7 @@ import pytest
 from sparkload import config as options
 from sparkload.config import default
 from sparkload.errors import ConfigError
-from sparkload.records import Knee, NoKnee
+from sparkload.records import NO_MARKS, Knee, NoKnee
 from sparkload.run.livetable import LevelTally
 from sparkload.shapes.knee import KneeRefiner, refinement_levels
 from sparkload.shapes.ladder import LadderShape
@@ -61,9 +61,11 @@ class KneeConductor(FakeConductor):
         super().__init__()
         self.refining: list[int] = []
 
-    def begin_level(self, index, concurrency, expected, arrival_rate=None, sessions=None, **kw):
+    def begin_level(
+        self, index, concurrency, expected, arrival_rate=None, sessions=None, marks=NO_MARKS
+    ):
         tally = super().begin_level(index, concurrency, expected, arrival_rate, sessions)
-        if kw.get("refines_knee"):
+        if marks.refines_knee:
             self.refining.append(concurrency)
         self.users = concurrency
         return tally

@@ -8,10 +8,12 @@ from types import SimpleNamespace
 import pytest
 
 from sparkload.config import default
+from sparkload.records import ScenarioPhase
 from sparkload.run.livetable import LevelTally
 from sparkload.shapes.arrival import ArrivalShape
 from sparkload.shapes.ladder import LadderShape
 from sparkload.shapes.progress import progress_line
+from sparkload.shapes.scenario import ScenarioShape
 from sparkload.shapes.steps import StepsShape
 
 
@@ -19,7 +21,11 @@ def options(**changed) -> SimpleNamespace:
     base = {"mode": "ladder", "ladder": (1, 2), "arrival_rate": (), "repeat": 1}
     merged = {**base, **changed}
     levels = len(merged["arrival_rate"] or merged["ladder"])
-    return SimpleNamespace(plan=SimpleNamespace(**merged, level_count=levels))
+    return SimpleNamespace(
+        plan=SimpleNamespace(**merged, level_count=levels),
+        level_count=levels,
+        scenario=SimpleNamespace(scenario=merged.get("scenario", "")),
+    )
 
 
 def collector(*tallies: LevelTally, started_ago: float = 100.0) -> SimpleNamespace:
@@ -59,6 +65,16 @@ def test_a_time_based_step_counts_down_its_clock_and_never_below_zero(seconds_in
     left = line.split("about ")[1].removesuffix(" left")
     minutes, seconds = left.split(":")
     assert int(minutes) * 60 + int(seconds) == round(max(60 - seconds_into_step, 0) + 62)
+
+
+def test_a_scenario_line_names_its_phase_and_counts_down_every_phases_own_length():
+    phases = (ScenarioPhase("baseline", 2, 60.0), ScenarioPhase("overload", 32, 20.0))
+    shape = ScenarioShape(phases, time_scale=10.0, request_timeout=default("request_timeout"))
+    shape.step_started = time.monotonic() - 1.0  # 1 s of the baseline's 6 real seconds
+    line = progress_line(shape, collector(tally(0, 2, None, 3, 1.0)), options(scenario="recovery"))
+    # 5 s of the baseline left, then the overload's 2 real seconds and a level change of 2 s
+    assert line.startswith("recovery phase 1/2 baseline (C=2): 3 requests")
+    assert line.endswith("about 0:09 left")
 
 
 def test_an_open_loop_line_names_the_rate_and_counts_down_its_arrival_time():
