@@ -25,7 +25,15 @@ from typing import Any
 import pandas as pd
 
 from analysis.document import Report, Section
-from analysis.figures import accuracy, operating_points, server_timing, slices, slo, tenants
+from analysis.figures import (
+    accuracy,
+    operating_points,
+    server_timing,
+    slices,
+    slo,
+    sustain,
+    tenants,
+)
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import (
     charts_html,
@@ -78,6 +86,7 @@ from analysis.sections import images as images_section
 from analysis.sections import models as models_section
 from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
+from analysis.sections import sustain as sustain_section
 from analysis.sections import tenants as tenants_section
 from analysis.views import (
     agents,
@@ -111,6 +120,7 @@ SECTIONS = (
     tail,
     tp,
     service_levels,
+    sustain_section,
     server,
     server_timing_section,
     throughput,
@@ -145,6 +155,7 @@ ANY_LOOP = (
     conditions,
     variants,
     runs,
+    sustain_section,
     open_loop,
     embeddings,
     throughput_latency,
@@ -328,6 +339,7 @@ def build(
         **slices.summary_entries(sliced, slicing),
         **accuracy.summary_entries(dataset),
         **server_timing.summary_entries(dataset.records, settings),
+        **sustain.summary_entries(dataset, settings),
     }
     return Report(
         title,

@@ -37,9 +37,11 @@ from sparkload.records import (
     STATUS_ABORTED,
     STATUS_COMPLETE,
     STATUS_STOPPED,
+    CapacityProbe,
     ClientEntry,
     ProbeVerdict,
     ReceiveStamps,
+    sustain_line,
 )
 from sparkload.redact import redacted_command
 from sparkload.run import manifest, setup
@@ -393,12 +395,13 @@ class RunController:
         expected: int | None,
         arrival_rate: float | None = None,
         sessions: int | None = None,
+        sustain: float | None = None,
     ) -> LevelTally:
         collector, control = self._open_run()
         if self.clocks is not None:
             self.clocks.measure(list(self.runner.clients), index, wait=False)
         self._note_workers()
-        tally = collector.begin_level(index, concurrency, expected, arrival_rate, sessions)
+        tally = collector.begin_level(index, concurrency, expected, arrival_rate, sessions, sustain)
         # before the shape tells the level's users anything (they wait until it does)
         collector.note_refusals(control.before_level(index))
         return tally
@@ -457,6 +460,20 @@ class RunController:
                 logger.info("sparkload %s", result.line())
                 if result.capacity is None:  # not even the lowest probe met (a tier: its 0)
                     self.environment.process_exit_code = EXIT_CHECK_FAILED
+
+    def record_sustain(self, value: float | None, verdict: ProbeVerdict | None) -> None:
+        assert self.collector is not None and self.context is not None
+        entry = self.collector.manifest.capacity
+        if entry is None:
+            return
+        if value is not None and verdict is not None:
+            entry.sustained = CapacityProbe(value, verdict)
+            self.collector.writer.write_manifest()
+        line = sustain_line(entry, value, self.context.options.plan.sustain, verdict)
+        self.capacity_lines["sustain"] = line
+        logger.info("sparkload %s", line)
+        if verdict is None or not verdict.meets:
+            self.environment.process_exit_code = EXIT_CHECK_FAILED
 
 
 def controller_of(environment: Environment) -> RunController:

@@ -59,6 +59,9 @@ class LevelEntry(Entry):
     saturation: str | None = None
     unsent: int = 0  # open loop: arrivals of its schedule never sent (stopped early)
     schedule: Schedule | None = empty()  # open loop: its whole seeded schedule, sent or not
+    # --sustain: the level holds the load a capacity search found, for this many seconds of
+    # the target's time (absent: a level of the plan or a probe); the analysis sets it apart
+    sustain: float | None = omitted()
 
 
 @dataclass

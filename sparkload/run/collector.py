@@ -201,6 +201,7 @@ class RunCollector:
         expected: int | None,
         arrival_rate: float | None = None,
         sessions: int | None = None,
+        sustain: float | None = None,
     ) -> LevelTally:
         if self.levels_per_run and index // self.levels_per_run >= len(self.writers):
             self.writer.finish(STATUS_COMPLETE)  # the next repetition of the plan starts
@@ -216,7 +217,14 @@ class RunCollector:
         for watcher in self.watchers:
             watcher.level_began(tally)
         self.manifest.levels.append(
-            LevelEntry(index, concurrency, expected, utc_now(), arrival_rate=arrival_rate)
+            LevelEntry(
+                index,
+                concurrency,
+                expected,
+                utc_now(),
+                arrival_rate=arrival_rate,
+                **({} if sustain is None else {"sustain": sustain}),  # only --sustain's level
+            )
         )
         self.writer.write_manifest()
         self.queue_samples = []

@@ -57,13 +57,16 @@ class Conductor(Protocol):
         expected: int | None,
         arrival_rate: float | None = None,
         sessions: int | None = None,
+        sustain: float | None = None,
     ) -> LevelTally:
         """Level ``index`` starts: its entry goes into the manifest, its start is scraped, the
         workers' clocks are read, and its live tally is returned (records, warm-ups, whether
         ``expected`` measured requests are in). ``expected``: the measured requests of a
         count-based level (None: time-based, open loop, or turns drawn per conversation, when
         ``sessions`` says how many conversations the tally waits for); ``arrival_rate``: an
-        open-loop level's offered rate (its ``concurrency`` is then the client pool)."""
+        open-loop level's offered rate (its ``concurrency`` is then the client pool);
+        ``sustain``: the level holds a capacity search's found load for this many seconds of
+        the target's time (``--sustain``; its manifest entry says so)."""
         ...
 
     def end_level(
@@ -93,6 +96,12 @@ class Conductor(Protocol):
     def record_capacity(self, results: list[CapacityResult]) -> None:
         """The capacity searches' answers so far (--find-capacity's one, or one per --tier):
         into the manifest, and each said once complete."""
+        ...
+
+    def record_sustain(self, value: float | None, verdict: ProbeVerdict | None) -> None:
+        """--sustain's level at ``value`` judged under the search's bounds: into the manifest's
+        capacity entry, said once; a capacity that did not hold fails the run as a capacity
+        not found does (exit 4). ``value`` None: no capacity was found, nothing held (said)."""
         ...
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from sparkload.run.context import RunContext
 from sparkload.run.livetable import LevelTally
-from sparkload.shapes import SPAWN_RATE, Conductor, Tick
+from sparkload.shapes import SPAWN_RATE, Conductor, Tick, after
 from sparkload.shapes.drain import Drain
 from sparkload.stages import IDLE, MEASURE, SPAWN, WARMUP, Stage
 
@@ -76,14 +76,18 @@ class LadderShape:
         if self.stage == WARMUP and self.tally.warmups >= 1:
             self._set(conductor, MEASURE)
         if self.stage == MEASURE and self.tally.complete:
-            conductor.end_level(self.index)
-            self.level_ended(conductor)
+            # a search judges the level here (seconds): what follows is dated after it
+            now = after(now, lambda: self._end_level(conductor))
             self.index += 1
             self.stage = IDLE
             if self.index >= len(self.levels):
                 conductor.broadcast(Stage())
             return self.tick(conductor, now)
         return (self.users, SPAWN_RATE)
+
+    def _end_level(self, conductor: Conductor) -> None:
+        conductor.end_level(self.index)
+        self.level_ended(conductor)
 
     def level_ended(self, conductor: Conductor) -> None:
         """After a level's end, before the next: a ladder's levels are all known from the start
