@@ -216,16 +216,10 @@ class RunCollector:
         self.tallies[index] = tally
         for watcher in self.watchers:
             watcher.level_began(tally)
-        self.manifest.levels.append(
-            LevelEntry(
-                index,
-                concurrency,
-                expected,
-                utc_now(),
-                arrival_rate=arrival_rate,
-                **({} if sustain is None else {"sustain": sustain}),  # only --sustain's level
-            )
-        )
+        entry = LevelEntry(index, concurrency, expected, utc_now(), arrival_rate=arrival_rate)
+        if sustain is not None:  # only --sustain's level says it (the others leave it out)
+            entry.sustain = sustain
+        self.manifest.levels.append(entry)
         self.writer.write_manifest()
         self.queue_samples = []
         self._scrape(index, concurrency, "start")

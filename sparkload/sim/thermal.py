@@ -20,9 +20,9 @@ for the box, and the limit is placed so that a capacity search of some twenty si
 minutes crosses it, which is what ``--thermal`` is for), and does so over minutes: a heat
 sink of about 700 J/K behind 0.9 K/W, a time constant of 10 minutes. A burst of a minute or
 two runs at full clock; a load held past the limit settles where the slower clock's lower
-draw balances, some 55-60 % of the full clock once settled (half an hour and more). The maximum SM clock of 3,003 MHz is a label
-(the figure published DGX Spark listings give the GB10's GPU), the shares are what the model
-computes.
+draw balances, some 55-60 % of the full clock once settled (half an hour and more). The
+maximum SM clock of 3,003 MHz is a label (the figure published DGX Spark listings give the
+GB10's GPU), the shares are what the model computes.
 """
 
 from __future__ import annotations
