@@ -172,7 +172,7 @@ LORA_SWITCH_MS = SimOption(
 THERMAL = SimOption(
     "--thermal",
     False,
-    "heat each node with its draw and lower its SM clock past 65 °C (steps slower by the "
+    "heat each node with its draw and lower its SM clock past 80 °C (steps slower by the "
     "clock's share), over minutes of simulated time; SM clock and temperature served as "
     "dcgm-exporter's gauges beside the power (sim/thermal.py; illustrative numbers)",
     switch=True,

@@ -14,15 +14,15 @@ The model, per node (one lump: the box's heat sink and the chip)::
 
 The numbers are illustrative picks for a small, fan-cooled box like the DGX Spark, not a
 measurement of one: the seeds hold no thermal figure of the GB10, and NVIDIA publishes none.
-A node idling at 25 W sits near 48 °C; a loaded server (70-80 W, ``power.py``) heads for
-88-97 °C unthrottled, past the limit of 65 °C (low for a GPU's slowdown point: the lump stands
-for the box, and the limit is placed so that a capacity search of some twenty simulated
-minutes crosses it, which is what ``--thermal`` is for), and does so over minutes: a heat
-sink of about 700 J/K behind 0.9 K/W, a time constant of 10 minutes. A burst of a minute or
-two runs at full clock; a load held past the limit settles where the slower clock's lower
-draw balances, some 55-60 % of the full clock once settled (half an hour and more). The
-maximum SM clock of 3,003 MHz is a label (the figure published DGX Spark listings give the
-GB10's GPU), the shares are what the model computes.
+A node idling at 25 W sits near 57 °C in a 30 °C room; a loaded server (70-80 W,
+``power.py``) would head for 107-118 °C unthrottled, so it crosses the limit of 80 °C after
+some six minutes at full load and settles where the slower clock's lower draw balances, near
+88 °C at about 60 % of its clock (after half an hour and more). It gets there over minutes: a
+heat sink of about 550 J/K behind 1.1 K/W, a time constant of 10 minutes, so a burst of a
+minute or two runs at full clock while a capacity search of some twenty simulated minutes,
+and a sustain after it, run ever hotter. The maximum SM clock of 3,003 MHz is a label (the
+figure published DGX Spark listings give the GB10's GPU), the shares are what the model
+computes.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from dataclasses import dataclass
 class ThermalModel:
     """One node's heating and throttling (module doc for the numbers)."""
 
-    ambient_c: float = 25.0
-    c_per_w: float = 0.9  # steady-state rise over ambient per watt drawn
+    ambient_c: float = 30.0
+    c_per_w: float = 1.1  # steady-state rise over ambient per watt drawn
     time_constant_s: float = 600.0  # simulated seconds to cover 63 % of a change
-    limit_c: float = 65.0  # the clock sags above this temperature
+    limit_c: float = 80.0  # the clock sags above this temperature
     sag_per_c: float = 0.05  # share of the clock lost per degree over the limit
     min_share: float = 0.5  # the clock never falls below this share of its maximum
     max_clock_mhz: float = 3003.0

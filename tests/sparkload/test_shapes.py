@@ -20,6 +20,7 @@ class FakeConductor:
         self.ended = []
         self.outstanding = 0
         self.saturation = {}
+        self.sustain = {}  # level index -> its --sustain seconds (None: a level of the plan)
 
     def broadcast(self, stage):
         self.stages.append(stage)
@@ -30,8 +31,11 @@ class FakeConductor:
     def busy_node(self):
         return "local"
 
-    def begin_level(self, index, concurrency, expected, arrival_rate=None, sessions=None):
+    def begin_level(
+        self, index, concurrency, expected, arrival_rate=None, sessions=None, sustain=None
+    ):
         self.tallies[index] = LevelTally(index, concurrency, expected, arrival_rate, 1.0, sessions)
+        self.sustain[index] = sustain
         return self.tallies[index]
 
     def end_level(self, index, saturation=None, stops_sweep=False):
