@@ -115,6 +115,8 @@ class SustainFinding:
             "breaches": verdict.breaches if verdict else ["no answered request"],
             "requests": verdict.requests if verdict else 0,
             "intervals": (verdict.intervals or {}) if verdict else {},
+            # where the sample cannot settle a bound (its interval holds the threshold)
+            "caveats": (verdict.caveats or []) if verdict else [],
             "drift": {
                 d.metric: {
                     "slope_per_min": _number(d.slope_per_min),
