@@ -18,3 +18,10 @@ def test_a_duration_with_units_is_read_in_seconds(raw: str, seconds: float) -> N
 def test_a_duration_without_its_unit_is_refused_naming_the_option(raw: str) -> None:
     with pytest.raises(ConfigError, match=r"^--sustain: .* is not a duration"):
         duration("--sustain", raw)
+
+
+@pytest.mark.parametrize("parsed", [0.0, "0.0"])
+def test_a_parsed_zero_given_again_is_none(parsed: object) -> None:
+    """A parsed default handed back to its parser (a test's or a form's defaults) reads as
+    none, not as a number without its unit."""
+    assert duration("--sustain", parsed) == 0.0
