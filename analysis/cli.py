@@ -27,7 +27,7 @@ from pathlib import Path
 from analysis import report
 from analysis.arguments import Parser, non_negative
 from analysis.errors import InputError, guarded, split_prog
-from analysis.figures import percentiles, probe, slices, slo, tenants
+from analysis.figures import percentiles, probe, slices, slo, sustain, tenants
 from analysis.figures.metrics import Settings, summarize
 from analysis.reading import load
 from sparkload.records import CHECK_TENANTS, EXIT_CHECK_FAILED
@@ -187,6 +187,8 @@ def check(args: argparse.Namespace) -> int:
     # the bounds are on statistics, never on their confidence intervals: no bootstrap
     settings = replace(_settings(args), bootstrap_resamples=0)
     dataset = load.load(args.runs, _progress(args.quiet))
+    if args.check_level is not None and sustain.is_sustain_level(dataset, args.check_level):
+        dataset = sustain.alone(dataset)  # --sustain's level: judged over its own records
     summary = summarize(dataset, settings)
     if args.check_level is not None:
         for bounds in each:

@@ -25,7 +25,16 @@ from typing import Any
 import pandas as pd
 
 from analysis.document import Report, Section
-from analysis.figures import accuracy, knee, operating_points, server_timing, slices, slo, tenants
+from analysis.figures import (
+    accuracy,
+    knee,
+    operating_points,
+    server_timing,
+    slices,
+    slo,
+    sustain,
+    tenants,
+)
 from analysis.figures import precision as precision_figures
 from analysis.figures import scenario as scenario_figures
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
@@ -83,6 +92,7 @@ from analysis.sections import precision as precision_section
 from analysis.sections import scenario as scenario_section
 from analysis.sections import server_timing as server_timing_section
 from analysis.sections import structured as structured_section
+from analysis.sections import sustain as sustain_section
 from analysis.sections import tenants as tenants_section
 from analysis.views import (
     agents,
@@ -117,6 +127,7 @@ SECTIONS = (
     precision_section,
     tp,
     service_levels,
+    sustain_section,
     server,
     server_timing_section,
     throughput,
@@ -153,6 +164,7 @@ ANY_LOOP = (
     conditions,
     variants,
     runs,
+    sustain_section,
     open_loop,
     embeddings,
     throughput_latency,
@@ -341,6 +353,7 @@ def build(
         **server_timing.summary_entries(dataset.records, settings),
         **knee.summary_entries(knees),
         **scenario_figures.summary_entries(dataset),
+        **sustain.summary_entries(dataset, settings),
     }
     return Report(
         title,

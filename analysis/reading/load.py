@@ -31,7 +31,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from analysis.errors import InputError
-from analysis.reading import baselines, derived_columns, locust_csv, per_request
+from analysis.reading import baselines, derived_columns, locust_csv, per_request, sustained
 from sparkload.records import (
     DURATION_FIELDS,
     MANIFEST_FILE,
@@ -186,6 +186,7 @@ class Dataset:
     runs: list[Run]
     skipped_runs: list[str] = field(default_factory=list)
     baselines: pd.DataFrame = field(default_factory=pd.DataFrame)  # --tenant-baselines' levels
+    sustained: pd.DataFrame = field(default_factory=pd.DataFrame)  # --sustain's levels
 
     @property
     def labels(self) -> list[str]:
@@ -542,7 +543,8 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
         )
     csv_levels = pd.concat(csv_frames, ignore_index=True) if csv_frames else pd.DataFrame()
     records, apart = baselines.split(records)
-    return Dataset(records, csv_levels, runs, skipped, apart)
+    records, held = sustained.split(records, [run.manifest for run in runs])
+    return Dataset(records, csv_levels, runs, skipped, apart, held)
 
 
 @dataclass(frozen=True)

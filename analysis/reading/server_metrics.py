@@ -38,6 +38,7 @@ import orjson
 import pandas as pd
 
 from analysis.reading.load import Dataset, Run
+from analysis.reading.sustained import sustain_levels
 
 _COUNTERS = {
     "gen_tokens": "vllm:generation_tokens_total",
@@ -129,17 +130,21 @@ def _totals(samples: list[dict]) -> dict[str, float]:
     return totals
 
 
-def read_snapshots(run: Run) -> list[dict]:
-    """Every whole snapshot of the run's server_metrics.jsonl, in file order."""
+def read_snapshots(run: Run, sustained: bool = False) -> list[dict]:
+    """Every whole snapshot of the run's server_metrics.jsonl, in file order: of its levels, or
+    (``sustained``) of its --sustain level only, which the levels' figures leave out as they
+    leave out its records (``sustained.py``)."""
     out: list[dict] = []
     path = run.server_metrics_path
+    held = {index for _, index in sustain_levels([run.manifest])}
     for line in path.read_bytes().splitlines() if path is not None else ():
         try:
             snap = orjson.loads(line)
-            int(snap["level_index"]), str(snap["when"]), float(snap["time"])
+            index = int(snap["level_index"]), str(snap["when"]), float(snap["time"])
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             continue  # a torn last line of a killed run
-        out.append(snap)
+        if (index[0] in held) == sustained:
+            out.append(snap)
     return out
 
 

@@ -366,13 +366,13 @@ def _memory_used(window: list[Reading]) -> float:
 
 # ----- a run, then the report ------------------------------------------------------------------
 def _windows(
-    run: Run, requests: Mapping[int, LevelRequests]
+    run: Run, requests: Mapping[int, LevelRequests], sustained: bool = False
 ) -> tuple[dict[tuple[int, str], list[Reading]], dict[int, int], set[str]]:
     """(level, node) → the level's two bounds with the samples inside its requests' window
-    between them; level → its C; the endpoint nodes."""
+    between them; level → its C; the endpoint nodes. ``sustained``: of the --sustain level."""
     by_key: dict[tuple[int, str], list[tuple[dict, Reading]]] = defaultdict(list)
     endpoint_nodes: set[str] = set()
-    for snap in read_snapshots(run):
+    for snap in read_snapshots(run, sustained):
         node = str(snap.get("node") or snap.get("endpoint") or "")
         if "endpoint" in snap or "node" not in snap:
             endpoint_nodes.add(node)
@@ -404,9 +404,10 @@ def _clock_max(readings: list[Reading]) -> float:
     return max(stated) if stated else _extreme(_values(readings, SM_CLOCK), max)
 
 
-def run_rows(run: Run, requests: dict[int, LevelRequests]) -> list[dict]:
-    """One row per level and node of one run; ``requests``: what each level's requests did."""
-    windows, concurrency, endpoint_nodes = _windows(run, requests)
+def run_rows(run: Run, requests: dict[int, LevelRequests], sustained: bool = False) -> list[dict]:
+    """One row per level and node of one run; ``requests``: what each level's requests did;
+    ``sustained``: the --sustain level's rows (not the run's levels')."""
+    windows, concurrency, endpoint_nodes = _windows(run, requests, sustained)
     by_node: dict[str, list[Reading]] = defaultdict(list)
     for (_, node), window in windows.items():
         by_node[node] += window

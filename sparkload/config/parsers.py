@@ -75,6 +75,7 @@ def positive(flag: str, value: Any) -> float:
     return number
 
 
+_ZERO = re.compile(r"0+(\.0*)?")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
@@ -83,7 +84,7 @@ def duration(flag: str, value: Any) -> float:
     """A length of time with its units (``90s``, ``5m``, ``1h30m``, ``250ms``), in seconds; 0
     (or empty) is none. A bare number is refused: seconds or minutes is the user's to say."""
     raw = str(value).strip().lower().replace(" ", "")
-    if raw in ("", "0", "0.0"):  # "0.0": a parsed default read again (as every parser reads)
+    if raw in ("", "0") or _ZERO.fullmatch(raw):  # 0.0 too: a parsed default given again
         return 0.0
     parts = _DURATION_PART.findall(raw)
     if not parts or "".join(number + unit for number, unit in parts) != raw:

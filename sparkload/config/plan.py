@@ -15,6 +15,7 @@ from typing import Any
 from sparkload.config.option import PLAN, Option
 from sparkload.config.parsers import (
     boolean,
+    duration,
     integer,
     levels,
     non_negative,
@@ -27,6 +28,7 @@ from sparkload.config.parsers import (
     whole,
 )
 from sparkload.errors import ConfigError
+from sparkload.records import CHECK_TENANTS
 from sparkload.records.knee import MIN_LEVELS as KNEE_MIN_LEVELS
 
 POISSON, CONSTANT, GAMMA = "poisson", "constant", "gamma"
@@ -187,6 +189,16 @@ ROWS: tuple[Option, ...] = (
         attr="tiers",
     ),
     Option(
+        "--sustain",
+        "0",
+        "Capacity search: after it, hold the load it found (its concurrency, or its rate open "
+        "loop) for this long in the target's time (90s, 5m, 1h; units required), one more "
+        "level, judged under the same bounds: whether the capacity held, and the drift of "
+        "TTFT, ITL and TPS over it (exit 4 when it did not hold); with --find-capacity BOUNDS",
+        PLAN,
+        duration,
+    ),
+    Option(
         "--capacity-start",
         1,
         "Capacity search, closed loop: the first concurrency probed",
@@ -234,6 +246,7 @@ class PlanOptions:
     trace_speedup: float
     find_capacity: str  # --check bounds of a capacity search ("": no search)
     tiers: tuple[Tier, ...]  # --tier: a capacity search per tier (empty: none)
+    sustain: float  # seconds of the target's time the found load is held after a search (0: none)
     capacity_start: int
     capacity_max: float
     repeat: int
@@ -276,6 +289,7 @@ class PlanOptions:
                 "as one more --tier)"
             )
         self._check_refine_knee()
+        self._check_sustain()
         if self.trace is None:
             if self.trace_speedup != 1.0:
                 raise ConfigError("--trace-speedup without --trace: give the trace to replay")
@@ -311,4 +325,24 @@ class PlanOptions:
             raise ConfigError(
                 f"--refine-knee needs a --ladder of at least {KNEE_MIN_LEVELS} levels to find a "
                 f"knee (given {','.join(map(str, self.ladder))})"
+            )
+
+    def _check_sustain(self) -> None:
+        """--sustain holds what one search under one set of bounds found: not without a search,
+        not per --tier (which tier's capacity?), not --find-capacity tenants (each class's own
+        bounds: the held verdict is one set's)."""
+        if self.sustain <= 0:
+            return
+        if self.tiers:
+            raise ConfigError(
+                "--sustain holds one found capacity: give --find-capacity BOUNDS, not --tier"
+            )
+        if not self.find_capacity:
+            raise ConfigError(
+                "--sustain holds the load a capacity search found: give --find-capacity BOUNDS"
+            )
+        if self.find_capacity == CHECK_TENANTS:
+            raise ConfigError(
+                "--sustain holds the capacity under one set of bounds: give --find-capacity "
+                "BOUNDS, not tenants"
             )

@@ -113,6 +113,7 @@ class SimulatorOptions:
     lora: str | None  # NAME,NAME,...: LoRA adapters served (sim/lora.py)
     max_loras: int | None  # adapters a batch may hold (None: the simulator's 1)
     lora_switch_ms: float  # loading an adapter into a slot
+    thermal: bool  # heat and throttle the nodes (sim/thermal.py)
 
     def args(self) -> list[str]:
         """The built-in simulator's own options, as the run's --sim-* options set them: the

@@ -38,10 +38,12 @@ from sparkload.records import (
     STATUS_ABORTED,
     STATUS_COMPLETE,
     STATUS_STOPPED,
+    CapacityProbe,
     ClientEntry,
     LevelMarks,
     ProbeVerdict,
     ReceiveStamps,
+    sustain_line,
 )
 from sparkload.redact import redacted_command
 from sparkload.run import manifest, setup
@@ -460,6 +462,20 @@ class RunController:
                 logger.info("sparkload %s", result.line())
                 if result.capacity is None:  # not even the lowest probe met (a tier: its 0)
                     self.environment.process_exit_code = EXIT_CHECK_FAILED
+
+    def record_sustain(self, value: float | None, verdict: ProbeVerdict | None) -> None:
+        assert self.collector is not None and self.context is not None
+        entry = self.collector.manifest.capacity
+        if entry is None:
+            return
+        if value is not None and verdict is not None:
+            entry.sustained = CapacityProbe(value, verdict)
+            self.collector.writer.write_manifest()
+        line = sustain_line(entry, value, self.context.options.plan.sustain, verdict)
+        self.capacity_lines["sustain"] = line
+        logger.info("sparkload %s", line)
+        if verdict is None or not verdict.meets:
+            self.environment.process_exit_code = EXIT_CHECK_FAILED
 
 
 def controller_of(environment: Environment) -> RunController:

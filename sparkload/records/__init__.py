@@ -162,6 +162,7 @@ from sparkload.records.verdicts import (
     ProbeVerdict,
     level_name,
     sample_text,
+    sustain_line,
 )
 from sparkload.records.vocabulary import (
     API_CHAT,
@@ -306,6 +307,7 @@ __all__ = [
     "ProbeVerdict",
     "level_name",
     "sample_text",
+    "sustain_line",
     "PromptsEntry",
     "PrometheusHistogram",
     "QUALITY_FILE",

@@ -68,6 +68,9 @@ class LevelEntry(Entry):
     # --refine-knee: a level added after the ladder's, around the knee its live figures showed
     refines_knee: bool | None = omitted()
     phase: str | None = omitted()  # --scenario: the phase it is (``ScenarioEntry.phases``)
+    # --sustain: the level holds the load a capacity search found, for this many seconds of
+    # the target's time (absent: a level of the plan or a probe); the analysis sets it apart
+    sustain: float | None = omitted()
 
 
 @dataclass(frozen=True)
@@ -77,12 +80,15 @@ class LevelMarks:
 
     refines_knee: bool = False  # --refine-knee added it after the ladder's levels
     phase: str | None = None  # --scenario: the phase it is
+    sustain: float | None = None  # --sustain: it holds a found load this many target seconds
 
     def mark(self, entry: LevelEntry) -> None:
         if self.refines_knee:
             entry.refines_knee = True
         if self.phase is not None:
             entry.phase = self.phase
+        if self.sustain is not None:
+            entry.sustain = self.sustain
 
 
 NO_MARKS = LevelMarks()  # a level that is only its load

@@ -61,6 +61,9 @@ class CapacityEntry(Entry):
     limit: CapacityProbe | None = None
     complete: bool = False
     tier: str | None = omitted()  # --tier's name (absent: --find-capacity's search)
+    # --sustain: the found load held for a while, judged under the same bounds (absent: no
+    # sustain, or it did not run: no capacity found, or the run stopped first)
+    sustained: CapacityProbe | None = omitted()
 
 
 def sample_text(verdict: ProbeVerdict) -> str:
@@ -78,3 +81,22 @@ def sample_text(verdict: ProbeVerdict) -> str:
 def level_name(over: str, value: float) -> str:
     """A probe as the console names it: ``C=12``, ``rate 4.5/s``."""
     return f"C={value:g}" if over == OVER_CONCURRENCY else f"rate {value:g}/s"
+
+
+def sustain_line(
+    entry: CapacityEntry, value: float | None, seconds: float, verdict: ProbeVerdict | None
+) -> str:
+    """What the console says of --sustain's level: ``sustain: C=8 held for 60 s at
+    ttft_p90_ms<=1500 (212 requests; ...)``, ``did not hold`` with what broke, or (``value``
+    None) that no capacity was found to hold."""
+    if value is None:
+        return f"sustain: none, no probe met {entry.bounds}: no capacity to hold"
+    head = f"sustain: {level_name(entry.over, value)}"
+    held_for = f"for {seconds:g} s at {entry.bounds}"
+    if verdict is None:
+        return f"{head} could not be judged {held_for}"
+    sample = sample_text(verdict)
+    if verdict.meets:
+        return f"{head} held {held_for}" + (f" ({sample})" if sample else "")
+    broke = "; ".join(filter(None, [*verdict.breaches, sample]))
+    return f"{head} did not hold {held_for} ({broke})"

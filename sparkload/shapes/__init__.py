@@ -65,7 +65,8 @@ class Conductor(Protocol):
         count-based level (None: time-based, open loop, or turns drawn per conversation, when
         ``sessions`` says how many conversations the tally waits for); ``arrival_rate``: an
         open-loop level's offered rate (its ``concurrency`` is then the client pool); ``marks``:
-        what the level is beyond its load (a --refine-knee level, a scenario's phase)."""
+        what the level is beyond its load (a --refine-knee level, a scenario's phase, the level
+        holding a capacity search's found load for --sustain)."""
         ...
 
     def end_level(
@@ -95,6 +96,12 @@ class Conductor(Protocol):
     def record_capacity(self, results: list[CapacityResult]) -> None:
         """The capacity searches' answers so far (--find-capacity's one, or one per --tier):
         into the manifest, and each said once complete."""
+        ...
+
+    def record_sustain(self, value: float | None, verdict: ProbeVerdict | None) -> None:
+        """--sustain's level at ``value`` judged under the search's bounds: into the manifest's
+        capacity entry, said once; a capacity that did not hold fails the run as a capacity
+        not found does (exit 4). ``value`` None: no capacity was found, nothing held (said)."""
         ...
 
 

@@ -190,6 +190,9 @@ class ArrivalShape:
         self.request_timeout = request_timeout
         self.saturation_stop = saturation_stop
         self.planned = len(rates)  # levels the sweep runs: fewer once one is over-saturated
+        # the level holding a capacity search's found rate for --sustain (``search.py``): its
+        # manifest entry is marked with ``duration``
+        self.sustain_at: int | None = None
         self.index = 0
         self.started: float | None = None
         self.drain = Drain(timeout=request_timeout + 5.0)
@@ -251,7 +254,10 @@ class ArrivalShape:
             if not conductor.users_ready(self.users):
                 return (self.users, SPAWN_RATE)
             rate = self.rates[self.index]
-            self._tally = conductor.begin_level(self.index, self.users, None, arrival_rate=rate)
+            sustain = self.duration if self.index == self.sustain_at else None
+            self._tally = conductor.begin_level(
+                self.index, self.users, None, arrival_rate=rate, sustain=sustain
+            )
             conductor.broadcast(self._stage(ARRIVAL, conductor))
             self.started = now
             return (self.users, SPAWN_RATE)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from sparkload.records import LevelMarks
 from sparkload.run.context import RunContext
 from sparkload.run.livetable import LevelTally
-from sparkload.shapes import SPAWN_RATE, Conductor, Tick
+from sparkload.shapes import SPAWN_RATE, Conductor, Tick, after
 from sparkload.shapes.drain import Drain
 from sparkload.shapes.knee import KneeRefiner
 from sparkload.shapes.precision import PrecisionRule
@@ -103,14 +103,18 @@ class LadderShape:
         if self.stage == MEASURE and self.precision is not None and self._extended(conductor):
             return (self.users, SPAWN_RATE)
         if self.stage == MEASURE and self.tally.complete:
-            conductor.end_level(self.index)
-            self.level_ended(conductor)
+            # a search judges the level here (seconds): what follows is dated after it
+            now = after(now, lambda: self._end_level(conductor))
             self.index += 1
             self.stage = IDLE
             if self.index >= len(self.levels):
                 conductor.broadcast(Stage())
             return self.tick(conductor, now)
         return (self.users, SPAWN_RATE)
+
+    def _end_level(self, conductor: Conductor) -> None:
+        conductor.end_level(self.index)
+        self.level_ended(conductor)
 
     def level_ended(self, conductor: Conductor) -> None:
         """After a level's end, before the next: a ladder's levels are known from the start but

@@ -35,7 +35,9 @@ def progress_line(shape: Shape | None, collector: RunCollector | None, opts: Run
     level = (  # an open-loop level's users are only its client pool: its rate says what it is
         f"C={tally.concurrency}" if tally.arrival_rate is None else f"{tally.arrival_rate:g}/s"
     )
-    if isinstance(shape, SearchShape | RateSearchShape):
+    if _sustaining(shape):
+        head = f"sustain ({level})"  # --sustain's level, after the search
+    elif isinstance(shape, SearchShape | RateSearchShape):
         more = shape.prober.searches.probes_left_at_most()
         head = f"capacity probe {tally.index + 1} ({level}), at most {more} more"
     elif isinstance(shape, ScenarioShape):
@@ -79,11 +81,22 @@ def _level_total(shape: Shape, opts: RunOptions) -> int:
     return opts.level_count * opts.plan.repeat
 
 
+def _sustaining(shape: Shape) -> bool:
+    """The search is over and --sustain's level runs."""
+    if isinstance(shape, SearchShape):
+        return shape.sustained is not None and shape.index >= len(shape.levels)
+    return isinstance(shape, RateSearchShape) and shape.index == shape.sustain_at
+
+
 def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | None:
     """Seconds until the plan is done (0: only the drain is left), None when unknown."""
     if isinstance(shape, SearchShape):
+        if (held := shape.sustained) is not None and shape.index >= len(shape.levels):
+            return _clocked_left(held.index, 1, held.step_started, held.step_duration, now)
         return 0.0 if shape.index >= len(shape.levels) else None
     if isinstance(shape, RateSearchShape):
+        if shape.index == shape.sustain_at:
+            return shape.arrivals_left(now)
         return 0.0 if shape.index >= len(shape.rates) else None
     if isinstance(shape, LadderShape):
         return _ladder_left(shape, collector)

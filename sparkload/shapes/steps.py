@@ -1,4 +1,8 @@
-"""Time-based steps: each level runs for a fixed time, users sending back to back (exploratory)."""
+"""Time-based steps: each level runs for a fixed time, users sending back to back (exploratory).
+
+The same shape holds a capacity search's found concurrency for ``--sustain`` (``search.py``):
+one step, numbered after the search's probes, its manifest entry marked as the sustain level.
+"""
 
 from __future__ import annotations
 
@@ -18,11 +22,15 @@ class StepsShape:
         step_duration: float,
         request_timeout: float,
         refiner: KneeRefiner | None = None,
+        first_index: int = 0,
+        sustain: float | None = None,
     ) -> None:
         self.levels = levels
         self.refiner = refiner  # --refine-knee: adds levels after the last one
         self.tally: LevelTally | None = None
-        self.step_duration = step_duration
+        self.step_duration = step_duration  # real seconds
+        self.first_index = first_index  # the run's number of the first step (after a search's)
+        self.sustain = sustain  # --sustain's target seconds: the steps hold a found load
         self.index = 0
         self.level_begun = False
         self.step_started: float | None = None
@@ -39,6 +47,11 @@ class StepsShape:
             KneeRefiner(len(plan.ladder)) if plan.refine_knee else None,
         )
 
+    @property
+    def level_index(self) -> int:
+        """The run's number of the step under way."""
+        return self.first_index + self.index
+
     def duration(self, index: int) -> float:
         """Real seconds level ``index`` runs once all its users run."""
         return self.step_duration
@@ -50,12 +63,11 @@ class StepsShape:
 
     def begin(self, conductor: Conductor) -> None:
         refines = self.refiner is not None and self.refiner.refines(self.index)
-        self.tally = conductor.begin_level(
-            self.index, self.levels[self.index], None, marks=LevelMarks(refines_knee=refines)
-        )
+        marks = LevelMarks(refines_knee=refines, sustain=self.sustain)
+        self.tally = conductor.begin_level(self.level_index, self.levels[self.index], None, marks)
 
     def stage(self) -> Stage:
-        return Stage(RUN, self.index, self.levels[self.index])
+        return Stage(RUN, self.level_index, self.levels[self.index])
 
     def tick(self, conductor: Conductor, now: float) -> Tick:
         if self.index >= len(self.levels):
@@ -73,7 +85,7 @@ class StepsShape:
         return (self.users, SPAWN_RATE)
 
     def _end_step(self, conductor: Conductor) -> None:
-        conductor.end_level(self.index)
+        conductor.end_level(self.level_index)
         if self.refiner is not None and self.tally is not None:
             self.levels += self.refiner.level_ended(self.index, self.tally)
         self.index += 1

@@ -30,6 +30,7 @@ from sparkload.sim.options import FIXED
 from sparkload.sim.profiles import SUPPORTED_TP, Profile, get_profile, with_tp
 from sparkload.sim.server import Backend, ServerConfig, SimServer
 from sparkload.sim.speculation import parse_category_acceptance, parse_spec
+from sparkload.sim.thermal import ThermalModel
 
 READY_LINE = "sparkload-sim listening on {scheme}://{host}:{port}"
 
@@ -226,6 +227,8 @@ def build_server(args: argparse.Namespace) -> SimServer:
     if args.profile == FIXED:
         if args.block_size is not None:
             raise UsageError("--block-size: --profile fixed has no KV cache")
+        if args.thermal:
+            raise UsageError("--thermal: --profile fixed draws no power to heat with")
         timing = FixedTiming(
             args.fixed_ttft_ms / 1e3, args.fixed_itl_ms / 1e3, args.fixed_tokens_per_chunk
         )
@@ -233,7 +236,8 @@ def build_server(args: argparse.Namespace) -> SimServer:
         model, speculative = "sparkload-sim-fixed", False
     else:
         profile = engine_profile(args)
-        backend = EngineBackend(profile, args.time_scale, args.seed, lora)
+        thermal = ThermalModel() if args.thermal else None
+        backend = EngineBackend(profile, args.time_scale, args.seed, lora, thermal)
         model, speculative = profile.model_name, profile.spec is not None
     config = ServerConfig(
         model_name=args.served_model_name or model,

@@ -26,6 +26,7 @@ from sparkload.sim.lora import LoraSetup, LoraSlots
 from sparkload.sim.power import PowerMeter, PowerModel
 from sparkload.sim.profiles import Profile
 from sparkload.sim.request_metrics import Schedule
+from sparkload.sim.thermal import Thermal, ThermalModel
 
 
 class Pacer:
@@ -72,14 +73,21 @@ class EngineBackend:
     """Drives ``Engine`` in (scaled) real time and fans its emissions out to the streams."""
 
     def __init__(
-        self, profile: Profile, time_scale: float, seed: int = 0, lora: LoraSetup | None = None
+        self,
+        profile: Profile,
+        time_scale: float,
+        seed: int = 0,
+        lora: LoraSetup | None = None,
+        thermal: ThermalModel | None = None,
     ) -> None:
         self.engine = Engine(profile, seed, lora)
         self.counters: Counters = self.engine.counters
         self.hidden_first_tokens = profile.hidden_first_tokens
         self.block_tokens = profile.block_size
         self.nodes = profile.tp
-        self.power = PowerMeter(PowerModel(), time_scale)
+        power = PowerModel()
+        heat = None if thermal is None else Thermal(thermal, power.idle_w)
+        self.power = PowerMeter(power, time_scale, thermal=heat)
         self._profile = profile
         self._scale = time_scale
         self._frontend_rng = random.Random(seed + 1)
@@ -161,13 +169,14 @@ class EngineBackend:
                 step_end = loop.time()
             step = self.engine.step()
             self.power.begin_step(step.cost)
+            seconds = step.duration_s / self.power.clock_share  # a throttled clock: slower
             step_start = max(step_end, loop.time() - 0.05)
-            step_end = step_start + step.duration_s / self._scale
+            step_end = step_start + seconds / self._scale
             for request_id in step.scheduled:
                 if (schedule := self._schedules.get(request_id)) is not None:
                     schedule.schedule_at(step_start)
             await self._pacer.sleep_until(step_end)
-            self.power.end_step(step.duration_s)
+            self.power.end_step(seconds)
             for emission in step.emissions:
                 queue = self._queues.get(emission.request_id)
                 if queue is not None:

@@ -8,11 +8,13 @@ labels ``model_name`` and ``engine="0"``.
 Beside them, each node's power model (``power.py``) as dcgm-exporter's default counters name
 it: ``DCGM_FI_DEV_POWER_USAGE`` (W) and ``DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION`` (mJ since the
 server started; a counter, so prometheus_client writes it with ``_total``, the name a
-Prometheus parser gives dcgm-exporter's too), labelled like dcgm-exporter's (``gpu``,
-``UUID``, ``device``, ``modelName``, ``Hostname``). ``/metrics`` carries the head node's
-(node 1); ``/node/<i>/metrics`` node i's alone, one per node of the TP group, as a
-dcgm-exporter on each Spark would serve it. One GPU keeps one ``UUID`` wherever it is read,
-so a scraper that reads node 1 twice can tell; two simulators never share one.
+Prometheus parser gives dcgm-exporter's too), and with ``--thermal`` (``thermal.py``)
+``DCGM_FI_DEV_SM_CLOCK``, ``DCGM_FI_DEV_MAX_SM_CLOCK`` (MHz) and ``DCGM_FI_DEV_GPU_TEMP``
+(°C), labelled like dcgm-exporter's (``gpu``, ``UUID``, ``device``, ``modelName``,
+``Hostname``). ``/metrics`` carries the head node's (node 1); ``/node/<i>/metrics`` node i's
+alone, one per node of the TP group, as a dcgm-exporter on each Spark would serve it. One GPU
+keeps one ``UUID`` wherever it is read, so a scraper that reads node 1 twice can tell; two
+simulators never share one.
 """
 
 from __future__ import annotations
@@ -120,6 +122,9 @@ class StatsSource(Protocol):
 DCGM_LABELS = ("gpu", "UUID", "device", "modelName", "Hostname")
 POWER_USAGE = "DCGM_FI_DEV_POWER_USAGE"
 TOTAL_ENERGY = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"
+SM_CLOCK = "DCGM_FI_DEV_SM_CLOCK"  # --thermal's (``thermal.py``)
+MAX_SM_CLOCK = "DCGM_FI_DEV_MAX_SM_CLOCK"
+GPU_TEMP = "DCGM_FI_DEV_GPU_TEMP"
 
 
 class _DcgmCollector(Collector):
@@ -139,6 +144,18 @@ class _DcgmCollector(Collector):
         )
         energy.add_metric(self._labels, self._meter.energy_j() * 1e3)
         yield energy
+        temperature = self._meter.temperature_c()
+        thermal = self._meter.thermal
+        if temperature is None or thermal is None:
+            return  # --thermal off: no clock or temperature to serve
+        for name, doc, value in (
+            (SM_CLOCK, "SM clock frequency (in MHz).", thermal.clock_mhz),
+            (MAX_SM_CLOCK, "Maximum SM clock frequency (in MHz).", thermal.model.max_clock_mhz),
+            (GPU_TEMP, "GPU temperature (in C).", temperature),
+        ):
+            gauge = GaugeMetricFamily(name, doc, labels=DCGM_LABELS)
+            gauge.add_metric(self._labels, value)
+            yield gauge
 
 
 class _BackendCollector(Collector):

@@ -169,6 +169,14 @@ LORA_SWITCH_MS = SimOption(
     "that much longer (--profile fixed: that request's first token comes that much later)",
     type=float,
 )
+THERMAL = SimOption(
+    "--thermal",
+    False,
+    "heat each node with its draw and lower its SM clock past 80 °C (steps slower by the "
+    "clock's share), over minutes of simulated time; SM clock and temperature served as "
+    "dcgm-exporter's gauges beside the power (sim/thermal.py; illustrative numbers)",
+    switch=True,
+)
 SHARED = (
     PROFILE,
     SPEC,
@@ -189,6 +197,7 @@ SHARED = (
     LORA,
     MAX_LORAS,
     LORA_SWITCH_MS,
+    THERMAL,
 )
 
 

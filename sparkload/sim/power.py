@@ -30,7 +30,10 @@ where they are silent:
   measurement: it puts decode and prefill where the figures above say.
 
 dcgm-exporter reports the GPU's own draw, less than the box's; these figures stand for the box.
-There is no thermal model: the simulator serves no clock or temperature.
+With ``--thermal`` the meter also heats the node (``thermal.py``): a throttled clock makes each
+step slower (the engine loop divides its duration by ``clock_share``) and scales its watts
+above idle by the same share; without it the clock is always the maximum and no clock or
+temperature is served.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sparkload.sim.engine import StepCost
+from sparkload.sim.thermal import Thermal
 
 
 @dataclass(frozen=True)
@@ -72,25 +76,56 @@ class PowerMeter:
         model: PowerModel,
         time_scale: float,
         clock: Callable[[], float] = time.monotonic,
+        thermal: Thermal | None = None,
     ) -> None:
         self.model = model
+        self.thermal = thermal
         self._scale = time_scale
         self._clock = clock
         self._started = clock()
         self._above_idle_j = 0.0
         self._step_w: float | None = None
+        self._heated_to = 0.0  # simulated seconds since start the thermal state is advanced to
+
+    @property
+    def clock_share(self) -> float:
+        """The SM clock's share of its maximum now (1 without a thermal model)."""
+        return 1.0 if self.thermal is None else self.thermal.clock_share
 
     def begin_step(self, cost: StepCost) -> None:
-        self._step_w = self.model.step_watts(cost)
+        self._cool_idle()
+        idle = self.model.idle_w
+        self._step_w = idle + self.clock_share * (self.model.step_watts(cost) - idle)
 
     def end_step(self, simulated_s: float) -> None:
         if self._step_w is not None:
             self._above_idle_j += (self._step_w - self.model.idle_w) * simulated_s
+            if self.thermal is not None:
+                self.thermal.advance(self._step_w, simulated_s)
+                self._heated_to = max(self._heated_to + simulated_s, self._simulated_s())
         self._step_w = None
+
+    def temperature_c(self) -> float | None:
+        """The node's temperature now (None without a thermal model)."""
+        if self.thermal is None:
+            return None
+        if self._step_w is None:
+            self._cool_idle()
+        return self.thermal.temperature_c
+
+    def _cool_idle(self) -> None:
+        """The thermal state brought up to now through the idle time since the last step."""
+        if self.thermal is None:
+            return
+        now = self._simulated_s()
+        self.thermal.advance(self.model.idle_w, now - self._heated_to)
+        self._heated_to = max(self._heated_to, now)
+
+    def _simulated_s(self) -> float:
+        return (self._clock() - self._started) * self._scale
 
     def watts(self) -> float:
         return self.model.idle_w if self._step_w is None else self._step_w
 
     def energy_j(self) -> float:
-        simulated_s = (self._clock() - self._started) * self._scale
-        return self.model.idle_w * simulated_s + self._above_idle_j
+        return self.model.idle_w * self._simulated_s() + self._above_idle_j

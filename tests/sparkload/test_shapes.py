@@ -21,6 +21,7 @@ class FakeConductor:
         self.ended = []
         self.outstanding = 0
         self.saturation = {}
+        self.sustain = {}  # level index -> its --sustain seconds (None: a level of the plan)
 
     def broadcast(self, stage):
         self.stages.append(stage)
@@ -35,6 +36,7 @@ class FakeConductor:
         self, index, concurrency, expected, arrival_rate=None, sessions=None, marks=NO_MARKS
     ):
         self.tallies[index] = LevelTally(index, concurrency, expected, arrival_rate, 1.0, sessions)
+        self.sustain[index] = marks.sustain
         return self.tallies[index]
 
     def end_level(self, index, saturation=None, stops_sweep=False):

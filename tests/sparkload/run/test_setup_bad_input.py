@@ -29,6 +29,11 @@ def assert_clean_failure(run, expected: str) -> None:
         (["--requests-per-user", "many"], "--requests-per-user: 'many' is not a whole number"),
         (["--request-timeout", "0"], "--request-timeout: must be more than 0"),
         (
+            ["--find-capacity", "ttft_p90_ms<=1500", "--sustain", "60"],
+            "--sustain: '60' is not a duration: give a number with its unit",
+        ),
+        (["--sustain", "60s"], "--sustain holds the load a capacity search found"),
+        (
             ["--quality-probe", "no-such.jsonl"],
             "--quality-probe: no such file: no-such.jsonl (or give one of arithmetic, retrieval)",
         ),

@@ -247,3 +247,104 @@ def test_a_level_started_right_after_a_verdict_is_dated_after_the_verdict():
     shape.tick(conductor, 2.5)  # served: it ends, is judged, and level 1 starts
     assert shape.index == 1 and shape.started is not None
     assert shape.started >= 2.5 + 0.1
+
+
+class SustainConductor(JudgingConductor):
+    """Keeps what --sustain's level was judged and recorded as."""
+
+    def __init__(self, capacity: int | None) -> None:
+        super().__init__(capacity)
+        self.sustained: list[tuple[float | None, ProbeVerdict | None]] = []
+
+    def record_sustain(self, value, verdict):
+        self.sustained.append((value, verdict))
+
+
+def sustained_search(capacity: int, sustain: float = 60.0) -> tuple[SearchShape, SustainConductor]:
+    search = Prober(prober(CONCURRENCY, 1, 256).searches, sustain)
+    return SearchShape(search, 3, time_scale=10.0), SustainConductor(capacity)
+
+
+def run_sustained(shape: SearchShape, conductor: SustainConductor) -> list[int]:
+    """``run_search``, then the sustain level: its users run, its clock passes, it drains."""
+    run = []
+    for now in range(1000):  # bounded, one real second a tick
+        tick = shape.tick(conductor, float(now))
+        if tick is None:
+            return run
+        conductor.users = tick[0]
+        index = max(conductor.tallies) if conductor.tallies else None
+        level = conductor.tallies.get(index) if index is not None else None
+        if level is not None and level.concurrency not in run[-1:]:
+            run.append(level.concurrency)
+        if level is not None and shape.sustained is None:
+            if shape.stage == "warmup" and level.warmups == 0:
+                conductor.deliver(index, "warmup", 1)
+            elif shape.stage == "measure":
+                conductor.deliver(index, "measure", level.expected - level.measured)
+    raise AssertionError(f"the shape did not end: {run}")
+
+
+def test_after_the_search_the_found_c_is_held_as_one_more_level_marked_sustain():
+    shape, conductor = sustained_search(capacity=11)
+    assert run_sustained(shape, conductor) == [1, 2, 4, 8, 16, 12, 10, 11]
+    held = max(conductor.tallies)
+    assert held == 8 and conductor.tallies[held].concurrency == 11
+    assert conductor.tallies[held].expected is None  # time-based
+    assert conductor.sustain == {**dict.fromkeys(range(8)), 8: 60.0}
+
+
+def test_the_sustain_level_lasts_its_target_time_divided_by_the_time_scale():
+    shape, conductor = sustained_search(capacity=3)
+    run_sustained(shape, conductor)
+    held = shape.sustained
+    assert held is not None and held.step_duration == 6.0  # 60 s of target time at 10x
+
+
+def test_the_sustain_level_is_judged_under_the_searchs_bounds_once_and_recorded():
+    shape, conductor = sustained_search(capacity=11)
+    run_sustained(shape, conductor)
+    assert conductor.judged[-1] == (8, ["ttft_p90_ms<=800"])
+    ((value, verdict),) = conductor.sustained
+    assert value == 11 and verdict is not None and verdict.meets
+    assert shape.finished
+
+
+def test_no_capacity_found_holds_nothing_and_says_so():
+    shape, conductor = sustained_search(capacity=0)
+    assert run_sustained(shape, conductor) == [1]
+    assert conductor.sustained == [(None, None)]
+    assert max(conductor.tallies) == 0
+
+
+def test_an_open_loop_search_holds_its_found_rate_for_the_sustain_time():
+    search = Prober(prober(RATE, 1.0, 4.0).searches, 30.0)
+    shape = RateSearchShape(search, users=8, duration=1.0, request_timeout=10.0)
+    conductor = SustainConductor(capacity=64)
+    for now in range(2000):  # bounded
+        tick = shape.tick(conductor, now * 0.5)
+        if tick is None:
+            break
+        conductor.users = tick[0]
+    held = max(conductor.tallies)
+    assert conductor.tallies[held].arrival_rate == 4.0  # the cap: every probe met
+    assert conductor.sustain[held] == 30.0 and shape.duration == 30.0
+    assert conductor.sustained[-1][0] == 4.0
+
+
+def test_the_progress_line_names_the_sustain_level_and_counts_down_its_clock():
+    shape, conductor = sustained_search(capacity=2)
+    for now in range(1000):  # bounded: until the sustain level's clock runs
+        tick = shape.tick(conductor, float(now))
+        assert tick is not None
+        conductor.users = tick[0]
+        index = max(conductor.tallies)
+        level = conductor.tallies[index]
+        if shape.sustained is not None and shape.sustained.step_started is not None:
+            break
+        if shape.sustained is None and shape.stage == "warmup" and level.warmups == 0:
+            conductor.deliver(index, "warmup", 1)
+        elif shape.sustained is None and shape.stage == "measure":
+            conductor.deliver(index, "measure", level.expected - level.measured)
+    line = progress_line(shape, collector(tally(index, 2, None, 0, 2.0)), options())
+    assert line.startswith("sustain (C=2): 0 requests")
