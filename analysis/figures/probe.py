@@ -64,15 +64,19 @@ def level_verdict(
     figures = {b.text: _finite(row[b.text]) for b in bounds}
     intervals: dict[str, list[float]] = {}
     caveats: list[str] = []
+    unsettled: list[str] = []  # breached, yet the interval holds the threshold
     for bound in bounds:
         if bound.per_request and bound.quantile is not None and 0 < bound.quantile < 1:
             values = _level_values(dataset, row, bound.field, settings)
             interval, caveat = sample_verdict(values, bound)
             if interval is not None:
                 intervals[bound.text] = list(interval)
+                low, high = interval
+                if not bound.holds(row[bound.text]) and bound.holds(low) != bound.holds(high):
+                    unsettled.append(bound.breach_in(row))
             if caveat:
                 caveats.append(caveat)
-    return ProbeVerdict(
+    verdict = ProbeVerdict(
         index,
         not breaches,
         figures,
@@ -82,6 +86,9 @@ def level_verdict(
         intervals=intervals,
         caveats=caveats,
     )
+    if unsettled:  # written only then: every other verdict as it was
+        verdict.unsettled = unsettled
+    return verdict
 
 
 def sample_verdict(

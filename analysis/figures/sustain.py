@@ -87,7 +87,9 @@ class SustainFinding:
 
     @property
     def held(self) -> bool:
-        return self.verdict is not None and self.verdict.meets
+        """Met its bounds, or missed only within its sample's interval
+        (``ProbeVerdict.holds_within_sample``)."""
+        return self.verdict is not None and self.verdict.holds_within_sample
 
     @property
     def level(self) -> str:
@@ -111,6 +113,8 @@ class SustainFinding:
             "duration_s": self.duration_s,
             "bounds": self.bounds,
             "held": self.held,
+            # the bounds met outright (held may also be a miss within the sample's interval)
+            "met": bool(verdict and verdict.meets),
             "figures": verdict.figures if verdict else {},
             "breaches": verdict.breaches if verdict else ["no answered request"],
             "requests": verdict.requests if verdict else 0,

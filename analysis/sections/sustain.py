@@ -50,6 +50,11 @@ def _verdict_text(found: sustain.SustainFinding) -> str:
     said = f"{verdict.requests} requests" + (f"; {figures}" if figures else "")
     if verdict.meets:
         return f"{head}: **held** ({said})."
+    if verdict.holds_within_sample:
+        missed = "; ".join(verdict.breaches)
+        return (
+            f"{head}: **held**, missed only within its sample's 90 % interval: {missed} ({said})."
+        )
     return f"{head}: **not held**: {'; '.join(verdict.breaches)} ({said})."
 
 

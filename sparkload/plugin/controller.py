@@ -474,7 +474,7 @@ class RunController:
         line = sustain_line(entry, value, self.context.options.plan.sustain, verdict)
         self.capacity_lines["sustain"] = line
         logger.info("sparkload %s", line)
-        if verdict is None or not verdict.meets:
+        if verdict is None or not verdict.holds_within_sample:
             self.environment.process_exit_code = EXIT_CHECK_FAILED
 
 

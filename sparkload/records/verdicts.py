@@ -36,6 +36,18 @@ class ProbeVerdict(Entry):
     # --check tenants (each --tenants class held to its own slo): the classes that broke theirs
     # at this level, in the file's order (absent: a verdict under one set of bounds)
     failing_classes: list[str] | None = omitted()
+    # the breaches (as in ``breaches``) of percentile bounds whose interval holds the threshold:
+    # the sample cannot tell the level from one that meets them (absent: none, or an old verdict)
+    unsettled: list[str] | None = omitted()
+
+    @property
+    def holds_within_sample(self) -> bool:
+        """The level meets its bounds, or misses only bounds its sample cannot settle: what a
+        --sustain level must show to have held. A capacity found at the boundary (the next
+        probe up failed) and measured again misses its bound by chance about as often as it
+        meets it; only a breach its interval leaves no doubt about says the load did not hold."""
+        unsettled = set(self.unsettled or ())
+        return all(breach in unsettled for breach in self.breaches)
 
 
 @dataclass
@@ -96,7 +108,8 @@ def sustain_line(
     if verdict is None:
         return f"{head} could not be judged {held_for}"
     sample = sample_text(verdict)
-    if verdict.meets:
-        return f"{head} held {held_for}" + (f" ({sample})" if sample else "")
+    if verdict.holds_within_sample:
+        within = "" if verdict.meets else ", missed only within its sample's interval"
+        return f"{head} held {held_for}{within}" + (f" ({sample})" if sample else "")
     broke = "; ".join(filter(None, [*verdict.breaches, sample]))
     return f"{head} did not hold {held_for} ({broke})"

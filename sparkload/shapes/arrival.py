@@ -25,7 +25,7 @@ from typing import TypeVar
 import gevent
 
 from sparkload.config import CONSTANT, GAMMA
-from sparkload.records import Schedule
+from sparkload.records import LevelMarks, Schedule
 from sparkload.run.context import RunContext
 from sparkload.run.livetable import LevelTally
 from sparkload.saturation import LevelWatch, judge_open_loop
@@ -256,7 +256,7 @@ class ArrivalShape:
             rate = self.rates[self.index]
             sustain = self.duration if self.index == self.sustain_at else None
             self._tally = conductor.begin_level(
-                self.index, self.users, None, arrival_rate=rate, sustain=sustain
+                self.index, self.users, None, arrival_rate=rate, marks=LevelMarks(sustain=sustain)
             )
             conductor.broadcast(self._stage(ARRIVAL, conductor))
             self.started = now

@@ -92,7 +92,7 @@ def _time_left(shape: Shape, collector: RunCollector, now: float) -> float | Non
     """Seconds until the plan is done (0: only the drain is left), None when unknown."""
     if isinstance(shape, SearchShape):
         if (held := shape.sustained) is not None and shape.index >= len(shape.levels):
-            return _clocked_left(held.index, 1, held.step_started, held.step_duration, now)
+            return _clocked_left(held, now)
         return 0.0 if shape.index >= len(shape.levels) else None
     if isinstance(shape, RateSearchShape):
         if shape.index == shape.sustain_at:

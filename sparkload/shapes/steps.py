@@ -64,7 +64,9 @@ class StepsShape:
     def begin(self, conductor: Conductor) -> None:
         refines = self.refiner is not None and self.refiner.refines(self.index)
         marks = LevelMarks(refines_knee=refines, sustain=self.sustain)
-        self.tally = conductor.begin_level(self.level_index, self.levels[self.index], None, marks)
+        self.tally = conductor.begin_level(
+            self.level_index, self.levels[self.index], None, marks=marks
+        )
 
     def stage(self) -> Stage:
         return Stage(RUN, self.level_index, self.levels[self.index])

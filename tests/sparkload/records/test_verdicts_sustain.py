@@ -28,6 +28,24 @@ def test_a_capacity_that_did_not_hold_says_what_broke():
     )
 
 
+def test_a_miss_its_sample_cannot_settle_still_holds_and_says_so():
+    breach = "ttft_p90_ms = 1661 > 1500"
+    verdict = ProbeVerdict(10, False, {BOUNDS: 1661.0}, [breach], requests=120)
+    verdict.unsettled = [breach]  # its interval, 1455-1784, holds the threshold
+    assert verdict.holds_within_sample
+    assert sustain_line(ENTRY, 24, 60.0, verdict) == (
+        "sustain: C=24 held for 60 s at ttft_p90_ms<=1500, missed only within its sample's "
+        "interval (120 requests)"
+    )
+
+
+def test_a_settled_miss_beside_an_unsettled_one_does_not_hold():
+    settled, unsettled = "ttft_p90_ms = 2411 > 1500", "itl_p90_ms = 52 > 50"
+    verdict = ProbeVerdict(10, False, {}, [settled, unsettled])
+    verdict.unsettled = [unsettled]
+    assert not verdict.holds_within_sample
+
+
 def test_no_capacity_found_says_there_is_nothing_to_hold():
     empty = CapacityEntry(bounds=BOUNDS)
     assert sustain_line(empty, None, 60.0, None) == (
