@@ -233,7 +233,7 @@ class RequestRecord:
 
     def to_dict(self) -> dict:
         data = dict(zip(_FIELD_NAMES, _field_values(self), strict=True))
-        for name in _OMITTED_WHEN_NONE:
+        for name in OMITTED_WHEN_NONE:
             if data[name] is None:
                 del data[name]
         if not data["extra"]:
@@ -251,7 +251,8 @@ def _rate(tokens: int | None, first: float | None, last: float | None) -> float 
 
 _FIELD_NAMES = tuple(f.name for f in fields(RequestRecord))
 _field_values = attrgetter(*_FIELD_NAMES)  # one C call for every field's value
-_OMITTED_WHEN_NONE = (
+# Left out of the record's dict while None (a field only some records have: JSON lines stay short)
+OMITTED_WHEN_NONE = (
     "chunk_gaps",
     "session_id",
     "turn",
