@@ -31,7 +31,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from analysis.errors import InputError
-from analysis.reading import baselines, derived_columns, locust_csv, per_request
+from analysis.reading import arrow_columns, baselines, derived_columns, locust_csv, per_request
 from sparkload.records import (
     DURATION_FIELDS,
     MANIFEST_FILE,
@@ -319,7 +319,15 @@ def _flags(values: list) -> np.ndarray:
 
 
 def _read_requests(reader: RequestsReader) -> dict[str, np.ndarray]:
-    """Column arrays of every record (lines that do not parse: counted by the reader)."""
+    """Column arrays of every record (lines that do not parse: counted by the reader): a
+    columnar run's straight from its columns, an earlier version's JSON lines record by record."""
+    if (reader.run_dir / REQUESTS_PARQUET).is_dir():
+        columns = arrow_columns.read(
+            reader, (*NUMERIC_FIELDS, *THINKING_FIELDS), TEXT_FIELDS, EXTRA_FIELDS,
+            EXTRA_TEXT_FIELDS, _floats,
+        )  # fmt: skip
+        if columns:
+            return columns
     numeric = (*NUMERIC_FIELDS, *THINKING_FIELDS, *(f"extra_{name}" for name in EXTRA_FIELDS))
     kept = (*numeric, *per_request.FIELDS, "measure", "ok")
     parts: dict[str, list[np.ndarray]] = {name: [] for name in kept}
