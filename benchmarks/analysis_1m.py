@@ -27,8 +27,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from sparkload.records import MANIFEST_FILE, REQUESTS_FILE, REQUESTS_PARQUET, RequestRecord
+from sparkload.records.columnar import to_batch, to_records
 from sparkload.records.requests_files import PART_ROWS, RequestsWriter, record_line
 
 # (label, variant, C=1 ttft s, C=1 tps, per-level slowdown of tps); shapes like the report's.
@@ -44,8 +46,9 @@ OUTPUT_TOKENS = 128
 TARGET_MB = 1500  # peak RSS of the analysis, at 1,000,000 and at 10,000,000 records (issue 47)
 
 
-def _template() -> dict:
-    return RequestRecord(
+def _template() -> pa.Table:
+    """One record as the load side writes it, as a one-row table of the records' schema."""
+    record = RequestRecord(
         request_id="",
         level=1,
         level_index=0,
@@ -63,7 +66,22 @@ def _template() -> dict:
         prompt_tokens=140,
         cached_tokens=128,
         finish_reason="length",
+        ttfb=0.0,
+        ttft=0.0,
+        ttfc=0.0,
+        t_last_token=0.0,
+        latency=0.0,
+        chunks=OUTPUT_TOKENS,
+        chunk_gap_mean=0.0,
+        chunk_gap_p50=0.0,
+        chunk_gap_p90=0.0,
+        chunk_gap_p99=0.0,
+        chunk_gap_max=0.0,
+        itl=0.0,
+        tps=0.0,
+        decode_tps=0.0,
     ).to_dict()
+    return pa.Table.from_batches([to_batch([record])])
 
 
 class _JsonLines:
@@ -72,8 +90,8 @@ class _JsonLines:
     def __init__(self, run: Path) -> None:
         self.out = (run / REQUESTS_FILE).open("wb")
 
-    def append(self, records: list[dict]) -> None:
-        self.out.write(b"".join(record_line(r) for r in records))
+    def append(self, batch: pa.RecordBatch) -> None:
+        self.out.write(b"".join(record_line(r) for r in to_records(batch)))
 
     def tear(self) -> None:
         self.out.write(TORN)
@@ -83,14 +101,78 @@ class _JsonLines:
 
 
 class _Columnar(RequestsWriter):
-    """Records as the master writes them (``requests.parquet/``), the torn line in the pending
-    lines of a part it never wrote."""
+    """Records as the master writes them (``requests.parquet/``: its own ``write_part``), taken
+    as whole record batches rather than record dicts (10,000,000 dicts would take an hour to
+    make here); the torn line in the pending lines of a part it never wrote."""
+
+    def append(self, batch: pa.RecordBatch) -> None:  # type: ignore[override]
+        self._pending = (self.path / f"_pending-{self._part:06d}.jsonl").open("ab")
+        self._batches.append(batch)
+        self._rows += batch.num_rows
+        self.write_part()
 
     def tear(self) -> None:
-        (self.path / f"_pending-{len(list(self.path.iterdir())):06d}.jsonl").write_bytes(TORN)
+        (self.path / f"_pending-{self._part:06d}.jsonl").write_bytes(TORN)
 
 
 TORN = b'{"request_id": "torn-by-a-kill", "level": 16, "lat'  # a killed run's last line
+
+
+def _level(
+    template: pa.Table, label: str, c: int, index: int, starts, ttft, latency, itl, tps, failed
+) -> pa.Table:
+    """One level's records, its warm-up first: the template's row, with each record's own
+    figures; a failure without the figures of a reply."""
+    n = len(starts)
+    rows = template.take(np.zeros(n + 1, dtype=np.int64))
+    j = np.concatenate([[0], np.arange(n)])  # the warm-up repeats the first request's figures
+    bad = np.concatenate([[False], failed])
+    ok = ~bad
+    itl_j = itl[j]
+
+    def floats(values) -> pa.Array:
+        return pa.array(np.where(ok, values, np.nan), pa.float64(), from_pandas=True)
+
+    def texts(values: list) -> pa.Array:
+        return pa.array(values, type=rows.schema.field("phase").type)
+
+    def text_unless_failed(value: str) -> pa.Array:
+        return texts(np.where(ok, value, None).tolist())
+
+    columns = {
+        "request_id": pa.array([f"{label}-{c}-{i}" for i in range(-1, n)]),
+        "level": pa.array(np.full(n + 1, c)),
+        "level_index": pa.array(np.full(n + 1, index)),
+        "user": pa.array(j % c),
+        "prompt_index": pa.array(j % 100),
+        "start_time": pa.array(starts[j]),
+        "phase": texts(["warmup", *["measure"] * n]),
+        "status": texts(np.where(ok, "ok", "error").tolist()),
+        "error_kind": texts(np.where(ok, None, "timeout").tolist()),
+        "error": pa.array(np.where(ok, None, "read timeout").tolist(), pa.string()),
+        "http_status": pa.array(np.where(ok, 200, 0), mask=bad),
+        "output_tokens": pa.array(np.full(n + 1, OUTPUT_TOKENS), mask=bad),
+        "chunks": pa.array(np.full(n + 1, OUTPUT_TOKENS), mask=bad),
+        "tokens_counted_by": text_unless_failed("usage"),
+        "finish_reason": text_unless_failed("length"),
+        "ttfb": floats(ttft[j] - 0.005),
+        "ttft": floats(ttft[j]),
+        "ttfc": floats(ttft[j]),
+        "t_last_token": floats(latency[j] - 0.002),
+        "latency": floats(latency[j]),
+        "chunk_gap_mean": floats(itl_j),
+        "chunk_gap_p50": floats(itl_j),
+        "chunk_gap_p90": floats(itl_j * 1.1),
+        "chunk_gap_p99": floats(itl_j * 1.3),
+        "chunk_gap_max": floats(itl_j * 2),
+        "itl": floats(itl_j),
+        "tps": floats(tps[j]),
+        "decode_tps": floats(1 / itl_j),
+    }
+    for name, values in columns.items():
+        at = rows.schema.get_field_index(name)
+        rows = rows.set_column(at, rows.schema.field(name), values)
+    return rows
 
 
 def write_run(
@@ -106,7 +188,7 @@ def write_run(
 ) -> None:
     run = root / f"20260101T000000Z-{label}"
     run.mkdir(parents=True)
-    base = _template()
+    template = _template()
     t0 = 1_767_225_600.0
     sink = _JsonLines(run) if jsonl else _Columnar(run)
     for index, c in enumerate(LADDER):
@@ -118,57 +200,12 @@ def write_run(
         failed = rng.random(n) < 0.01
         # closed loop: each of C users sends back to back
         starts = t0 + np.cumsum(latency) / c
-        chunks = []
-        for i in range(-1, n):
-            rec = dict(base)
-            j = max(i, 0)
-            rec.update(
-                request_id=f"{label}-{c}-{i}",
-                level=c,
-                level_index=index,
-                user=j % c,
-                prompt_index=j % 100,
-                start_time=float(starts[j]),
-            )
-            if i < 0:
-                rec["phase"] = "warmup"
-            if i >= 0 and failed[i]:
-                rec.update(
-                    status="error",
-                    error_kind="timeout",
-                    error="read timeout",
-                    http_status=None,
-                    output_tokens=None,
-                    latency=None,
-                    tokens_counted_by=None,
-                    finish_reason=None,
-                )
-            else:
-                lat, tt = float(latency[j]), float(ttft[j])
-                rec.update(
-                    ttfb=tt - 0.005,
-                    ttft=tt,
-                    ttfc=tt,
-                    t_last_token=lat - 0.002,
-                    latency=lat,
-                    chunks=OUTPUT_TOKENS,
-                    chunk_gap_mean=float(itl[j]),
-                    chunk_gap_p50=float(itl[j]),
-                    chunk_gap_p90=float(itl[j]) * 1.1,
-                    chunk_gap_p99=float(itl[j]) * 1.3,
-                    chunk_gap_max=float(itl[j]) * 2,
-                    itl=float(itl[j]),
-                    tps=float(tps[j]),
-                    decode_tps=1 / float(itl[j]),
-                )
-            chunks.append(rec)
-            if len(chunks) == PART_ROWS:
-                sink.append(chunks)
-                chunks = []
-        sink.append(chunks)
+        rows = _level(template, label, c, index, starts, ttft, latency, itl, tps, failed)
+        for batch in rows.to_batches(max_chunksize=PART_ROWS):
+            sink.append(batch)
         t0 = float(starts[-1] + latency[-1]) + 5
-    sink.close()
     sink.tear()
+    sink.close()
     manifest = {
         "schema": 1,
         "label": label,

@@ -451,11 +451,32 @@ def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
     run.time_origin = _to_simulated_time(columns, run.time_scale)
     columns["itl"] = derived_columns.measured_itl(columns)
     columns["expected_cached_tokens"] = derived_columns.expected_cached(columns)
-    frame = pd.DataFrame(columns)
+    frame = pd.DataFrame(_absent_as_sparse(columns))
     frame["level"] = frame["level"].astype(np.int64)
     frame["error_kind"] = frame["error_kind"].astype("category")
     frame.insert(0, "run", np.int32(run_index))
     return frame
+
+
+def _absent_as_sparse(columns: dict) -> dict:
+    """Float columns no record of the run has a value in (most: a plain run's records carry no
+    reasoning, server or workload figures) as sparse all-NaN columns, which cost no memory per
+    record: at 10,000,000 records 40 dense NaN columns would be 3.2 GB."""
+    return {
+        name: pd.arrays.SparseArray(values)
+        if isinstance(values, np.ndarray) and values.dtype.kind == "f" and np.isnan(values).all()
+        else values
+        for name, values in columns.items()
+    }
+
+
+def _dense(records: pd.DataFrame) -> pd.DataFrame:
+    """Runs pooled: a column sparse in one run but not in another made dense (sparse only where
+    no run has a value)."""
+    for name in records.columns:
+        if isinstance(records[name].dtype, pd.SparseDtype) and records[name].notna().any():
+            records[name] = records[name].sparse.to_dense()
+    return records
 
 
 def load_with_records(path: str | Path) -> Dataset:
@@ -516,7 +537,7 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
         raise InputError("no records: " + "; ".join(skipped))
     labels = list(dict.fromkeys(run.label for run in runs))
     if frames:
-        records = pd.concat(frames, ignore_index=True)
+        records = _dense(pd.concat(frames, ignore_index=True))
         # concat widens categoricals to object
         for name in (*_TEXT_COLUMNS, "tenant"):
             records[name] = records[name].astype("category")
