@@ -236,8 +236,9 @@ def on_disk(results: Path) -> int:
     return sum(p.stat().st_size for p in files if p.is_file())
 
 
-def measure(command: list[str]) -> tuple[int, float, float, str]:
-    """Exit code, wall seconds, peak RSS (MB) of one child process, and its stderr.
+def measure(command: list[str]) -> tuple[int, float, float, float, str]:
+    """Exit code, wall seconds, CPU seconds (user + system), peak RSS (MB) of one child process,
+    and its stderr. On a machine shared with other work the CPU seconds are the steadier figure.
 
     os.wait4 gives the rusage of that child alone. Its max RSS also counts the parent's
     high-water mark at exec, which is why the data is generated in another process first: this
@@ -248,7 +249,8 @@ def measure(command: list[str]) -> tuple[int, float, float, str]:
     stderr = child.stderr.read()
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
-    return os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss / 1024, stderr  # Linux: KiB
+    cpu = usage.ru_utime + usage.ru_stime
+    return os.waitstatus_to_exitcode(status), wall, cpu, usage.ru_maxrss / 1024, stderr  # KiB
 
 
 def main() -> int:
@@ -293,7 +295,7 @@ def main() -> int:
     ]
     if args.slice_duration is not None:
         command += ["--slice-duration", f"{args.slice_duration:g}"]
-    code, wall, peak_mb, stderr = measure([*command, "--slo", slo])
+    code, wall, cpu, peak_mb, stderr = measure([*command, "--slo", slo])
     if code != 0:
         print(stderr, file=sys.stderr)
         return 1
@@ -302,7 +304,8 @@ def main() -> int:
     target_s = 90 if total > 1_000_000 else 10
     print(
         f"analysis of {total:,} records (all tables, {charts} PNG + {charts} HTML charts): "
-        f"wall time {wall:.1f} s (target < {target_s} s), peak RSS {peak_mb:.0f} MB "
+        f"wall time {wall:.1f} s (target < {target_s} s; CPU {cpu:.1f} s), "
+        f"peak RSS {peak_mb:.0f} MB "
         f"(target < {TARGET_MB} MB)"
     )
     if not args.keep:

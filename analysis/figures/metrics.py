@@ -73,6 +73,7 @@ import pandas as pd
 from analysis.figures import images as im
 from analysis.figures import inputs, percentiles
 from analysis.figures import structured as st
+from analysis.figures.measured import measured_ok
 from analysis.figures.replies import no_answer, truncated_calls
 from analysis.reading.load import Dataset, describe_level
 from analysis.reading.manifest_levels import (
@@ -241,14 +242,6 @@ def level_name(row: pd.Series) -> str:
     if row["loop"] == CLOSED.name:
         return describe_level(int(row["concurrency"]), None)
     return describe_level(None, float(row["offered_rps"]))
-
-
-def measured_ok(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
-    """The requests every metric is computed from, with the compatibility switch applied."""
-    frame = records[records["measure"].to_numpy() & records["ok"].to_numpy()]
-    if settings.itl_null_as_zero:
-        frame = frame.assign(itl=frame["itl"].fillna(0.0))
-    return frame
 
 
 def _group_rng(settings: Settings, label: str, key: float) -> np.random.Generator:

@@ -65,7 +65,9 @@ def _extras(column: pa.Array) -> list[dict | None] | None:
         return None
     return [
         value if isinstance(value, dict) else None
-        for value in (orjson.loads(text) if text is not None else None for text in column)
+        for value in (
+            orjson.loads(text) if text is not None else None for text in column.to_pylist()
+        )
     ]
 
 

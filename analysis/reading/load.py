@@ -31,7 +31,14 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from analysis.errors import InputError
-from analysis.reading import arrow_columns, baselines, derived_columns, locust_csv, per_request
+from analysis.reading import (
+    arrow_columns,
+    baselines,
+    derived_columns,
+    locust_csv,
+    per_request,
+    pooled,
+)
 from sparkload.records import (
     DURATION_FIELDS,
     MANIFEST_FILE,
@@ -428,7 +435,8 @@ def _offered_rps(run: Run, level_index: np.ndarray) -> np.ndarray:
     return pd.Series(level_index).map(rates).to_numpy(np.float64, na_value=np.nan)
 
 
-def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
+def _load_records(run: Run, run_index: int) -> dict | None:
+    """A run's columns (``pooled.frame`` makes the frame of every run's), None without any."""
     reader = RequestsReader(run.path)
     columns = _read_requests(reader)
     run.skipped_lines = reader.skipped
@@ -451,32 +459,10 @@ def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
     run.time_origin = _to_simulated_time(columns, run.time_scale)
     columns["itl"] = derived_columns.measured_itl(columns)
     columns["expected_cached_tokens"] = derived_columns.expected_cached(columns)
-    frame = pd.DataFrame(_absent_as_sparse(columns))
-    frame["level"] = frame["level"].astype(np.int64)
-    frame["error_kind"] = frame["error_kind"].astype("category")
-    frame.insert(0, "run", np.int32(run_index))
-    return frame
-
-
-def _absent_as_sparse(columns: dict) -> dict:
-    """Float columns no record of the run has a value in (most: a plain run's records carry no
-    reasoning, server or workload figures) as sparse all-NaN columns, which cost no memory per
-    record: at 10,000,000 records 40 dense NaN columns would be 3.2 GB."""
-    return {
-        name: pd.arrays.SparseArray(values)
-        if isinstance(values, np.ndarray) and values.dtype.kind == "f" and np.isnan(values).all()
-        else values
-        for name, values in columns.items()
-    }
-
-
-def _dense(records: pd.DataFrame) -> pd.DataFrame:
-    """Runs pooled: a column sparse in one run but not in another made dense (sparse only where
-    no run has a value)."""
-    for name in records.columns:
-        if isinstance(records[name].dtype, pd.SparseDtype) and records[name].notna().any():
-            records[name] = records[name].sparse.to_dense()
-    return records
+    columns = {name: pooled.absent_as_sparse(values) for name, values in columns.items()}
+    columns["level"] = columns["level"].astype(np.int64)
+    columns["error_kind"] = pd.Categorical(columns["error_kind"])
+    return {"run": np.full(run.records, run_index, dtype=np.int32), **columns}
 
 
 def load_with_records(path: str | Path) -> Dataset:
@@ -491,17 +477,10 @@ def load_with_records(path: str | Path) -> Dataset:
     return dataset
 
 
-# the text columns kept as pandas categoricals (concat widens them to object)
-_TEXT_COLUMNS = (
-    "endpoint", "session_id", "step", "category", "structured", "reasoning_counted_by",
-    "agent_session", "parent_session", "extra_subagent",
-)  # fmt: skip
-
-
 def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     """Load every run under ``paths``; raise InputError when nothing usable is there."""
     runs: list[Run] = []
-    frames: list[pd.DataFrame] = []
+    frames: list[dict] = []
     csv_frames: list[pd.DataFrame] = []
     skipped: list[str] = []
     for path in discover(paths):
@@ -537,11 +516,7 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
         raise InputError("no records: " + "; ".join(skipped))
     labels = list(dict.fromkeys(run.label for run in runs))
     if frames:
-        records = _dense(pd.concat(frames, ignore_index=True))
-        # concat widens categoricals to object
-        for name in (*_TEXT_COLUMNS, "tenant"):
-            records[name] = records[name].astype("category")
-        records[per_request.CATEGORY] = records[per_request.CATEGORY].astype("category")
+        records = pooled.frame(frames)
         run_labels = np.array([run.label for run in runs], dtype=object)
         records.insert(
             1, "label", pd.Categorical(run_labels[records["run"].to_numpy()], categories=labels)

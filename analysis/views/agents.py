@@ -27,6 +27,7 @@ import pandas as pd
 
 from analysis.figures import percentiles, replies
 from analysis.figures.metrics import Settings
+from analysis.reading import text_columns
 from analysis.views import conversations
 from analysis.views.charts import Chart
 from analysis.views.tables import Table, slug
@@ -49,7 +50,7 @@ def step_records(records: pd.DataFrame) -> pd.DataFrame:
     turns = conversations.turned_records(records)
     if turns.empty or "step" not in turns:
         return turns.iloc[0:0]
-    return turns[turns["step"].astype(str).to_numpy() != ""]
+    return turns[~text_columns.equals(turns["step"], "")]
 
 
 def ms_figures(values: pd.Series, settings: Settings, stem: str) -> dict[str, float]:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from analysis.figures import percentiles
 from analysis.figures.metrics import CLOSED, Settings, loop_records
+from analysis.reading import text_columns
 from analysis.views.tables import Table
 
 KEY = "models"
@@ -43,8 +44,7 @@ def model_records(records: pd.DataFrame) -> pd.DataFrame:
         return records.iloc[0:0]
     closed = loop_records(records, CLOSED)
     measured = closed[closed["measure"].to_numpy()]
-    models = measured["model"].astype(str)
-    named = measured[models.to_numpy() != ""]
+    named = measured[~text_columns.equals(measured["model"], "")]
     counts = named.groupby("label", observed=True)["model"].nunique()
     return named[named["label"].isin(set(counts[counts >= 2].index))]
 
