@@ -80,17 +80,60 @@ def _json(value: object) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+_NONE = type(None)
+_INTS = frozenset((int, _NONE))
+_FLOATS = frozenset((float, int, _NONE))
+
+
+def _all_of(values: list, types_: frozenset[type]) -> bool:
+    return set(map(type, values)) <= types_
+
+
+def _ints(values: list) -> bool:
+    return _all_of(values, _INTS)
+
+
+def _floats(values: list) -> bool:
+    return _all_of(values, _FLOATS)
+
+
+def _int_lists(values: list) -> bool:
+    return _all_of(values, frozenset((list, _NONE))) and _ints(
+        [item for value in values if value for item in value]
+    )
+
+
+def _float_lists(values: list) -> bool:
+    return _all_of(values, frozenset((list, _NONE))) and _floats(
+        [item for value in values if value for item in value]
+    )
+
+
+# What pyarrow would convert with a loss (a float into an int column: truncated; a flag into a
+# float column: 1.0), checked here, a column at a time; it refuses every other misfit itself.
+_CHECKS = {
+    pa.int64(): _ints,
+    pa.float64(): _floats,
+    pa.list_(pa.int64()): _int_lists,
+    pa.list_(pa.float64()): _float_lists,
+}
+
+
 def _column(name: str, kind: pa.DataType, values: list, unknown: list[dict | None]) -> pa.Array:
     """One column of a batch; a value not of the column's type goes to the record's
     ``unknown`` (its place in the column is null). Floats' NaN are null, as in JSON lines."""
-    try:
-        return pa.array(values, type=kind, from_pandas=True)
-    except _CONVERSION_ERRORS:
-        pass
+    check = _CHECKS.get(kind)
+    if check is None or check(values):
+        try:
+            return pa.array(values, type=kind, from_pandas=True)
+        except _CONVERSION_ERRORS:
+            pass
     fitting: list = []
     for row, value in enumerate(values):
         try:
-            pa.array([value], type=kind, from_pandas=True)
+            if check is not None and not check([value]):
+                raise TypeError(name)
+            pa.array([value], type=kind)
             fitting.append(value)
         except _CONVERSION_ERRORS:
             fitting.append(None)
@@ -118,23 +161,35 @@ def to_batch(records: list[dict]) -> pa.RecordBatch:
 
 
 def to_records(batch: pa.RecordBatch | pa.Table) -> Iterator[dict]:
-    """The record dicts of a batch, each as ``to_batch`` was given it (see the module's note)."""
+    """The record dicts of a batch, each as ``to_batch`` was given it (see the module's note),
+    its keys in ``RequestRecord.to_dict``'s order."""
     if batch.schema.metadata is None or (
         batch.schema.metadata.get(COLUMNAR_LAYOUT_KEY) != COLUMNAR_LAYOUT
     ):
         raise ValueError("not a sparkload records layout this version reads")
-    names = batch.schema.names
-    for row in zip(*(batch.column(i).to_pylist() for i in range(len(names))), strict=True):
-        record: dict[str, Any] = {}
-        unknown = None
-        for name, value in zip(names, row, strict=True):
-            if name == UNKNOWN_COLUMN:
-                unknown = value
-            elif name == EXTRA_COLUMN:
-                if value is not None:
-                    record[name] = orjson.loads(value)
-            elif value is not None or name not in _OMITTED:
-                record[name] = value
+    rows = batch.num_rows
+    names: list[str] = []
+    values: list[list] = []
+    sparse: list[str] = []  # left out where None, and None in some rows here
+    extras: list = [None] * rows
+    unknowns: list = [None] * rows
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        if name == EXTRA_COLUMN:
+            extras = column.to_pylist()
+        elif name == UNKNOWN_COLUMN:
+            unknowns = column.to_pylist()
+        elif name not in _OMITTED or column.null_count < rows:
+            names.append(name)
+            values.append(column.to_pylist())
+            if name in _OMITTED and column.null_count:
+                sparse.append(name)
+    for row, extra, unknown in zip(zip(*values, strict=True), extras, unknowns, strict=True):
+        record = dict(zip(names, row, strict=True))
+        for name in sparse:
+            if record[name] is None:
+                del record[name]
+        if extra is not None:
+            record[EXTRA_COLUMN] = orjson.loads(extra)
         if unknown is not None:
             record.update(orjson.loads(unknown))
         yield record

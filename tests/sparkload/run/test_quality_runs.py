@@ -22,6 +22,7 @@ from sparkload.records import (
     QUALITY_FILE,
     wilson_interval,
 )
+from sparkload.records.requests_files import read_records
 from tests.report_files import section_number
 from tests.servers import NGINX_502, Script, scripted
 
@@ -120,7 +121,7 @@ def test_a_gsm8k_file_against_a_server_that_answers_35_of_50_right(tmp_path):
     assert (manifest["mode"], manifest["status"]) == ("quality", "complete")
     assert manifest["ladder"] == [4]
     assert manifest["levels"][0]["received"] == manifest["levels"][0]["expected"] == 50
-    records = [json.loads(line) for line in (run / "requests.jsonl").read_text().splitlines()]
+    records = read_records(run)
     assert len(records) == 50 and {r["status"] for r in records} == {"ok"}
     assert {r["extra"]["probe"] for r in records} == {"heldout.jsonl"}
 
@@ -216,8 +217,8 @@ def test_stopped_mid_way_it_keeps_what_was_graded(tmp_path):
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            records = list(results.glob("*/requests.jsonl"))
-            if records and len(records[0].read_text().splitlines()) >= 2:
+            manifests = list(results.glob("*/manifest.json"))
+            if manifests and len(read_records(manifests[0].parent)) >= 2:
                 break
             time.sleep(0.1)
         process.send_signal(signal.SIGINT)
@@ -228,7 +229,7 @@ def test_stopped_mid_way_it_keeps_what_was_graded(tmp_path):
     (result,) = entry["results"]
     assert entry["complete"] is False
     assert 2 <= result["n"] < 30 and result["planned"] == 30
-    assert result["n"] == len((run / "requests.jsonl").read_text().splitlines())
+    assert result["n"] == len(read_records(run))
     assert json.loads((run / "manifest.json").read_text())["status"] == "stopped"
     assert "stopped: keeping what was graded" in err
     assert "Traceback" not in err
