@@ -73,7 +73,7 @@ import pandas as pd
 from analysis.figures import images as im
 from analysis.figures import inputs, percentiles
 from analysis.figures import structured as st
-from analysis.figures.measured import measured_ok
+from analysis.figures.measured import FloatColumns, measured_ok
 from analysis.figures.replies import no_answer, truncated_calls
 from analysis.reading.load import Dataset, describe_level
 from analysis.reading.manifest_levels import (
@@ -318,7 +318,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
     thinking, structured = has_thinking(records), st.has_structured(records)
     pictured = im.has_images(records)
     served, batched = has_server_figures(records), inputs.has_inputs(records)
-    column = {name: ok[name].to_numpy() for name in ok.columns if ok[name].dtype.kind == "f"}
+    column = FloatColumns(ok)
     rows = []
     groups = ok.groupby(["label", loop.record_key], observed=True).indices
     for (label, key), index in groups.items():
