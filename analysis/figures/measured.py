@@ -4,13 +4,18 @@ answered (``metrics`` and every table that groups records by level ask for them)
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from analysis.figures.metrics import Settings
+
+class Settings(Protocol):
+    """What of ``metrics.Settings`` the selection reads (no import of metrics, which imports
+    this module)."""
+
+    @property
+    def itl_null_as_zero(self) -> bool: ...
 
 
 def measured_ok(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:

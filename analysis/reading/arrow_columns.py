@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pandas.api.types import union_categoricals
 
-from analysis.reading import per_request
+from analysis.reading import per_request, pooled
 from sparkload.records import PHASE_MEASURE, STATUS_OK
 from sparkload.records.requests_files import RequestsReader
 
@@ -131,5 +131,5 @@ def _joined(chunks: list) -> np.ndarray | pd.Categorical:
     """One column of a run from its batches' pieces (categoricals: their categories sorted, as
     one batch of JSON lines gives them)."""
     if isinstance(chunks[0], pd.Categorical):
-        return union_categoricals(chunks, sort_categories=True)
+        return union_categoricals([pooled.as_text(c) for c in chunks], sort_categories=True)
     return np.concatenate(chunks)

@@ -328,15 +328,17 @@ def _flags(values: list) -> np.ndarray:
 def _read_requests(reader: RequestsReader) -> dict[str, np.ndarray]:
     """Column arrays of every record (lines that do not parse: counted by the reader): a
     columnar run's straight from its columns, an earlier version's JSON lines record by record."""
+    columns = {}
     if (reader.run_dir / REQUESTS_PARQUET).is_dir():
         columns = arrow_columns.read(
             reader, (*NUMERIC_FIELDS, *THINKING_FIELDS), TEXT_FIELDS, EXTRA_FIELDS,
             EXTRA_TEXT_FIELDS, _floats,
         )  # fmt: skip
-        if columns:
-            return columns
     numeric = (*NUMERIC_FIELDS, *THINKING_FIELDS, *(f"extra_{name}" for name in EXTRA_FIELDS))
     kept = (*numeric, *per_request.FIELDS, "measure", "ok")
+    if columns:  # in the order of the lines' columns
+        order = (*kept, "error_kind", "reasoning_counted_by", *_TEXTS)
+        return {name: columns[name] for name in dict.fromkeys(order)}
     parts: dict[str, list[np.ndarray]] = {name: [] for name in kept}
     kinds: list[list] = []
     counted_by: list[pd.Categorical] = []

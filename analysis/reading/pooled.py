@@ -24,12 +24,18 @@ def absent_as_sparse(values):
     return values
 
 
+def as_text(values: pd.Categorical) -> pd.Categorical:
+    """The categories as text, so that pieces join whatever their own categories' dtype (a
+    piece with no text at all has object categories, one with some has strings)."""
+    return pd.Categorical.from_codes(values.codes, categories=values.categories.astype(str))
+
+
 def _joined(pieces: list):
     if all(isinstance(p, pd.arrays.SparseArray) for p in pieces):
         return absent_as_sparse(np.full(sum(len(p) for p in pieces), np.nan))
     if any(isinstance(p, pd.Categorical) for p in pieces):
         joined = union_categoricals(
-            [pd.Categorical(p) for p in pieces], sort_categories=True, ignore_order=True
+            [as_text(pd.Categorical(p)) for p in pieces], sort_categories=True, ignore_order=True
         )
         return joined.remove_unused_categories()
     return np.concatenate([np.asarray(p) for p in pieces])

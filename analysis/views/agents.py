@@ -125,7 +125,7 @@ def by_turn(steps: pd.DataFrame, label: str, settings: Settings) -> pd.DataFrame
     """One row per (concurrency, user turn, step index) of ``label``; a replay's turn is the
     recorded turn (``turn``) and its step index empty."""
     rows = steps[steps["label"] == label]
-    user_turn = rows["extra_user_turn"].fillna(rows["turn"])
+    user_turn = rows["extra_user_turn"].astype(float).fillna(rows["turn"])  # never sparse
     rows = rows.assign(user_turn=user_turn, kind=rows["step"].astype(str))
     keys = {"User turn": "user_turn", "Step index": "extra_step_index", "Step": "kind"}
     return _grouped(rows, keys, settings)
