@@ -453,7 +453,7 @@ def _load_records(run: Run, run_index: int) -> dict | None:
         run.notes.append(
             f"{int(no_rate.sum())} record(s) of open-loop levels without an offered rate skipped"
         )
-    if (skip := no_level | no_rate).any():
+    if (skip := np.asarray(no_level | no_rate)).any():
         columns = {name: values[~skip] for name, values in columns.items()}
     run.records = len(columns["level"])
     if run.records == 0:
