@@ -81,8 +81,9 @@ def _json(value: object) -> str:
 
 
 _NONE = type(None)
-_INTS = frozenset((int, _NONE))
-_FLOATS = frozenset((float, int, _NONE))
+_INTS: frozenset[type] = frozenset((int, _NONE))
+_FLOATS: frozenset[type] = frozenset((float, int, _NONE))
+_LISTS: frozenset[type] = frozenset((list, _NONE))
 
 
 def _all_of(values: list, types_: frozenset[type]) -> bool:
@@ -98,13 +99,13 @@ def _floats(values: list) -> bool:
 
 
 def _int_lists(values: list) -> bool:
-    return _all_of(values, frozenset((list, _NONE))) and _ints(
+    return _all_of(values, _LISTS) and _ints(
         [item for value in values if value for item in value]
     )
 
 
 def _float_lists(values: list) -> bool:
-    return _all_of(values, frozenset((list, _NONE))) and _floats(
+    return _all_of(values, _LISTS) and _floats(
         [item for value in values if value for item in value]
     )
 
