@@ -99,9 +99,7 @@ def _floats(values: list) -> bool:
 
 
 def _int_lists(values: list) -> bool:
-    return _all_of(values, _LISTS) and _ints(
-        [item for value in values if value for item in value]
-    )
+    return _all_of(values, _LISTS) and _ints([item for value in values if value for item in value])
 
 
 def _float_lists(values: list) -> bool:
