@@ -126,7 +126,8 @@ class RequestsWriter:
         self._part += 1
 
     def close(self) -> None:
-        """Write what is left as the last part, and wait for every part."""
+        """Write what is left as a part, and wait for every part (records taken after are
+        written as parts of their own)."""
         self.write_part()
         for building in self._building:
             building.result()

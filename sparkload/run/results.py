@@ -73,7 +73,7 @@ class ResultsWriter:
         """The run is over (its manifest says so); late records may still be appended. Its
         records taken so far are written as a part (a finished repetition holds none in memory
         while the next one runs)."""
-        self._requests.write_part()
+        self._requests.close()
         self.manifest.status = status
         self.manifest.ended_at = utc_now()
         self.write_manifest()
