@@ -12,7 +12,9 @@ Its rooms: ``vocabulary`` (file names, exit codes, workload names, statuses, fla
 ``WorkerEntry``), ``entries`` (the manifest's other entries),
 ``verdicts`` (a level's verdict and a capacity search's answer) and ``codec`` (how every entry
 reads from JSON and writes back). Every public name is here, so ``from sparkload.records import
-X`` reads any of them.
+X`` reads any of them; but for ``columnar`` (a record as Arrow columns) and ``requests_files``
+(the records' files, their writer and their reader), imported by name: they need pyarrow, which
+a worker that only measures never loads.
 """
 
 from __future__ import annotations

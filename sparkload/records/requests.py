@@ -1,5 +1,6 @@
-"""One request's record (a line of requests.jsonl): what it measured, the metrics derived from
-it (``RequestRecord.derive``) and its chunk gaps, kept compactly."""
+"""One request's record (a row of requests.parquet; a line of requests.jsonl in earlier
+versions): what it measured, the metrics derived from it (``RequestRecord.derive``) and its chunk
+gaps, kept compactly."""
 
 from __future__ import annotations
 

@@ -10,8 +10,9 @@ arrive, to ``_pending-<n>.jsonl`` beside it, as JSON lines flushed whole, as ``r
 always was: a run killed at any moment loses no record it took (the reader reads the pending
 lines of a part that was never written, and skips and counts a torn last line). A part's pending
 file is removed once the part is in place, and a reader ignores it if both are there (a kill
-between the two). So the master holds at most ``PART_ROWS`` records in memory, as Arrow columns
-(about 700 bytes each), per run directory it writes.
+between the two). A part is built from its pending file's lines (Arrow's JSON reader, in C++),
+so the master's cost a record as it arrives is about that of the JSON line, and it holds in
+memory only each open part's records' ``extra`` and unknown fields, as JSON text.
 
 Why not one Parquet file: its footer, written at the close, is what makes it readable, so a run
 killed before its close would leave nothing readable. Why not Arrow's IPC stream, which is
@@ -26,15 +27,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sparkload.records.columnar import SCHEMA, to_batch, to_records
+from sparkload.records.columnar import SCHEMA, lines_table, side_columns, to_batch, to_records
 from sparkload.records.vocabulary import REQUESTS_FILE, REQUESTS_PARQUET
 
 PART_ROWS = 65_536  # records a part holds (one row group); the most a writer keeps in memory
@@ -65,59 +67,96 @@ def record_line(record: dict) -> bytes:
     return orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
 
 
-class RequestsWriter:
-    """The records of one run directory, appended as they arrive (see the module's note)."""
+class Building(Protocol):
+    """A part being built elsewhere (a thread): ``result`` waits for it, raising its error."""
 
-    def __init__(self, run_dir: Path, part_rows: int = PART_ROWS) -> None:
+    def result(self) -> object: ...
+
+
+# Runs a part's building (a callable of no arguments) somewhere, at once or in a thread.
+PartBuilder = Callable[[Callable[[], None]], Building]
+
+
+class RequestsWriter:
+    """The records of one run directory, appended as they arrive (see the module's note).
+
+    A full part is built by ``build`` (None: at once, in the caller): the master passes one
+    that runs it in a thread, as Arrow's reader and Parquet's writer run without the GIL, so
+    taking records goes on meanwhile. ``close`` waits for every part."""
+
+    def __init__(
+        self, run_dir: Path, part_rows: int = PART_ROWS, build: PartBuilder | None = None
+    ) -> None:
         self.path = run_dir / REQUESTS_PARQUET
         self.path.mkdir(exist_ok=True)
         self.part_rows = part_rows
+        self._build = build
+        self._building: list[Building] = []
         self._part = 0
-        self._batches: list[pa.RecordBatch] = []
-        self._rows = 0
+        self._sides: list[tuple[str | None, str | None]] = []  # side_columns, a record each
         self._pending: BinaryIO | None = None
 
     def append(self, records: list[dict]) -> None:
-        """Take records: their lines flushed to the pending file at once, their columns kept
-        until the part is full."""
+        """Take records: their lines flushed to the pending file at once (all the master pays
+        a record but its two JSON text columns: ``records_write_cost.py`` measures it)."""
         while records:
-            room = self.part_rows - self._rows
+            room = self.part_rows - len(self._sides)
             taken, records = records[:room], records[room:]
             if self._pending is None:
                 self._pending = open(self.path / _PENDING.format(self._part), "ab")  # noqa: SIM115
             self._pending.write(b"".join(record_line(r) for r in taken))
             self._pending.flush()
-            self._batches.append(to_batch(taken))
-            self._rows += len(taken)
-            if self._rows >= self.part_rows:
+            self._sides.extend(map(side_columns, taken))
+            if len(self._sides) >= self.part_rows:
                 self.write_part()
 
     def write_part(self) -> None:
         """The records taken since the last part, as the next part (nothing when none)."""
-        if not self._rows:
+        if not self._sides:
             return
-        name = _PART.format(self._part)
-        tmp = self.path / ("_" + name + ".tmp")
-        table = pa.Table.from_batches(self._batches, schema=SCHEMA)
-        pq.write_table(
-            table,
-            tmp,
-            row_group_size=self.part_rows,
-            compression="zstd",
-            use_dictionary=_NOT_FLOATS,
-            use_byte_stream_split=_FLOATS,
-        )
-        os.replace(tmp, self.path / name)
         assert self._pending is not None
         self._pending.close()
-        (self.path / _PENDING.format(self._part)).unlink()
+        job = partial(_build_part, self.path, self._part, self._sides, self.part_rows)
+        if self._build is None:
+            job()
+        else:
+            self._building.append(self._build(job))
         self._pending = None
-        self._batches, self._rows = [], 0
+        self._sides = []
         self._part += 1
 
     def close(self) -> None:
-        """Write what is left as the last part."""
+        """Write what is left as a part, and wait for every part (records taken after are
+        written as parts of their own)."""
         self.write_part()
+        for building in self._building:
+            building.result()
+        self._building = []
+
+
+def _build_part(
+    directory: Path, number: int, sides: list[tuple[str | None, str | None]], rows: int
+) -> None:
+    """Part ``number`` from its pending file's lines, by Arrow's JSON reader (by ``to_batch``
+    where a value does not fit its column), written whole and renamed into place; then its
+    pending file removed."""
+    pending = directory / _PENDING.format(number)
+    table = lines_table(str(pending), sides)
+    if table is None:
+        records, _ = parse_lines(pending.read_bytes().splitlines())
+        table = pa.Table.from_batches([to_batch(records)], schema=SCHEMA)
+    name = _PART.format(number)
+    tmp = directory / ("_" + name + ".tmp")
+    pq.write_table(
+        table,
+        tmp,
+        row_group_size=rows,
+        compression="zstd",
+        use_dictionary=_NOT_FLOATS,
+        use_byte_stream_split=_FLOATS,
+    )
+    os.replace(tmp, directory / name)
+    pending.unlink()
 
 
 class RequestsReader:

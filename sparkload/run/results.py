@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
+
+from gevent import get_hub
 
 from sparkload.errors import ConfigError
 from sparkload.records import (
@@ -23,7 +26,7 @@ from sparkload.records import (
     Manifest,
     QualityEntry,
 )
-from sparkload.records.requests_files import RequestsWriter
+from sparkload.records.requests_files import Building, RequestsWriter
 
 
 def utc_now() -> str:
@@ -40,7 +43,7 @@ class ResultsWriter:
     def __init__(self, results_dir: Path, manifest: Manifest) -> None:
         self.path = _create_unique_dir(results_dir, run_dir_name(manifest.label))
         self.manifest = manifest
-        self._requests = RequestsWriter(self.path)
+        self._requests = RequestsWriter(self.path, build=_in_a_thread)
         self._server_metrics: TextIO | None = None
         self.write_manifest()
 
@@ -70,7 +73,7 @@ class ResultsWriter:
         """The run is over (its manifest says so); late records may still be appended. Its
         records taken so far are written as a part (a finished repetition holds none in memory
         while the next one runs)."""
-        self._requests.write_part()
+        self._requests.close()
         self.manifest.status = status
         self.manifest.ended_at = utc_now()
         self.write_manifest()
@@ -82,6 +85,13 @@ class ResultsWriter:
         self._requests.close()
         if self._server_metrics is not None:
             self._server_metrics.close()
+
+
+def _in_a_thread(job: Callable[[], None]) -> Building:
+    """Run ``job`` in one of gevent's OS threads (the process's threads are greenlets under
+    Locust): building a part takes a second or two of CPU, mostly without the GIL, that the
+    master's greenlets would otherwise wait for (``benchmarks/records_write_cost.py``)."""
+    return get_hub().threadpool.spawn(job)
 
 
 def _create_unique_dir(parent: Path, name: str) -> Path:

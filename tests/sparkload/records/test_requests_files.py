@@ -4,12 +4,16 @@ lines, and one reader of that layout and of earlier versions' requests.jsonl."""
 from __future__ import annotations
 
 import json
+import math
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from sparkload.records import REQUESTS_FILE, REQUESTS_PARQUET
+from sparkload.records.columnar import to_batch
 from sparkload.records.requests_files import (
     RequestsReader,
     RequestsWriter,
@@ -44,6 +48,38 @@ def test_a_full_part_is_written_and_its_pending_lines_removed_the_open_part_stay
     assert (
         len((tmp_path / REQUESTS_PARQUET / "_pending-000001.jsonl").read_bytes().splitlines()) == 2
     )
+
+
+def test_a_part_built_from_its_lines_holds_the_columns_to_batch_makes(tmp_path):
+    taken = [*records(3), record(from_a_newer_worker={"nested": [1, 2]}), record(ttft=math.nan)]
+    writer = RequestsWriter(tmp_path, part_rows=len(taken))
+    writer.append(taken)
+    part = pq.read_table(tmp_path / REQUESTS_PARQUET / "part-000000.parquet")
+    assert part.equals(pa.Table.from_batches([to_batch(taken)]))
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [{"prompt_tokens": 12.5}, {"ttft": True}, {"ttft": "n/a"}, {"worker": 7}, {"level": 2**63}],
+    ids=["float-in-int", "flag-in-float", "text-in-float", "int-in-text", "int-too-large"],
+)
+def test_a_part_whose_lines_hold_a_value_not_of_its_column_keeps_it(tmp_path, odd):
+    taken = [*records(2), record(**odd)]
+    writer = RequestsWriter(tmp_path, part_rows=len(taken))
+    writer.append(taken)
+    assert files(tmp_path) == ["part-000000.parquet"]
+    assert read_records(tmp_path) == taken
+
+
+def test_parts_built_in_a_thread_are_all_in_place_once_the_writer_is_closed(tmp_path):
+    taken = records(11)
+    with ThreadPoolExecutor(1) as pool:
+        writer = RequestsWriter(tmp_path, part_rows=4, build=pool.submit)
+        for start in range(0, 11, 2):
+            writer.append(taken[start : start + 2])
+        writer.close()
+        assert files(tmp_path) == [f"part-00000{n}.parquet" for n in range(3)]
+    assert read_records(tmp_path) == taken
 
 
 def test_a_run_killed_before_its_close_keeps_every_record_it_took(tmp_path):
