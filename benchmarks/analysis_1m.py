@@ -28,10 +28,17 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from sparkload.records import MANIFEST_FILE, REQUESTS_FILE, REQUESTS_PARQUET, RequestRecord
 from sparkload.records.columnar import to_batch, to_records
-from sparkload.records.requests_files import PART_ROWS, RequestsWriter, record_line
+from sparkload.records.requests_files import (  # the parts' settings: as the master's
+    _FLOATS,
+    _NOT_FLOATS,
+    PART_ROWS,
+    RequestsWriter,
+    record_line,
+)
 
 # (label, variant, C=1 ttft s, C=1 tps, per-level slowdown of tps); shapes like the report's.
 LABELS = [
@@ -101,15 +108,22 @@ class _JsonLines:
 
 
 class _Columnar(RequestsWriter):
-    """Records as the master writes them (``requests.parquet/``: its own ``write_part``), taken
-    as whole record batches rather than record dicts (10,000,000 dicts would take an hour to
-    make here); the torn line in the pending lines of a part it never wrote."""
+    """Records in the master's layout (``requests.parquet/``), taken as whole record batches
+    rather than record dicts (10,000,000 dicts would take an hour to make here), each written
+    as a part with the writer's own Parquet settings (the writer builds its parts from JSON
+    lines, which a batch never was); the torn line in the pending lines of a part it never
+    wrote."""
 
     def append(self, batch: pa.RecordBatch) -> None:  # type: ignore[override]
-        self._pending = (self.path / f"_pending-{self._part:06d}.jsonl").open("ab")
-        self._batches.append(batch)
-        self._rows += batch.num_rows
-        self.write_part()
+        pq.write_table(
+            pa.Table.from_batches([batch]),
+            self.path / f"part-{self._part:06d}.parquet",
+            row_group_size=self.part_rows,
+            compression="zstd",
+            use_dictionary=_NOT_FLOATS,
+            use_byte_stream_split=_FLOATS,
+        )
+        self._part += 1
 
     def tear(self) -> None:
         (self.path / f"_pending-{self._part:06d}.jsonl").write_bytes(TORN)
