@@ -415,14 +415,18 @@ def write(
     if charts:
         charts_html.write_library(out_dir)
         for chart in report.charts:
-            folder = out_dir / chart.folder
-            folder.mkdir(exist_ok=True)
-            charts_png.render(chart, folder / f"{chart.key}.png")
-            charts_html.render(chart, folder / f"{chart.key}.html", out_dir)
-        progress(f"wrote {len(report.charts)} charts (PNG + HTML)")
+            (out_dir / chart.folder).mkdir(exist_ok=True)
+        drawing = charts_png.render_all(
+            [(chart, out_dir / chart.folder / f"{chart.key}.png") for chart in report.charts]
+        )
+        for chart in report.charts:  # while the PNGs are drawn in other processes
+            charts_html.render(chart, out_dir / chart.folder / f"{chart.key}.html", out_dir)
         for page in report.timelines:
             (out_dir / page.folder).mkdir(exist_ok=True)
             timeline_html.render(page, out_dir / page.folder / f"{page.key}.html", out_dir)
+        for future in drawing:
+            future.result()
+        progress(f"wrote {len(report.charts)} charts (PNG + HTML)")
         progress(f"wrote {len(report.timelines)} request timelines (HTML)")
     markdown.write(report, out_dir / markdown.REPORT_FILE, charts)
     index_html.write(report, out_dir, charts)

@@ -40,6 +40,8 @@ from pathlib import Path
 import psutil
 from harness import LOCUST, ROOT, reference_server  # benchmarks/ is on sys.path as a script
 
+from sparkload.records.requests_files import read_records
+
 RUN_DEADLINE = 600
 SAMPLE_EVERY_S = 0.05
 
@@ -172,8 +174,7 @@ def cpu_at(samples: list[tuple[int, float]], at_ns: int) -> float:
 
 def add_errors(measured: Measured, workdir: Path, server: dict[str, dict]) -> None:
     run_dir = next((workdir / "results").iterdir())
-    lines = (run_dir / "requests.jsonl").read_text().splitlines()
-    records = [json.loads(line) for line in lines]
+    records = read_records(run_dir)
     pairs = [
         (r, server[r["response_id"]])
         for r in records

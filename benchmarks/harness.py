@@ -14,6 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sparkload.records.requests_files import read_records  # noqa: E402
 from sparkload.run.simulator_process import ServerProcess  # noqa: E402
 
 LOCUST = str(Path(sys.executable).with_name("locust"))
@@ -68,5 +69,5 @@ def run_main_job(
         raise SystemExit(f"the run did not finish within {RUN_DEADLINE} s")
     run_dir = next(results.iterdir())
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    records = [json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()]
+    records = read_records(run_dir)
     return manifest, records

@@ -23,6 +23,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from sparkload.records.requests_files import read_records
+
 ROOT = Path(__file__).resolve().parent.parent
 LOCUST = str(Path(sys.executable).with_name("locust"))
 
@@ -85,8 +87,7 @@ def main() -> None:
             raise SystemExit(f"the run failed ({done.returncode}):\n{done.stderr[-2000:]}")
         run_dir = next(Path(tmp).iterdir())
         manifest = json.loads((run_dir / "manifest.json").read_text())
-        lines = (run_dir / "requests.jsonl").read_text().splitlines()
-        records = [r for r in map(json.loads, lines) if r["phase"] == "measure"]
+        records = [r for r in read_records(run_dir) if r["phase"] == "measure"]
     print("locust -f locustfiles/chat.py " + " ".join(plan))
     heading = ("offered/s", "achieved/s", "n", "backlog peak", "unsent", "wall s", "verdict")
     print(

@@ -39,6 +39,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from sparkload.records.requests_files import read_records
 from sparkload.sim.profiles import PROFILES, get_profile
 from sparkload.sim.virtual import ladder_prompts, run_ladder
 
@@ -275,9 +276,9 @@ def run_ladder_with_locust(name: str, scale: float) -> dict[int, list[Measured]]
             capture_output=True,
             timeout=1800,
         )
-        lines = next(Path(results).glob("*/requests.jsonl")).read_text().splitlines()
+        records = read_records(next(Path(results).glob("*/manifest.json")).parent)
     levels: dict[int, list[Measured]] = {c: [] for c in LEVELS}
-    for record in map(json.loads, lines):
+    for record in records:
         if record["phase"] == "measure" and record["status"] == "ok":
             levels[record["level"]].append(
                 Measured(

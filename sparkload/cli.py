@@ -26,6 +26,8 @@ commands:
               Markdown table of changes and verdicts; exit 4 when a figure got worse
   fidelity    does a variant or a concurrency change what the model says: a run's kept
               greedy replies (--keep-outputs) against a reference's, per level
+  export      a run directory's records in another format: --jsonl RUN_DIR [--out FILE]
+              writes them as JSON lines (earlier versions' requests.jsonl)
   quality     an accuracy probe alone: a dataset (GSM8K, multiple choice, generic) or a
               built-in probe (arithmetic, retrieval) sent once, graded, with its interval
   matrix      run the ladder against every target of a matrix file, then one combined report
@@ -110,6 +112,12 @@ def _fidelity(argv: list[str]) -> int:
     return subprocess.run(fidelity_command(argv), check=False).returncode
 
 
+def _export(argv: list[str]) -> int:
+    from sparkload.run.export import main
+
+    return main(argv)
+
+
 def _quality(argv: list[str]) -> int:
     from gevent import monkey
 
@@ -137,6 +145,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "report": _report,
     "compare": _compare,
     "fidelity": _fidelity,
+    "export": _export,
     "quality": _quality,
     "matrix": _matrix,
     "demo": _demo,

@@ -17,8 +17,8 @@ Every rule is a ratio to what the level itself measured, with a wide margin betw
 model server does and what a reshaped stream looks like, so the same path gets the same flags
 run after run (a fixed threshold near a gateway's own delay would flip).
 
-Records are dicts as written to requests.jsonl, durations in seconds of wire time (not scaled
-to a time-scaled simulator's time: the thresholds are about real packets).
+Records are dicts as the master takes them (``RequestRecord.to_dict``), durations in seconds of
+wire time (not scaled to a time-scaled simulator's time: the thresholds are about real packets).
 """
 
 from __future__ import annotations

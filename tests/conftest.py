@@ -19,6 +19,7 @@ import psutil
 import pytest
 import requests
 
+from sparkload.records.requests_files import read_records
 from sparkload.run.simulator_process import SimulatorProcess
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,9 +35,7 @@ class LocustRun:
 
     @property
     def records(self) -> list[dict]:
-        return [
-            json.loads(line) for line in (self.run_dir / "requests.jsonl").read_text().splitlines()
-        ]
+        return read_records(self.run_dir)
 
     @property
     def manifest(self) -> dict:

@@ -73,6 +73,7 @@ import pandas as pd
 from analysis.figures import images as im
 from analysis.figures import inputs, percentiles
 from analysis.figures import structured as st
+from analysis.figures.measured import FloatColumns, measured_ok
 from analysis.figures.replies import no_answer, truncated_calls
 from analysis.reading.load import Dataset, describe_level
 from analysis.reading.manifest_levels import (
@@ -243,14 +244,6 @@ def level_name(row: pd.Series) -> str:
     return describe_level(None, float(row["offered_rps"]))
 
 
-def measured_ok(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
-    """The requests every metric is computed from, with the compatibility switch applied."""
-    frame = records[records["measure"].to_numpy() & records["ok"].to_numpy()]
-    if settings.itl_null_as_zero:
-        frame = frame.assign(itl=frame["itl"].fillna(0.0))
-    return frame
-
-
 def _group_rng(settings: Settings, label: str, key: float) -> np.random.Generator:
     """A generator seeded by the label and level, so results do not depend on input order."""
     level = int(key) if float(key).is_integer() else zlib.crc32(repr(float(key)).encode())
@@ -290,7 +283,9 @@ def _counts(records: pd.DataFrame, loop: Loop) -> pd.DataFrame:
     ):
         kinds.setdefault((label, level), []).append(f"{name}: {count}")
     counts["error_kinds"] = ["; ".join(kinds.get(k, [])) for k in counts.index]
-    measured = records[measure]
+    # the columns the wall time reads, not whole rows (a copy of the records at 10,000,000)
+    columns = ["label", "run", "level_index", key, "start_time", "latency"]
+    measured = records.loc[measure.to_numpy(), columns]
     per_run = (
         pd.DataFrame(
             {
@@ -325,7 +320,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
     thinking, structured = has_thinking(records), st.has_structured(records)
     pictured = im.has_images(records)
     served, batched = has_server_figures(records), inputs.has_inputs(records)
-    column = {name: ok[name].to_numpy() for name in ok.columns if ok[name].dtype.kind == "f"}
+    column = FloatColumns(ok)
     rows = []
     groups = ok.groupby(["label", loop.record_key], observed=True).indices
     for (label, key), index in groups.items():

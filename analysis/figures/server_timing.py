@@ -120,11 +120,16 @@ def _level(loop: Loop, key: float) -> tuple[int | None, float | None]:
     return (int(key), None) if loop is CLOSED else (None, float(key))
 
 
+def _carried(records: pd.DataFrame, name: str) -> bool:
+    """Some record carries the field (a run without the server's figures: nothing to group)."""
+    return name in records and bool(records[name].notna().any())
+
+
 def _groups(
     records: pd.DataFrame, settings: Settings
 ) -> Iterator[tuple[Loop, str, float, pd.DataFrame]]:
     """(loop, label, level key, the level's ok measured records), level by level."""
-    if records.empty or "server_ttft" not in records:
+    if not _carried(records, "server_ttft") and not _carried(records, "acceptance_length"):
         return
     for loop in LOOPS:
         ok = measured_ok(loop_records(records, loop), settings)
@@ -205,7 +210,7 @@ def drafting(records: pd.DataFrame, settings: Settings) -> list[Drafting]:
 
 def drafting_by_category(records: pd.DataFrame, settings: Settings) -> list[Drafting]:
     """Per label and category (its levels pooled), where records carry a category."""
-    if records.empty or "category" not in records or "acceptance_length" not in records:
+    if "category" not in records or not _carried(records, "acceptance_length"):
         return []
     ok = measured_ok(records, settings)
     ok = ok[ok["category"].astype(str) != ""]
@@ -227,7 +232,7 @@ def tpot_by_acceptance(records: pd.DataFrame, settings: Settings) -> pd.DataFram
         "tpot_ms_mean",
         "tpot_ms_p50",
     ]
-    if records.empty or "acceptance_length" not in records:
+    if not _carried(records, "acceptance_length"):
         return pd.DataFrame(columns=columns)
     ok = measured_ok(records, settings)
     length, itl = ok["acceptance_length"].to_numpy(float), ok["itl"].to_numpy(float) * MS

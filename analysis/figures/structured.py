@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analysis.reading import text_columns
 from sparkload.records import (
     STRUCTURED_PARSE_ERROR,
     STRUCTURED_SCHEMA_ERROR,
@@ -38,7 +39,7 @@ COLUMNS = [SCHEMA_VALID_RATIO, "json_parse_ratio", *COUNT_COLUMNS, PARSE_ERROR_K
 
 def has_structured(records: pd.DataFrame) -> bool:
     """Whether some record carries a structured reply's verdict."""
-    return "structured" in records and bool((records["structured"].astype(str) != "").any())
+    return "structured" in records and bool((~text_columns.equals(records["structured"], "")).any())
 
 
 def structured_stats(verdicts: pd.Series, records: pd.DataFrame) -> dict:

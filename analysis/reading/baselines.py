@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.reading import text_columns
 from sparkload.records import PHASE_BASELINE
 
 
@@ -14,10 +15,16 @@ def split(records: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     baseline record, its warm-up included, goes with the baselines."""
     if "phase" not in records or records.empty:
         return records, records.iloc[0:0]
-    marked = records["phase"].astype(object) == PHASE_BASELINE
+    marked = text_columns.equals(records["phase"], PHASE_BASELINE)
     if not marked.any():
         return records, records.iloc[0:0]
-    levels = set(zip(records["run"][marked], records["level_index"][marked], strict=True))
+    levels = set(
+        zip(
+            records["run"].to_numpy()[marked],
+            records["level_index"].to_numpy()[marked],
+            strict=True,
+        )
+    )
     apart = pd.Series(
         [key in levels for key in zip(records["run"], records["level_index"], strict=True)],
         index=records.index,

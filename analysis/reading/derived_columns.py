@@ -19,7 +19,7 @@ def expected_cached(columns: dict[str, np.ndarray]) -> np.ndarray:
     prompts share nothing by design): a trace line's own figure (its leading blocks an earlier
     line sent whole), or, with shared prefixes, the prefix's tokens for every request after the
     first of its prefix in the run (by send time, warm-ups included)."""
-    expected = columns["extra_expected_cached_tokens"].copy()
+    expected = np.array(columns["extra_expected_cached_tokens"], dtype=np.float64)  # maybe sparse
     prefix = columns["extra_prefix"]
     shared = np.flatnonzero(np.isfinite(prefix))
     if len(shared):

@@ -10,8 +10,9 @@ last line is skipped and counted, never fatal) at a speed well inside the budget
 Only the fields the metrics, the workload tables, the time slices and the request timelines need
 are kept, as float/bool arrays (the workload fields of ``RequestRecord.extra`` as
 ``extra_<name>`` columns); durations are converted to simulated time here, once, so that nothing
-downstream has to know about time scales. This is the only reader of requests.jsonl and
-manifest.json in the analysis.
+downstream has to know about time scales. This is the only reader of the records (through
+``records.requests_files``, which reads the columnar ``requests.parquet`` and the JSON lines of
+earlier versions' ``requests.jsonl`` alike) and of manifest.json in the analysis.
 
 An open-loop run (``mode == "arrival"``) keeps all its levels at one pool size C, which says
 nothing about the load: its levels differ by offered rate. Each record gets its level's offered
@@ -26,18 +27,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import orjson
 import pandas as pd
 from pandas.api.types import union_categoricals
 
 from analysis.errors import InputError
-from analysis.reading import baselines, derived_columns, locust_csv, per_request, sustained
+from analysis.reading import (
+    arrow_columns,
+    baselines,
+    derived_columns,
+    locust_csv,
+    per_request,
+    pooled,
+    sustained,
+)
 from sparkload.records import (
     DURATION_FIELDS,
     MANIFEST_FILE,
     PHASE_MEASURE,
     RATE_FIELDS,
     REQUESTS_FILE,
+    REQUESTS_PARQUET,
     SCHEMA_VERSION,
     SERVER_METRICS_FILE,
     STATUS_COMPLETE,
@@ -48,6 +57,7 @@ from sparkload.records import (
     Manifest,
     read_manifest,
 )
+from sparkload.records.requests_files import RequestsReader, has_records, records_name
 
 # fmt: off
 # Every record's numeric fields; older records lack the later ones (NaN): ttfo (issue 26); turn
@@ -90,7 +100,6 @@ EXTRA_DURATIONS = ("prefill_s",)  # seconds, scaled like DURATION_FIELDS
 SOURCE_RECORDS = "records"
 SOURCE_LOCUST = "locust-csv"
 MODE_ARRIVAL = "arrival"  # Manifest.mode of an open-loop run
-_CHUNK_BYTES = 16 << 20  # lines are parsed in ~16 MB batches to bound peak memory
 _TIMESTAMP_PREFIX = re.compile(r"^\d{8}T?\d{4,6}Z?[-_]")
 
 
@@ -202,7 +211,7 @@ def describe_level(concurrency: int | None, offered_rps: float | None) -> str:
 
 
 def _holds_records(path: Path) -> bool:
-    return (path / REQUESTS_FILE).is_file() or (path / MANIFEST_FILE).is_file()
+    return has_records(path) or (path / MANIFEST_FILE).is_file()
 
 
 def _is_run_dir(path: Path) -> bool:
@@ -229,7 +238,8 @@ def discover(paths: list[str | Path]) -> list[Path]:
             children = [path]
         if not children:
             raise InputError(
-                f"{path}: no {REQUESTS_FILE}, {MANIFEST_FILE} or Locust *_stats.csv here "
+                f"{path}: no {REQUESTS_PARQUET}, {REQUESTS_FILE}, {MANIFEST_FILE} or Locust "
+                "*_stats.csv here "
                 "or in its subdirectories"
             )
         found.extend(children)
@@ -317,65 +327,52 @@ def _flags(values: list) -> np.ndarray:
     )
 
 
-def _parse_lines(lines: list[bytes]) -> tuple[list[dict], int]:
-    parsed, bad = [], 0
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            bad += 1
-            continue
-        if isinstance(obj, dict):
-            parsed.append(obj)
-        else:
-            bad += 1
-    return parsed, bad
-
-
-def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
-    """Column arrays of every parsable line, and the number of unparsable lines."""
+def _read_requests(reader: RequestsReader) -> dict[str, np.ndarray]:
+    """Column arrays of every record (lines that do not parse: counted by the reader): a
+    columnar run's straight from its columns, an earlier version's JSON lines record by record."""
+    columns = {}
+    if (reader.run_dir / REQUESTS_PARQUET).is_dir():
+        columns = arrow_columns.read(
+            reader, (*NUMERIC_FIELDS, *THINKING_FIELDS), TEXT_FIELDS, EXTRA_FIELDS,
+            EXTRA_TEXT_FIELDS, _floats,
+        )  # fmt: skip
     numeric = (*NUMERIC_FIELDS, *THINKING_FIELDS, *(f"extra_{name}" for name in EXTRA_FIELDS))
     kept = (*numeric, *per_request.FIELDS, "measure", "ok")
+    if columns:  # in the order of the lines' columns
+        order = (*kept, "error_kind", "reasoning_counted_by", *_TEXTS)
+        return {name: columns[name] for name in dict.fromkeys(order)}
     parts: dict[str, list[np.ndarray]] = {name: [] for name in kept}
     kinds: list[list] = []
     counted_by: list[pd.Categorical] = []
     texts: dict[str, list[pd.Categorical]] = {name: [] for name in _TEXTS}
-    bad = 0
-    with file.open("rb") as handle:
-        while lines := handle.readlines(_CHUNK_BYTES):
-            records, skipped = _parse_lines(lines)
-            bad += skipped
-            for name in NUMERIC_FIELDS:
+    for records in reader.dict_batches():
+        for name in NUMERIC_FIELDS:
+            parts[name].append(_floats([r.get(name) for r in records]))
+        thinking = any("reasoning_tokens" in r or "tool_calls" in r for r in records)
+        for name in THINKING_FIELDS:
+            if not thinking:
+                parts[name].append(np.full(len(records), np.nan))
+            elif name == "tool_args_valid":
+                parts[name].append(_flags([r.get(name) for r in records]))
+            else:
                 parts[name].append(_floats([r.get(name) for r in records]))
-            thinking = any("reasoning_tokens" in r or "tool_calls" in r for r in records)
-            for name in THINKING_FIELDS:
-                if not thinking:
-                    parts[name].append(np.full(len(records), np.nan))
-                elif name == "tool_args_valid":
-                    parts[name].append(_flags([r.get(name) for r in records]))
-                else:
-                    parts[name].append(_floats([r.get(name) for r in records]))
-            counted_by.append(  # "" where not counted, as the other text columns
-                pd.Categorical(
-                    [_text(r.get("reasoning_counted_by")) for r in records]
-                    if thinking
-                    else [""] * len(records)
-                )
+        counted_by.append(  # "" where not counted, as the other text columns
+            pd.Categorical(
+                [_text(r.get("reasoning_counted_by")) for r in records]
+                if thinking
+                else [""] * len(records)
             )
-            for name, values in _extra_columns(records).items():
-                parts[f"extra_{name}"].append(values)
-            for name, values in per_request.columns(records, _floats).items():
-                parts[name].append(values)
-            parts["measure"].append(
-                np.array([r.get("phase") == PHASE_MEASURE for r in records], bool)
-            )
-            parts["ok"].append(np.array([r.get("status") == STATUS_OK for r in records], bool))
-            kinds.append([r.get("error_kind") for r in records])
-            # one string per record would cost ~75 bytes each at 1M records; codes cost 1
-            for name, chunks in texts.items():
-                chunks.append(pd.Categorical(_texts(records, name)))
+        )
+        for name, values in _extra_columns(records).items():
+            parts[f"extra_{name}"].append(values)
+        for name, values in per_request.columns(records, _floats).items():
+            parts[name].append(values)
+        parts["measure"].append(np.array([r.get("phase") == PHASE_MEASURE for r in records], bool))
+        parts["ok"].append(np.array([r.get("status") == STATUS_OK for r in records], bool))
+        kinds.append([r.get("error_kind") for r in records])
+        # one string per record would cost ~75 bytes each at 1M records; codes cost 1
+        for name, chunks in texts.items():
+            chunks.append(pd.Categorical(_texts(records, name)))
     columns = {
         name: np.concatenate(chunks)
         if chunks
@@ -390,7 +387,7 @@ def _read_requests(file: Path) -> tuple[dict[str, np.ndarray], int]:
         columns[name] = (
             union_categoricals(parts_of) if parts_of else pd.Categorical([], categories=[""])
         )
-    return columns, bad
+    return columns
 
 
 def _extra_columns(records: list[dict]) -> dict[str, np.ndarray]:
@@ -442,12 +439,13 @@ def _offered_rps(run: Run, level_index: np.ndarray) -> np.ndarray:
     return pd.Series(level_index).map(rates).to_numpy(np.float64, na_value=np.nan)
 
 
-def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
-    file = run.path / REQUESTS_FILE
-    columns, bad = _read_requests(file)
-    run.skipped_lines = bad
-    if bad:
-        run.notes.append(f"{bad} unparsable line(s) in {REQUESTS_FILE} skipped")
+def _load_records(run: Run, run_index: int) -> dict | None:
+    """A run's columns (``pooled.frame`` makes the frame of every run's), None without any."""
+    reader = RequestsReader(run.path)
+    columns = _read_requests(reader)
+    run.skipped_lines = reader.skipped
+    for name, bad in reader.skipped_in.items():
+        run.notes.append(f"{bad} unparsable line(s) in {name} skipped")
     columns["offered_rps"] = _offered_rps(run, columns["level_index"])
     no_level = ~np.isfinite(columns["level"])
     if no_level.any():
@@ -457,7 +455,7 @@ def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
         run.notes.append(
             f"{int(no_rate.sum())} record(s) of open-loop levels without an offered rate skipped"
         )
-    if (skip := no_level | no_rate).any():
+    if (skip := np.asarray(no_level | no_rate)).any():
         columns = {name: values[~skip] for name, values in columns.items()}
     run.records = len(columns["level"])
     if run.records == 0:
@@ -465,11 +463,10 @@ def _load_records(run: Run, run_index: int) -> pd.DataFrame | None:
     run.time_origin = _to_simulated_time(columns, run.time_scale)
     columns["itl"] = derived_columns.measured_itl(columns)
     columns["expected_cached_tokens"] = derived_columns.expected_cached(columns)
-    frame = pd.DataFrame(columns)
-    frame["level"] = frame["level"].astype(np.int64)
-    frame["error_kind"] = frame["error_kind"].astype("category")
-    frame.insert(0, "run", np.int32(run_index))
-    return frame
+    columns = {name: pooled.absent_as_sparse(values) for name, values in columns.items()}
+    columns["level"] = columns["level"].astype(np.int64)
+    columns["error_kind"] = pd.Categorical(columns["error_kind"])
+    return {"run": np.full(run.records, run_index, dtype=np.int32), **columns}
 
 
 def load_with_records(path: str | Path) -> Dataset:
@@ -478,31 +475,24 @@ def load_with_records(path: str | Path) -> Dataset:
     dataset = load([path])
     if dataset.records.empty or "level" not in dataset.records:
         raise InputError(
-            f"{path}: no per-request records ({REQUESTS_FILE}; Locust CSVs alone "
-            "have no requests to draw from)"
+            f"{path}: no per-request records ({REQUESTS_PARQUET} or {REQUESTS_FILE}; Locust "
+            "CSVs alone have no requests to draw from)"
         )
     return dataset
-
-
-# the text columns kept as pandas categoricals (concat widens them to object)
-_TEXT_COLUMNS = (
-    "endpoint", "session_id", "step", "category", "structured", "reasoning_counted_by",
-    "agent_session", "parent_session", "extra_subagent",
-)  # fmt: skip
 
 
 def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     """Load every run under ``paths``; raise InputError when nothing usable is there."""
     runs: list[Run] = []
-    frames: list[pd.DataFrame] = []
+    frames: list[dict] = []
     csv_frames: list[pd.DataFrame] = []
     skipped: list[str] = []
     for path in discover(paths):
-        if (path / REQUESTS_FILE).is_file():
+        if has_records(path):
             run = _run_from_manifest(path, SOURCE_RECORDS)
             frame = _load_records(run, len(runs))
             if frame is None:
-                skipped.append(f"{path}: no records in {REQUESTS_FILE}")
+                skipped.append(f"{path}: no records in {records_name(path)}")
                 continue
             frames.append(frame)
         elif (stats := locust_csv.find_stats_csv(path)) is not None:
@@ -520,7 +510,9 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
             run.records = int(levels["n"].sum() + levels["failures"].sum())
             csv_frames.append(levels)
         else:
-            skipped.append(f"{path}: no {REQUESTS_FILE} and no Locust *_stats.csv")
+            skipped.append(
+                f"{path}: no {REQUESTS_PARQUET}, no {REQUESTS_FILE} and no Locust *_stats.csv"
+            )
             continue
         runs.append(run)
         progress(f"read {path.name}: {run.records:,} records ({run.source})")
@@ -528,11 +520,7 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
         raise InputError("no records: " + "; ".join(skipped))
     labels = list(dict.fromkeys(run.label for run in runs))
     if frames:
-        records = pd.concat(frames, ignore_index=True)
-        # concat widens categoricals to object
-        for name in (*_TEXT_COLUMNS, "tenant"):
-            records[name] = records[name].astype("category")
-        records[per_request.CATEGORY] = records[per_request.CATEGORY].astype("category")
+        records = pooled.frame(frames)
         run_labels = np.array([run.label for run in runs], dtype=object)
         records.insert(
             1, "label", pd.Categorical(run_labels[records["run"].to_numpy()], categories=labels)
@@ -562,17 +550,16 @@ def load_outputs(path: str | Path) -> tuple[Run, list[KeptOutput]]:
     """A run's kept outputs (measured requests that were answered, in the file's order);
     InputError for a directory without records or a run that kept none (no --keep-outputs)."""
     path = Path(path)
-    if not (path / REQUESTS_FILE).is_file():
-        raise InputError(f"{path}: no {REQUESTS_FILE}: not a run directory")
+    if not has_records(path):
+        raise InputError(f"{path}: no {REQUESTS_PARQUET} or {REQUESTS_FILE}: not a run directory")
     run = _run_from_manifest(path, SOURCE_RECORDS)
     if run.manifest.outputs_kept is not True:
         raise InputError(f"{path}: outputs were not kept (run it with --keep-outputs)")
     outputs: list[KeptOutput] = []
-    with (path / REQUESTS_FILE).open("rb") as handle:
-        while lines := handle.readlines(_CHUNK_BYTES):
-            records, bad = _parse_lines(lines)
-            run.skipped_lines += bad
-            outputs += [kept for r in records if (kept := _kept(r)) is not None]
+    reader = RequestsReader(path)
+    for records in reader.dict_batches():
+        outputs += [kept for r in records if (kept := _kept(r)) is not None]
+    run.skipped_lines = reader.skipped
     return run, outputs
 
 

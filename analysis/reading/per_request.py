@@ -36,7 +36,7 @@ def columns(records: list[dict], floats: Callable[[list], np.ndarray]) -> dict[s
         return out
     out = {name: floats([r.get(name) for r in records]) for name in SERVER_FIELDS}
     histograms = np.empty(n, dtype=object)
-    histograms[:] = [_histogram(r.get(HISTOGRAM)) for r in records]
+    histograms[:] = [histogram(r.get(HISTOGRAM)) for r in records]
     out[HISTOGRAM] = histograms
     out[CATEGORY] = np.array(
         [c if isinstance(c := r.get(CATEGORY), str) else "" for r in records], dtype=object
@@ -44,7 +44,8 @@ def columns(records: list[dict], floats: Callable[[list], np.ndarray]) -> dict[s
     return out
 
 
-def _histogram(value: object) -> list[int] | None:
+def histogram(value: object) -> list[int] | None:
+    """A record's accepted-drafts histogram: a non-empty list of counts, else None."""
     if not isinstance(value, list) or not value:
         return None
     if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from analysis.document import Block, Section
 from analysis.sections import Context
 from analysis.views import tables, throughput_views
@@ -18,11 +20,19 @@ def build(context: Context) -> Section:
             else ""
         )
     ]
+    runs = Counter(run.label for run in context.dataset.runs)
+    # per run and level once for every label (none to compare: not at all)
+    levels = (
+        throughput_views.per_run_levels(context.dataset.records)
+        if max(runs.values(), default=0) > 1
+        else None
+    )
     found = [
         t
         for label in tables.labels_of(context.summary)
         if label not in prefill
-        and (t := throughput_views.agreement(context.dataset.records, label)) is not None
+        and levels is not None
+        and (t := throughput_views.agreement(levels, label)) is not None
     ]
     blocks += found or ["No label was run more than once: no run-to-run comparison."]
     return Section("Run-to-run agreement", blocks)

@@ -27,6 +27,7 @@ import pandas as pd
 
 from analysis.figures import percentiles, replies
 from analysis.figures.metrics import Settings
+from analysis.reading import text_columns
 from analysis.views import conversations
 from analysis.views.charts import Chart
 from analysis.views.tables import Table, slug
@@ -49,7 +50,7 @@ def step_records(records: pd.DataFrame) -> pd.DataFrame:
     turns = conversations.turned_records(records)
     if turns.empty or "step" not in turns:
         return turns.iloc[0:0]
-    return turns[turns["step"].astype(str).to_numpy() != ""]
+    return turns[~text_columns.equals(turns["step"], "")]
 
 
 def ms_figures(values: pd.Series, settings: Settings, stem: str) -> dict[str, float]:
@@ -124,7 +125,7 @@ def by_turn(steps: pd.DataFrame, label: str, settings: Settings) -> pd.DataFrame
     """One row per (concurrency, user turn, step index) of ``label``; a replay's turn is the
     recorded turn (``turn``) and its step index empty."""
     rows = steps[steps["label"] == label]
-    user_turn = rows["extra_user_turn"].fillna(rows["turn"])
+    user_turn = rows["extra_user_turn"].astype(float).fillna(rows["turn"])  # never sparse
     rows = rows.assign(user_turn=user_turn, kind=rows["step"].astype(str))
     keys = {"User turn": "user_turn", "Step index": "extra_step_index", "Step": "kind"}
     return _grouped(rows, keys, settings)

@@ -18,6 +18,7 @@ import pandas as pd
 
 from analysis.figures import percentiles
 from analysis.figures.metrics import Settings
+from analysis.reading import text_columns
 from analysis.views.tables import Table, slug
 
 _MS = "{:.1f}"
@@ -35,7 +36,7 @@ def category_records(records: pd.DataFrame) -> pd.DataFrame:
     """Measured closed-loop records that name a category (empty when there are none)."""
     if records.empty or "category" not in records:
         return records.iloc[0:0]
-    keep = records["measure"].to_numpy() & (records["category"].astype(str).to_numpy() != "")
+    keep = records["measure"].to_numpy() & ~text_columns.equals(records["category"], "")
     if "offered_rps" in records:
         keep &= ~np.isfinite(records["offered_rps"].to_numpy())
     return records[keep]

@@ -19,6 +19,7 @@ import pandas as pd
 
 from analysis.figures import percentiles
 from analysis.figures.metrics import Settings
+from analysis.reading import text_columns
 from analysis.views.charts import Chart, Series
 from analysis.views.tables import Table, slug
 
@@ -43,7 +44,7 @@ def turn_records(records: pd.DataFrame) -> pd.DataFrame:
     turned = turned_records(records)
     if "step" not in turned:
         return turned
-    return turned[turned["step"].astype(str).to_numpy() == ""]
+    return turned[text_columns.equals(turned["step"], "")]
 
 
 def labels(turns: pd.DataFrame) -> list[str]:

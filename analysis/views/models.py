@@ -18,6 +18,7 @@ import pandas as pd
 
 from analysis.figures import percentiles
 from analysis.figures.metrics import CLOSED, Settings, loop_records
+from analysis.reading import text_columns
 from analysis.views.tables import Table
 
 KEY = "models"
@@ -42,11 +43,11 @@ def model_records(records: pd.DataFrame) -> pd.DataFrame:
     if records.empty or "model" not in records:
         return records.iloc[0:0]
     closed = loop_records(records, CLOSED)
-    measured = closed[closed["measure"].to_numpy()]
-    models = measured["model"].astype(str)
-    named = measured[models.to_numpy() != ""]
-    counts = named.groupby("label", observed=True)["model"].nunique()
-    return named[named["label"].isin(set(counts[counts >= 2].index))]
+    named = closed["measure"].to_numpy() & ~text_columns.equals(closed["model"], "")
+    # the two columns the count reads, not the records (three copies of them at 10,000,000)
+    pairs = closed[["label", "model"]][named]
+    counts = pairs.groupby("label", observed=True)["model"].nunique()
+    return closed[named & closed["label"].isin(set(counts[counts >= 2].index)).to_numpy()]
 
 
 def _stats(values: pd.Series, scale: float, settings: Settings) -> list[float]:

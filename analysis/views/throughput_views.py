@@ -113,9 +113,9 @@ def spread_pct(values) -> float:
     return float((values.max() - values.min()) / values.mean() * 100.0)
 
 
-def agreement(records: pd.DataFrame, label: str) -> Table | None:
-    """One row per level and metric: each run's value and the spread in % (None: one run only)."""
-    levels = per_run_levels(records)
+def agreement(levels: pd.DataFrame, label: str) -> Table | None:
+    """One row per level and metric: each run's value and the spread in % (None: one run only),
+    from ``per_run_levels``."""
     if levels.empty:
         return None
     rows = levels[levels["label"] == label]

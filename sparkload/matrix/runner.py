@@ -11,7 +11,7 @@ after it whatever happened, Ctrl-C included. The results directory::
       matrix.yaml            the matrix as run
       matrix-summary.txt     one line per target: status, run directory, reason
       logs/<label>.log       each target's deploy, health, Locust and teardown output
-      <UTC timestamp>-<label>/   one run directory per target (manifest.json, requests.jsonl)
+      <UTC timestamp>-<label>/   one run directory per target (manifest.json, requests.parquet)
       report/                the combined report over all of them (report.md, summary.csv, ...)
 """
 

@@ -15,7 +15,9 @@ and a mean's confidence intervals), ``precision`` (``--target-precision``: targe
 level reached), ``knee`` (a sweep's throughput knee, the one definition both halves use) and
 ``codec`` (how every entry
 reads from JSON and writes back). Every public name is here, so ``from sparkload.records import
-X`` reads any of them.
+X`` reads any of them; but for ``columnar`` (a record as Arrow columns) and ``requests_files``
+(the records' files, their writer and their reader), imported by name: they need pyarrow, which
+a worker that only measures never loads.
 """
 
 from __future__ import annotations
@@ -204,6 +206,7 @@ from sparkload.records.vocabulary import (
     PHASE_WARMUP,
     RATE_FIELDS,
     REQUESTS_FILE,
+    REQUESTS_PARQUET,
     SCHEMA_VERSION,
     SERVER_METRICS_FILE,
     STATUS_ABORTED,
@@ -329,6 +332,7 @@ __all__ = [
     "QualityResult",
     "RATE_FIELDS",
     "REQUESTS_FILE",
+    "REQUESTS_PARQUET",
     "REQUEST_METRICS",
     "ReceiveStamps",
     "RefusedWorker",

@@ -1,5 +1,6 @@
-"""One request's record (a line of requests.jsonl): what it measured, the metrics derived from
-it (``RequestRecord.derive``) and its chunk gaps, kept compactly."""
+"""One request's record (a row of requests.parquet; a line of requests.jsonl in earlier
+versions): what it measured, the metrics derived from it (``RequestRecord.derive``) and its chunk
+gaps, kept compactly."""
 
 from __future__ import annotations
 
@@ -237,7 +238,7 @@ class RequestRecord:
 
     def to_dict(self) -> dict:
         data = dict(zip(_FIELD_NAMES, _field_values(self), strict=True))
-        for name in _OMITTED_WHEN_NONE:
+        for name in OMITTED_WHEN_NONE:
             if data[name] is None:
                 del data[name]
         if not data["extra"]:
@@ -255,7 +256,8 @@ def _rate(tokens: int | None, first: float | None, last: float | None) -> float 
 
 _FIELD_NAMES = tuple(f.name for f in fields(RequestRecord))
 _field_values = attrgetter(*_FIELD_NAMES)  # one C call for every field's value
-_OMITTED_WHEN_NONE = (
+# Left out of the record's dict while None (a field only some records have: JSON lines stay short)
+OMITTED_WHEN_NONE = (
     "chunk_gaps",
     "connect_time",
     "session_id",

@@ -42,6 +42,9 @@ API_RESPONSES = "responses"  # /v1/responses
 API_MESSAGES = "messages"  # /v1/messages (Anthropic's Messages API)
 API_EMBEDDINGS = "embeddings"  # /v1/embeddings (one JSON body, not a stream)
 API_NAMES = (API_CHAT, API_COMPLETIONS, API_RESPONSES, API_MESSAGES, API_EMBEDDINGS)
+# A run's records: Parquet parts in a directory (records/requests_files.py says its layout);
+# run directories of earlier versions hold JSON lines (``sparkload export --jsonl`` writes them)
+REQUESTS_PARQUET = "requests.parquet"
 REQUESTS_FILE = "requests.jsonl"
 MANIFEST_FILE = "manifest.json"
 SERVER_METRICS_FILE = "server_metrics.jsonl"

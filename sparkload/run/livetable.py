@@ -5,7 +5,7 @@ warm-up excluded, failures counted and left out of the figures. Means and counts
 Percentiles interpolate linearly over the exact values, the default of ``analysis``, up to
 ``EXACT_VALUES`` requests a level; beyond that a level's values go into a DDSketch (relative
 error under 1 %), so an hour-long level of a million requests holds as little memory as one of
-twenty thousand. The report, from requests.jsonl, is always exact.
+twenty thousand. The report, from the records, is always exact.
 
 A run whose records reasoned or called tools (a thinking model's, an agent's) shows TTFO, the
 time to first output token (reasoning excluded: a thinking model's time to answer), beside TTFT,

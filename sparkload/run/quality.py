@@ -8,7 +8,7 @@ arithmetic probe generated; the results directory; the built-in simulator starte
 count (``workloads.fitting``: ``--tokenizer``, the target's ``/tokenize``, else the estimate).
 
 Then a run directory like ``run``'s (``ResultsWriter``): ``manifest.json`` (mode and workload
-``quality``, one level at ``--concurrency``), ``requests.jsonl`` (one record per item sent, so
+``quality``, one level at ``--concurrency``), its records (one per item sent, so
 the report states what the probe cost), and ``quality.json`` (``records.quality``), rewritten
 every few seconds and at the end: a stopped run keeps what was graded. Each item is sent once on
 the project's own wire (``transport.client.measure``, its reply's text kept with a ``Reply``),

@@ -1,8 +1,9 @@
-"""The run directory on disk: manifest.json plus requests.jsonl, appended as records arrive.
+"""The run directory on disk: manifest.json plus the records, appended as they arrive.
 
 Only the master (or the single local process) writes here. Every batch of records is written and
-flushed as whole lines, so a run killed at any moment leaves a file whose complete lines are
-complete records; the manifest is rewritten atomically (write + rename) at every change.
+flushed at once (``records.requests_files``: columnar parts, and the open part's records as
+whole JSON lines), so a run killed at any moment keeps every record it took; the manifest is
+rewritten atomically (write + rename) at every change.
 """
 
 from __future__ import annotations
@@ -10,21 +11,22 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-import orjson
+from gevent import get_hub
 
 from sparkload.errors import ConfigError
 from sparkload.records import (
     MANIFEST_FILE,
     QUALITY_FILE,
-    REQUESTS_FILE,
     SERVER_METRICS_FILE,
     Manifest,
     QualityEntry,
 )
+from sparkload.records.requests_files import Building, RequestsWriter
 
 
 def utc_now() -> str:
@@ -41,13 +43,12 @@ class ResultsWriter:
     def __init__(self, results_dir: Path, manifest: Manifest) -> None:
         self.path = _create_unique_dir(results_dir, run_dir_name(manifest.label))
         self.manifest = manifest
-        self._requests = open(self.path / REQUESTS_FILE, "ab")  # noqa: SIM115 - open for the run
+        self._requests = RequestsWriter(self.path, build=_in_a_thread)
         self._server_metrics: TextIO | None = None
         self.write_manifest()
 
     def append_records(self, records: list[dict]) -> None:
-        self._requests.write(b"".join(_record_line(r) for r in records))
-        self._requests.flush()
+        self._requests.append(records)
 
     def append_server_metrics(self, snapshot: dict) -> None:
         if self._server_metrics is None:
@@ -69,7 +70,10 @@ class ResultsWriter:
         os.replace(tmp, self.path / name)
 
     def finish(self, status: str) -> None:
-        """The run is over (its manifest says so); late records may still be appended."""
+        """The run is over (its manifest says so); late records may still be appended. Its
+        records taken so far are written as a part (a finished repetition holds none in memory
+        while the next one runs)."""
+        self._requests.close()
         self.manifest.status = status
         self.manifest.ended_at = utc_now()
         self.write_manifest()
@@ -83,11 +87,11 @@ class ResultsWriter:
             self._server_metrics.close()
 
 
-def _record_line(record: dict) -> bytes:
-    """One record as one line of JSON: orjson, a tenth of the stdlib's cost per record (on the
-    measuring process in a local run). Keys that are not strings are written as strings, as
-    ``json`` does."""
-    return orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
+def _in_a_thread(job: Callable[[], None]) -> Building:
+    """Run ``job`` in one of gevent's OS threads (the process's threads are greenlets under
+    Locust): building a part takes a second or two of CPU, mostly without the GIL, that the
+    master's greenlets would otherwise wait for (``benchmarks/records_write_cost.py``)."""
+    return get_hub().threadpool.spawn(job)
 
 
 def _create_unique_dir(parent: Path, name: str) -> Path:

@@ -24,7 +24,7 @@ def run_dir(tmp_path):
     "argv_tail, says",
     [
         (["/no/such/dir"], "no such directory: /no/such/dir"),
-        (["{empty}"], "no requests.jsonl, manifest.json or Locust *_stats.csv"),
+        (["{empty}"], "no requests.parquet, requests.jsonl, manifest.json or Locust *_stats.csv"),
         (["{run}", "--slo", "ttft<=5"], "--slo: cannot read 'ttft<=5'"),
         (["{run}", "--frobnicate"], "unrecognized arguments: --frobnicate"),
         (["{run}", "--percentile-method", "nearest"], "invalid choice: 'nearest'"),

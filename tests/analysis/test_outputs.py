@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis.cli import main
+from analysis.outputs import charts_png
 from analysis.views.charts import comparison_charts, label_charts
 from tests.analysis_synthetic import REPORT_ORDER, closed_loop_level, write_run
 from tests.report_files import table_path
@@ -28,6 +29,20 @@ def test_each_label_folder_holds_five_png_five_html_and_a_csv(report_out, label)
         page = (folder / f"{chart}.html").read_text()
         assert 'src="../plotly.min.js"' in page and "Plotly.newPlot" in page
     assert set(pd.read_csv(folder / f"{label}.csv")["label"]) == {label}
+
+
+def test_charts_drawn_in_other_processes_are_byte_for_byte_those_drawn_here(report_out, tmp_path):
+    summary = pd.read_csv(report_out / "summary.csv")
+    charts = comparison_charts(summary)
+    for chart in charts:
+        charts_png.render(chart, tmp_path / f"{chart.key}.here.png")
+    drawing = charts_png.render_all([(c, tmp_path / f"{c.key}.pool.png") for c in charts])
+    assert len(drawing) == len(charts)
+    for future in drawing:
+        future.result()
+    for chart in charts:
+        here = (tmp_path / f"{chart.key}.here.png").read_bytes()
+        assert here[:8] == PNG_MAGIC and (tmp_path / f"{chart.key}.pool.png").read_bytes() == here
 
 
 def test_comparison_charts_and_shared_files_exist_and_are_not_empty(report_out):

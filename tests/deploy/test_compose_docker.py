@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from sparkload.records.requests_files import read_records
 from tests.conftest import ROOT, free_port
 
 pytestmark = [pytest.mark.docker, pytest.mark.e2e]
@@ -45,8 +46,7 @@ class ComposeRun:
 
     @property
     def records(self) -> list[dict]:
-        text = (self.run_dir / "requests.jsonl").read_text()
-        return [json.loads(line) for line in text.splitlines()]
+        return read_records(self.run_dir)
 
     @property
     def manifest(self) -> dict:

@@ -26,6 +26,8 @@ def test_headless_run_without_host_uses_the_simulator_and_writes_exact_counts(tm
     assert "started the built-in DGX Spark simulator" in run.output
     assert phase_counts(run.records) == EXPECTED
     assert all(r["status"] == "ok" for r in run.records)
+    # a complete run's records are all in one part, no pending lines left
+    assert [p.name for p in (run.run_dir / "requests.parquet").iterdir()] == ["part-000000.parquet"]
     manifest = run.manifest
     assert manifest["status"] == "complete"
     assert manifest["simulator"]["profile"] == "awq-mtp"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from sparkload.records.requests_files import read_records
 from sparkload.run.simulator_process import READY_PREFIX
 from tests.conftest import locust_command
 from tests.netbed import Host, NetBed, require
@@ -65,14 +66,11 @@ def wait_for_remote_record(results: Path, level_index: int, timeout: float) -> i
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for manifest_path in results.glob("*/manifest.json"):
-            records = manifest_path.with_name("requests.jsonl")
-            if not records.exists():
-                continue
             remote = remote_indices(json.loads(manifest_path.read_text()))
-            text = records.read_text()  # the master may be writing: complete lines only
-            lines = [json.loads(line) for line in text[: text.rfind("\n") + 1].splitlines()]
-            if any(r["level_index"] == level_index and r["worker"] in remote for r in lines):
-                return len(lines)
+            # the master may be writing: the reader skips a half-written last line
+            records = read_records(manifest_path.parent)
+            if any(r["level_index"] == level_index and r["worker"] in remote for r in records):
+                return len(records)
         time.sleep(0.1)
     raise AssertionError(f"no record of level {level_index + 1} from client-b in {timeout} s")
 
@@ -128,7 +126,7 @@ def bed_run(tmp_path_factory) -> BedRun:
         code,
         output,
         json.loads((run_dir / "manifest.json").read_text()),
-        [json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()],
+        read_records(run_dir),
         {json.loads(line)["node"] for line in snapshots},
         seen,
     )

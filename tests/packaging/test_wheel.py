@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import pytest
 import requests
 
 from sparkload import config
+from sparkload.records.requests_files import read_records
 from tests.conftest import ROOT, free_port
 
 pytestmark = pytest.mark.e2e  # builds a wheel, installs it in a new virtualenv, runs it
@@ -88,7 +88,7 @@ def test_the_installed_main_job_runs_against_the_simulator(installed, tmp_path):
     )
     assert run.returncode == 0, run.stdout + run.stderr
     (run_dir,) = (tmp_path / "results").iterdir()
-    records = [json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()]
+    records = read_records(run_dir)
     assert [r["phase"] for r in records] == ["warmup", "measure"]
     assert all(r["status"] == "ok" for r in records)
 

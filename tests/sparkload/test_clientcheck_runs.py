@@ -11,6 +11,7 @@ import time
 import pytest
 
 from sparkload.cli import main as sparkload_main
+from sparkload.records.requests_files import read_records
 from tests.conftest import locust_command
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
@@ -20,9 +21,9 @@ HOG = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end: p
 
 def level_of_last_record(run_dirs) -> int:
     for run_dir in run_dirs:
-        lines = (run_dir / "requests.jsonl").read_text().splitlines()
-        if lines:
-            return json.loads(lines[-1])["level_index"]
+        records = read_records(run_dir)
+        if records:
+            return records[-1]["level_index"]
     return -1
 
 

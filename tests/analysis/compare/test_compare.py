@@ -183,7 +183,7 @@ def test_a_missing_directory_is_bad_input_naming_its_side(tmp_path):
 def test_a_directory_without_runs_is_bad_input_naming_its_side(tmp_path):
     (tmp_path / "empty").mkdir()
     run = compare_run(tmp_path / "b", seed=2)
-    with pytest.raises(InputError, match="^baseline: .*no requests.jsonl"):
+    with pytest.raises(InputError, match="^baseline: .*no requests.parquet, requests.jsonl"):
         load_pair(tmp_path / "empty", run)
 
 

@@ -7,6 +7,7 @@ import socket
 
 import pytest
 
+from sparkload.records.requests_files import read_records
 from tests.conftest import free_port
 from tests.processes import processes
 
@@ -51,7 +52,7 @@ def door_run(tmp_path_factory):
     assert code == 0, outputs["master"]
     (run_dir,) = (directory / "results").iterdir()
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    records = [json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()]
+    records = read_records(run_dir)
     return wrong_code, outputs, manifest, records
 
 

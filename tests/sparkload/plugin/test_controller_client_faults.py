@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from sparkload.cli import main as sparkload_main
+from sparkload.records.requests_files import read_records
 from tests.conftest import free_port, locust_command
 
 pytestmark = pytest.mark.e2e  # starts Locust, simulator or server processes
@@ -22,8 +23,8 @@ DEADLINE = 90  # seconds any single process here may run
 def wait_for_records(results: Path, count: int, timeout: float = 60) -> Path:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for path in results.glob("*/requests.jsonl"):
-            if len(path.read_text().splitlines()) >= count:
+        for path in results.glob("*/manifest.json"):
+            if len(read_records(path.parent)) >= count:
                 return path.parent
         time.sleep(0.2)
     raise AssertionError(f"fewer than {count} records after {timeout} s")
@@ -78,7 +79,7 @@ def test_a_killed_worker_is_reported_and_the_run_stops_cleanly_keeping_its_recor
     assert "stopped responding" in output
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "aborted" and "stopped responding" in manifest["abort_reason"]
-    records = [json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()]
+    records = read_records(run_dir)
     assert 4 <= len(records) < 1 + 80
 
 
@@ -118,8 +119,8 @@ def test_a_master_killed_with_sigkill_leaves_readable_records_that_analysis_repo
         for process in (master, worker):
             process.kill()
             process.wait()
-    lines = (run_dir / "requests.jsonl").read_text().splitlines()
-    assert len(lines) >= 6 and all(json.loads(line)["schema"] == 1 for line in lines)
+    records = read_records(run_dir)  # killed: the open part's records are its pending lines
+    assert len(records) >= 6 and all(record["schema"] == 1 for record in records)
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "running"
     assert (
         sparkload_main(["report", str(run_dir), "--out", str(tmp_path / "report"), "--no-charts"])
@@ -151,4 +152,4 @@ def test_sigterm_stops_a_headless_run_cleanly_marking_it_stopped(tmp_path):
         run.wait()
     assert "SIGTERM received" in output and "Traceback" not in output
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "stopped"
-    assert all(json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines())
+    assert read_records(run_dir) and all(read_records(run_dir))

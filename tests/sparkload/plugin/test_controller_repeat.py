@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from sparkload.records.requests_files import read_records
 from tests.conftest import run_locust
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator
@@ -42,9 +43,7 @@ def test_each_repetition_is_a_complete_run_of_its_own(simulator, tmp_path):
             "complete",
             {"run": number, "of": 2},
         )
-        records = [
-            json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()
-        ]
+        records = read_records(run_dir)
         assert Counter((r["level"], r["phase"]) for r in records) == {
             (1, "measure"): 2,
             (2, "measure"): 4,

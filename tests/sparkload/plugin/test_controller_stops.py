@@ -1,5 +1,5 @@
 """A run stopped before its plan finished (Ctrl-C, SIGTERM) exits 130, never 0: its manifest
-says "stopped" and every request that finished is in requests.jsonl."""
+says "stopped" and every request that finished is in its records."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from sparkload.records import EXIT_INTERRUPTED
+from sparkload.records.requests_files import read_records
 from tests.conftest import ROOT, free_port, locust_command, wait_until_up
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator
@@ -26,8 +27,8 @@ LADDER = ["--headless", "--ladder", "1,2,4", "--requests-per-user", "3"]
 def wait_for_records(results: Path, count: int, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for path in results.glob("*/requests.jsonl"):
-            if len(path.read_text().splitlines()) >= count:
+        for path in results.glob("*/manifest.json"):
+            if len(read_records(path.parent)) >= count:
                 return
         time.sleep(0.1)
     raise AssertionError(f"fewer than {count} records after {timeout} s")
@@ -72,7 +73,7 @@ def locust_end_to_end_count(tmp_path: Path) -> int:
 def assert_stopped_with_every_record(tmp_path: Path) -> None:
     (manifest,) = tmp_path.glob("*/manifest.json")
     assert json.loads(manifest.read_text())["status"] == "stopped"
-    records = (manifest.parent / "requests.jsonl").read_text().splitlines()
+    records = read_records(manifest.parent)
     assert len(records) == locust_end_to_end_count(tmp_path) > 0
 
 
@@ -119,5 +120,5 @@ def test_ctrl_c_during_a_web_ui_run_closes_it_stopped_before_the_simulator_goes(
     assert run.returncode == EXIT_INTERRUPTED, output
     (manifest,) = tmp_path.glob("*/manifest.json")
     assert json.loads(manifest.read_text())["status"] == "stopped"
-    records = [json.loads(line) for line in (manifest.parent / "requests.jsonl").open()]
+    records = read_records(manifest.parent)
     assert [r for r in records if r["status"] != "ok"] == []  # no request cut by a gone target

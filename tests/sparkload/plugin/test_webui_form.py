@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from sparkload.records.requests_files import read_records
 from tests.conftest import free_port, locust_command, wait_until_up
 
 pytestmark = pytest.mark.e2e
@@ -39,7 +40,7 @@ def records_written(results: Path, timeout: float) -> int:
     deadline = time.monotonic() + timeout
     count = 0
     while time.monotonic() < deadline:
-        count = sum(len(f.read_text().splitlines()) for f in results.glob("*/requests.jsonl"))
+        count = sum(len(read_records(f.parent)) for f in results.glob("*/manifest.json"))
         if count >= 3:
             break
         time.sleep(0.5)

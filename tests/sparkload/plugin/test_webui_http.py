@@ -15,6 +15,7 @@ from flask import Flask, jsonify
 
 from sparkload.plugin import webui
 from sparkload.records import EXIT_INTERRUPTED
+from sparkload.records.requests_files import read_records
 from tests.conftest import free_port, locust_command, wait_until_up
 
 
@@ -50,7 +51,7 @@ def wait_for(results: Path, done, timeout: float = 60) -> list[dict]:
 
 
 def records_in(results: Path) -> int:
-    return sum(len(path.read_text().splitlines()) for path in results.glob("*/requests.jsonl"))
+    return sum(len(read_records(path.parent)) for path in results.glob("*/manifest.json"))
 
 
 @pytest.mark.e2e

@@ -8,6 +8,7 @@ import statistics
 
 import pytest
 
+from sparkload.records.requests_files import read_records
 from tests.conftest import free_port
 from tests.processes import FAKETIME, faked_clock, processes
 
@@ -52,7 +53,7 @@ def skewed_run(tmp_path_factory):
     assert code == 0, output
     (run_dir,) = (directory / "results").iterdir()
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    records = [json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()]
+    records = read_records(run_dir)
     return manifest, records
 
 

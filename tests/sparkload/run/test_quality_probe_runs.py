@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from sparkload.records import PROBE_GRADE, QUALITY_FILE
+from sparkload.records.requests_files import read_records
 from tests.conftest import run_locust
 
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator
@@ -53,9 +54,7 @@ def test_each_level_grades_its_own_items_at_its_concurrency(tmp_path):
     assert (pooled["n"], pooled["correct"], entry["complete"]) == (8, 4, True)
     assert "quality probe C=4: arithmetic: 2/4 correct, 50.0 %" in run.output
     assert "quality probe, pooled: arithmetic: 4/8 correct, 50.0 %" in run.output
-    records = [
-        json.loads(line) for line in (run.run_dir / "requests.jsonl").read_text().splitlines()
-    ]
+    records = read_records(run.run_dir)
     probed = [r for r in records if PROBE_GRADE in (r.get("extra") or {})]
     assert sorted(r["extra"][PROBE_GRADE]["item"] for r in probed) == [
         f"arithmetic-{i}" for i in (1, 2, 3, 4, 5, 6, 7, 8)
