@@ -89,6 +89,7 @@ class RunController:
         self.simulator: SimulatorProcess | None = None
         self.collector: RunCollector | None = None
         self.shape: Shape | None = None
+        self._finishing = False  # finish_run under way (closing the run may yield)
         self.ticks: SerialTicks | None = None  # the shape, ticked one at a time
         self.last_rows: list[dict] = []  # the table of the last finished run (web UI)
         self.final_summary = ""  # printed after Locust's own summary in headless runs
@@ -267,31 +268,51 @@ class RunController:
         self.environment.process_exit_code = EXIT_ABORTED
 
     def finish_run(self) -> None:
-        """Close the run directory with its status; keep the table for the UI and the summary."""
-        if self.collector is None or self.shape is None:
+        """Close the run directory with its status; keep the table for the UI and the summary.
+
+        Closing may yield (the records' last Parquet part is built in a thread), and Locust may
+        stop the test again meanwhile (a SIGTERM's quit after its stop) and reset the run: a
+        second call while one is under way returns, and this one works on what it began with."""
+        collector, shape, control = self.collector, self.shape, self.control
+        if collector is None or shape is None or self._finishing:
             return
+        self._finishing = True
+        try:
+            self._finish(collector, shape, control, self.abort_reason, self.capacity_lines)
+        finally:
+            self._finishing = False
+
+    def _finish(
+        self,
+        collector: RunCollector,
+        shape: Shape,
+        control: ServerControl | None,
+        abort_reason: str,
+        capacity_lines: dict[str, str],
+    ) -> None:
         if self._progress is not None:
             self._progress.kill(block=False)
-        if self.control is not None:  # a run stopped inside the profiled level
-            self.collector.note_refusals(self.control.level_over())
-        if self.abort_reason:  # a shape may finish its plan early when the run aborts
+        if control is not None:  # a run stopped inside the profiled level
+            collector.note_refusals(control.level_over())
+        if abort_reason:  # a shape may finish its plan early when the run aborts
             status = STATUS_ABORTED
         else:
-            status = STATUS_COMPLETE if self.shape.finished else STATUS_STOPPED
-        self.collector.manifest.abort_reason = self.abort_reason or None
+            status = STATUS_COMPLETE if shape.finished else STATUS_STOPPED
+        collector.manifest.abort_reason = abort_reason or None
         self._note_workers()
-        self.collector.close(status)
-        self.last_rows = self.collector.rows()
+        collector.close(status)
+        self.last_rows = collector.rows()
         if status != STATUS_COMPLETE:
             logger.warning(
                 "sparkload: run stopped before its plan finished; manifest marked '%s'", status
             )
-        self.final_summary = self.collector.summary()
-        for line in self.capacity_lines.values():
-            self.final_summary += "\n" + line
+        summary = collector.summary()
+        for line in capacity_lines.values():
+            summary += "\n" + line
+        self.final_summary = summary
         check = self.context.options.results.check if self.context is not None else ""
         if check and status != STATUS_ABORTED:
-            self._check_levels(check, str(self.collector.writer.path))
+            self._check_levels(check, str(collector.writer.path))
         if status == STATUS_STOPPED:  # after --check: part of a plan is no pass, whatever it says
             self.environment.process_exit_code = EXIT_INTERRUPTED
         if not self.parsed.headless:

@@ -18,12 +18,18 @@ from tests.report_files import report_summary
 pytestmark = pytest.mark.e2e  # starts Locust and the simulator
 
 BOUNDS = "ttft_p90_ms<=1500"
+# The heating run bounds what throttled clocks slow outright: each token (a cool C=16 has an ITL
+# p90 near 60 ms, a throttled one near 95). Its TTFT may stay within 1,500 ms when a busy machine
+# moves the search's capacity a user or two lower (C=15 once: 1,298 ms sustained).
+HOT_BOUNDS = "itl_p90_ms<=70"
 
 
-def sustained_run(tmp_path_factory, name: str, args: list[str]) -> tuple[LocustRun, dict]:
+def sustained_run(
+    tmp_path_factory, name: str, args: list[str], bounds: str = BOUNDS
+) -> tuple[LocustRun, dict]:
     results = tmp_path_factory.mktemp(name)
     run = run_locust(
-        ["--headless", "--find-capacity", BOUNDS, "--requests-per-user", "4", *args],
+        ["--headless", "--find-capacity", bounds, "--requests-per-user", "4", *args],
         results,
         timeout=300,
     )
@@ -42,7 +48,7 @@ def hot(tmp_path_factory) -> tuple[LocustRun, dict]:
     """C=16 (start and cap), then held for 15 simulated minutes on a heating simulator."""
     args = ["--capacity-start", "16", "--capacity-max", "16", "--sustain", "15m"]
     return sustained_run(
-        tmp_path_factory, "hot", [*args, "--sim-thermal", "--sim-time-scale", "30"]
+        tmp_path_factory, "hot", [*args, "--sim-thermal", "--sim-time-scale", "30"], HOT_BOUNDS
     )
 
 
@@ -84,13 +90,13 @@ def test_the_sustain_level_stays_out_of_the_probes_figures(cool):
 
 def test_on_a_heating_simulator_the_capacity_does_not_hold_and_the_run_exits_4(hot):
     """Not asserted: the capacity, C=16 when its probe meets the bound; at 30x a busy machine
-    may slow the simulator past it, and the search then settles lower (C=14 once)."""
+    may slow the simulator past it, and the search then settles lower."""
     run, summary = hot
     capacity = run.manifest["capacity"]["capacity"]
     assert run.returncode == EXIT_CHECK_FAILED, run.output
-    assert f"sustain: C={capacity:g} did not hold for 900 s at {BOUNDS}" in run.output
+    assert f"sustain: C={capacity:g} did not hold for 900 s at {HOT_BOUNDS}" in run.output
     (found,) = summary["sustain"]
-    assert found["held"] is False and found["figures"][BOUNDS] > 1500
+    assert found["held"] is False and found["figures"][HOT_BOUNDS] > 70
 
 
 def test_the_heated_sustain_shows_throttling_slower_tokens_and_falling_throughput(hot):
