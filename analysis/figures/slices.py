@@ -78,6 +78,10 @@ class Slicing:
         return run.manifest.slice_duration or 0.0
 
 
+# a level's requests as ``LevelRequests`` reads them, its fields in order
+REQUEST_COLUMNS = ("start_time", "latency", "ok", "ttft", "t_last_token", "itl", "output_tokens")
+
+
 @dataclass(frozen=True)
 class LevelRequests:
     """One level's measured requests, times in target seconds on the run's time line."""
@@ -99,15 +103,7 @@ class LevelRequests:
         return cls(
             *(
                 frame[name].to_numpy(bool if name == "ok" else np.float64)
-                for name in (
-                    "start_time",
-                    "latency",
-                    "ok",
-                    "ttft",
-                    "t_last_token",
-                    "itl",
-                    "output_tokens",
-                )
+                for name in REQUEST_COLUMNS
             )
         )
 
@@ -302,19 +298,7 @@ def drift(windows: pd.DataFrame, threshold_pct: float = DEFAULT_DRIFT_THRESHOLD_
 
 
 # what a level's windows (LevelRequests) and its request timeline read of its records
-TIMED_COLUMNS = (
-    "run",
-    "level_index",
-    "level",
-    "offered_rps",
-    "start_time",
-    "latency",
-    "ok",
-    "ttft",
-    "t_last_token",
-    "itl",
-    "output_tokens",
-)
+TIMED_COLUMNS = ("run", "level_index", "level", "offered_rps", *REQUEST_COLUMNS)
 
 
 def timed(records: pd.DataFrame) -> pd.DataFrame:

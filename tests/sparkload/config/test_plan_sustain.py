@@ -3,22 +3,11 @@ bounds; anything else is one ConfigError line naming the option."""
 
 from __future__ import annotations
 
-import argparse
-
 import pytest
 
 from sparkload import config as options
 from sparkload.errors import ConfigError
-
-
-def namespace(**overrides) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    for option in options.OPTIONS:
-        parser.add_argument(option.flag, default=option.default)
-    ns = parser.parse_args([])
-    for key, value in overrides.items():
-        setattr(ns, key, value)
-    return ns
+from tests.option_namespace import namespace
 
 
 def test_sustain_is_off_by_default():

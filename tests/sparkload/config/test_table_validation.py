@@ -1,22 +1,11 @@
 """Option validation: every bad value is one clear ConfigError line."""
 
-import argparse
-
 import pytest
 
 from sparkload import config as options
 from sparkload.errors import ConfigError
 from sparkload.workloads import registry
-
-
-def namespace(**overrides) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    for option in options.OPTIONS:
-        parser.add_argument(option.flag, default=option.default)
-    ns = parser.parse_args([])
-    for key, value in overrides.items():
-        setattr(ns, key, value)
-    return ns
+from tests.option_namespace import namespace
 
 
 def test_defaults_are_the_reports_method():

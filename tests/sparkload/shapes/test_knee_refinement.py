@@ -16,6 +16,7 @@ from sparkload.shapes.knee import KneeRefiner, refinement_levels
 from sparkload.shapes.ladder import LadderShape
 from sparkload.shapes.progress import progress_line
 from sparkload.shapes.steps import StepsShape
+from tests.option_namespace import namespace as option_namespace
 from tests.sparkload.shapes.test_progress import collector
 from tests.sparkload.shapes.test_progress import options as progress_options
 from tests.sparkload.test_shapes import FakeConductor
@@ -129,13 +130,8 @@ def test_the_progress_line_counts_the_added_levels():
 
 
 def namespace(**overrides) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    for option in options.OPTIONS:
-        parser.add_argument(option.flag, default=option.default)
-    ns = parser.parse_args([])
-    for key, value in {"refine_knee": "true", **overrides}.items():
-        setattr(ns, key, value)
-    return ns
+    """The options with --refine-knee given, and ``overrides``."""
+    return option_namespace(**{"refine_knee": "true", **overrides})
 
 
 def test_refine_knee_is_taken_with_a_count_based_or_time_based_ladder():
