@@ -56,6 +56,7 @@ from analysis.compare.run_settings import SettingDifference, differences
 from analysis.compare.tolerances import COMPARED, HIGHER_IS_WORSE, QUANTILE, Compared, Tolerance
 from analysis.errors import InputError
 from analysis.figures import percentiles
+from analysis.figures.measured import measured_ok
 from analysis.figures.metrics import (
     LOOPS,
     Settings,
@@ -63,7 +64,6 @@ from analysis.figures.metrics import (
     level_name,
     loop_levels,
     loop_records,
-    measured_ok,
     summarize,
 )
 from analysis.reading import load

@@ -73,7 +73,7 @@ import pandas as pd
 from analysis.figures import images as im
 from analysis.figures import inputs, percentiles
 from analysis.figures import structured as st
-from analysis.figures.measured import FloatColumns, measured_ok
+from analysis.figures.measured import FloatColumns, measured_ok_positions
 from analysis.figures.replies import no_answer, truncated_calls
 from analysis.reading.load import Dataset, describe_level
 from analysis.reading.manifest_levels import (
@@ -316,13 +316,12 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
     if records.empty or "level" not in records:
         return pd.DataFrame()
     counts = _counts(records, loop)
-    ok = measured_ok(records, settings)
     thinking, structured = has_thinking(records), st.has_structured(records)
     pictured = im.has_images(records)
     served, batched = has_server_figures(records), inputs.has_inputs(records)
-    column = FloatColumns(ok)
+    column = FloatColumns(records, settings.itl_null_as_zero)
     rows = []
-    groups = ok.groupby(["label", loop.record_key], observed=True).indices
+    groups = measured_ok_positions(records, ["label", loop.record_key])
     for (label, key), index in groups.items():
         rng = _group_rng(settings, str(label), key)
         row = {
@@ -355,9 +354,9 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         if batched:
             row.update(inputs.input_sums(column["inputs"][index], prompt))
         if thinking:
-            row.update(thinking_stats(ok.iloc[index], column, index, settings, rng))
+            row.update(thinking_stats(records.iloc[index], column, index, settings, rng))
         if structured:
-            row.update(st.structured_stats(ok["structured"].iloc[index], ok.iloc[index]))
+            row.update(st.structured_stats(records["structured"].iloc[index], records.iloc[index]))
         if pictured:
             row.update(im.level_sums(column["images"][index], column["image_bytes"][index]))
         for metric in SERVER_METRICS if served else ():

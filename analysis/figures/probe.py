@@ -19,7 +19,8 @@ import pandas as pd
 
 from analysis.errors import InputError
 from analysis.figures import slo
-from analysis.figures.metrics import CLOSED, OPEN, Settings, level_name, loop_records, measured_ok
+from analysis.figures.measured import measured_ok
+from analysis.figures.metrics import CLOSED, OPEN, Settings, level_name, loop_records
 from analysis.reading.load import Dataset
 from sparkload.records import (
     INTERVAL_CONFIDENCE,

@@ -36,7 +36,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.figures import percentiles
-from analysis.figures.metrics import CLOSED, LOOPS, Loop, Settings, loop_records, measured_ok
+from analysis.figures.measured import measured_ok
+from analysis.figures.metrics import CLOSED, LOOPS, Loop, Settings, loop_records
 
 MS = 1000.0
 # Bins of acceptance length for TPOT: 1 (nothing accepted) up to k + 1

@@ -41,6 +41,7 @@ import pandas as pd
 
 from analysis.errors import InputError
 from analysis.figures import percentiles
+from analysis.figures.measured import measured_ok
 from analysis.figures.metrics import (
     LOOPS,
     METRIC_BY_FIELD,
@@ -49,7 +50,6 @@ from analysis.figures.metrics import (
     level_name,
     loop_levels,
     loop_records,
-    measured_ok,
     no_answer,
 )
 from analysis.figures.structured import SCHEMA_VALID_RATIO

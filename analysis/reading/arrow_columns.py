@@ -19,7 +19,6 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from pandas.api.types import union_categoricals
 
 from analysis.reading import per_request, pooled
 from sparkload.records import PHASE_MEASURE, STATUS_OK
@@ -107,7 +106,7 @@ def read(
         lists = batch.column(per_request.HISTOGRAM)
         if lists.null_count < n:
             histograms[:] = [per_request.histogram(h) for h in lists.to_pylist()]
-        add(per_request.HISTOGRAM, histograms)
+        add(per_request.HISTOGRAM, pooled.absent_as_sparse(histograms))
         extras = _extras(batch.column(EXTRA))
         for name in extra_numeric:
             add(
@@ -123,21 +122,9 @@ def read(
             add(f"extra_{name}", pd.Categorical(values))
     # each column's pieces let go once it is joined, not after the last column (a run's
     # columns twice over: 1.2 GB more at 2,000,000 records a run)
-    return {name: _joined(parts.pop(name)) for name in list(parts)}
+    return {name: pooled.joined(parts.pop(name)) for name in list(parts)}
 
 
 def _text(extra: dict | None, name: str) -> str:
     value = extra.get(name) if extra else None
     return value if isinstance(value, str) else ""
-
-
-def _joined(chunks: list) -> np.ndarray | pd.Categorical | pd.arrays.SparseArray:
-    """One column of a run from its batches' pieces (categoricals: their categories sorted, as
-    one batch of JSON lines gives them). A float column no batch has a value in stays sparse
-    (``pooled.absent_as_sparse``): made dense, a plain run's forty such columns were 640 MB at
-    2,000,000 records, alive until the run's columns were made sparse."""
-    if isinstance(chunks[0], pd.Categorical):
-        return union_categoricals([pooled.as_text(c) for c in chunks], sort_categories=True)
-    if all(isinstance(c, pd.arrays.SparseArray) for c in chunks):
-        return pd.arrays.SparseArray(np.full(sum(len(c) for c in chunks), np.nan))
-    return np.concatenate([np.asarray(c) for c in chunks])

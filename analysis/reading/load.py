@@ -28,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import union_categoricals
 
 from analysis.errors import InputError
 from analysis.reading import (
@@ -381,12 +380,10 @@ def _read_requests(reader: RequestsReader) -> dict[str, np.ndarray]:
     }
     columns["error_kind"] = np.array([k for chunk in kinds for k in chunk], dtype=object)
     columns["reasoning_counted_by"] = (
-        union_categoricals(counted_by) if counted_by else pd.Categorical([], categories=[""])
+        pooled.joined(counted_by) if counted_by else pd.Categorical([], categories=[""])
     )
     for name, parts_of in texts.items():
-        columns[name] = (
-            union_categoricals(parts_of) if parts_of else pd.Categorical([], categories=[""])
-        )
+        columns[name] = pooled.joined(parts_of) if parts_of else pd.Categorical([], categories=[""])
     return columns
 
 
@@ -521,9 +518,12 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     labels = list(dict.fromkeys(run.label for run in runs))
     if frames:
         records = pooled.frame(frames)
-        run_labels = np.array([run.label for run in runs], dtype=object)
+        # each run's label as a code: categories from codes, no text per record to hash
+        label_codes = np.array([labels.index(run.label) for run in runs], dtype=np.int32)
         records.insert(
-            1, "label", pd.Categorical(run_labels[records["run"].to_numpy()], categories=labels)
+            1,
+            "label",
+            pd.Categorical.from_codes(label_codes[records["run"].to_numpy()], categories=labels),
         )
     else:
         records = pd.DataFrame(

@@ -16,12 +16,25 @@ from pandas.api.types import union_categoricals
 
 
 def absent_as_sparse(values):
-    """A float column without a single value as a sparse all-NaN column (no memory per record:
-    a plain run's records carry no reasoning, server or workload figures, about 40 columns that
-    at 10,000,000 records would be 3.2 GB of NaN)."""
-    if isinstance(values, np.ndarray) and values.dtype.kind == "f" and np.isnan(values).all():
-        return pd.arrays.SparseArray(values)
+    """A column without a single value as a sparse one (no memory per record): a float column
+    all NaN, or an object column all None (the accepted-drafts histograms of a run without
+    drafting). A plain run's records carry no reasoning, server or workload figures, about 40
+    columns that at 10,000,000 records would be 3.2 GB of NaN."""
+    if not isinstance(values, np.ndarray):
+        return values
+    if values.dtype.kind == "f" and np.isnan(values).all():
+        return absent(len(values))
+    if values.dtype.kind == "O" and all(value is None for value in values):
+        return absent(len(values), object)
     return values
+
+
+def absent(length: int, dtype: type = np.float64) -> pd.arrays.SparseArray:
+    """A column of ``length`` without values (NaN), sparse without ever being dense (80 MB at
+    10,000,000 records, for each of a run's forty such columns in turn)."""
+    return pd.arrays.SparseArray.from_indices(
+        np.empty(0, dtype=dtype), np.empty(0, np.int64), length, np.nan, dtype=dtype
+    )
 
 
 def as_text(values: pd.Categorical) -> pd.Categorical:
@@ -30,14 +43,15 @@ def as_text(values: pd.Categorical) -> pd.Categorical:
     return pd.Categorical.from_codes(values.codes, categories=values.categories.astype(str))
 
 
-def _joined(pieces: list):
+def joined(pieces: list) -> np.ndarray | pd.Categorical | pd.arrays.SparseArray:
+    """One column from its pieces (a run's batches, or the runs'): sparse where no piece has a
+    value, a categorical of the texts used, sorted, whatever each piece's categories were (made
+    so piece by piece: a pooled column's unique codes cost a sort of 10,000,000), else joined."""
     if all(isinstance(p, pd.arrays.SparseArray) for p in pieces):
-        return absent_as_sparse(np.full(sum(len(p) for p in pieces), np.nan))
+        return absent(sum(len(p) for p in pieces), pieces[0].dtype.subtype)
     if any(isinstance(p, pd.Categorical) for p in pieces):
-        joined = union_categoricals(
-            [as_text(pd.Categorical(p)) for p in pieces], sort_categories=True, ignore_order=True
-        )
-        return joined.remove_unused_categories()
+        used = [as_text(pd.Categorical(p).remove_unused_categories()) for p in pieces]
+        return union_categoricals(used, sort_categories=True, ignore_order=True)
     return np.concatenate([np.asarray(p) for p in pieces])
 
 
@@ -46,5 +60,5 @@ def frame(runs: list[dict]) -> pd.DataFrame:
     names = list(runs[0])
     columns = {}
     for name in names:
-        columns[name] = _joined([run.pop(name) for run in runs])
+        columns[name] = joined([run.pop(name) for run in runs])
     return pd.DataFrame(columns, copy=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from analysis.document import Section
 from analysis.figures import images
-from analysis.figures.metrics import measured_ok
+from analysis.figures.measured import measured_ok
 from analysis.sections import Context
 from analysis.views.tables import Table, slug
 

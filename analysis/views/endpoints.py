@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.figures import percentiles
-from analysis.figures.metrics import Settings, measured_ok
+from analysis.figures.measured import measured_ok
+from analysis.figures.metrics import Settings
 from analysis.views.tables import Table
 
 KEY = "endpoints"

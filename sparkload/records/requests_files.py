@@ -237,11 +237,32 @@ class RequestsReader:
 
 
 def _parquet_batches(path: Path, columns: list[str] | None) -> Iterator[pa.RecordBatch]:
+    """A part's record batches of ``columns`` (None: every column of ``SCHEMA``); a column the
+    part lacks (written by a version before that field was a record's) reads as nulls."""
+    wanted = SCHEMA.names if columns is None else columns
     try:
         part = pq.ParquetFile(path)
-        yield from part.iter_batches(batch_size=PART_ROWS, columns=columns)
+        present = set(part.schema_arrow.names)
+        stored = [name for name in wanted if name in present]
+        for batch in part.iter_batches(batch_size=PART_ROWS, columns=stored):
+            if len(stored) < len(wanted):
+                batch = _with_nulls(batch, wanted)
+            yield batch
     except (OSError, pa.ArrowException) as exc:
         raise ValueError(f"{path}: not a readable Parquet part ({exc})") from None
+
+
+def _with_nulls(batch: pa.RecordBatch, names: list[str]) -> pa.RecordBatch:
+    """``batch`` with the columns of ``names`` it lacks as nulls of their ``SCHEMA`` type."""
+    have = set(batch.schema.names)
+    fields = [batch.schema.field(name) if name in have else SCHEMA.field(name) for name in names]
+    return pa.RecordBatch.from_arrays(
+        [
+            batch.column(name) if name in have else pa.nulls(batch.num_rows, field.type)
+            for name, field in zip(names, fields, strict=True)
+        ],
+        schema=pa.schema(fields, metadata=batch.schema.metadata),
+    )
 
 
 def parse_lines(lines: list[bytes]) -> tuple[list[dict], int]:

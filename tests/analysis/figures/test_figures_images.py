@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from analysis.figures import images
-from analysis.figures.metrics import Settings, measured_ok, summarize
+from analysis.figures.measured import measured_ok
+from analysis.figures.metrics import Settings, summarize
 from analysis.reading.load import load
 from tests.analysis_synthetic import make_record, write_run
 

@@ -132,6 +132,19 @@ def test_both_layouts_give_the_same_arrow_columns(tmp_path):
     assert from_new.schema == from_old.schema
 
 
+def test_a_part_written_before_a_field_existed_reads_it_as_missing(tmp_path):
+    writer = RequestsWriter(tmp_path, part_rows=2)
+    writer.append(records(2))
+    writer.close()
+    (part,) = (tmp_path / REQUESTS_PARQUET).glob("*.parquet")
+    pq.write_table(pq.read_table(part).drop_columns(["connect_time", "ttft"]), part)
+    (batch,) = RequestsReader(tmp_path).arrow_batches(["ttft", "connect_time", "status"])
+    assert batch.schema.names == ["ttft", "connect_time", "status"]
+    assert batch.column("ttft").null_count == 2
+    assert batch.column("status").to_pylist() == ["ok", "ok"]
+    assert [r["request_id"] for r in read_records(tmp_path)] == ["0-0", "0-1"]
+
+
 def test_a_damaged_part_is_named(tmp_path):
     writer = RequestsWriter(tmp_path, part_rows=2)
     writer.append(records(2))
