@@ -40,8 +40,12 @@ def measured_ok_positions(records: pd.DataFrame, by: list[str]) -> dict[tuple, n
     """Per group of ``by`` that has any, the positions in ``records`` of its measured requests
     that were answered: the groups of ``measured_ok``'s rows without copying the rows (a
     gigabyte at 10,000,000 records); read their columns with ``FloatColumns(records)``."""
+    return measured_ok_of(records, records.groupby(by, observed=True).indices)
+
+
+def measured_ok_of(records: pd.DataFrame, groups: dict[tuple, np.ndarray]) -> dict:
+    """``measured_ok_positions`` of groups already made (positions in ``records``)."""
     chosen = records["measure"].to_numpy() & records["ok"].to_numpy()
-    groups = records.groupby(by, observed=True).indices
     return {key: index[chosen[index]] for key, index in groups.items() if chosen[index].any()}
 
 
