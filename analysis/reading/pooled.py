@@ -37,6 +37,18 @@ def absent(length: int, dtype: type = np.float64) -> pd.arrays.SparseArray:
     )
 
 
+def one_text_shared(values: pd.Categorical) -> pd.Categorical:
+    """A text column that holds one text for every record (most of a plain run's fifteen: ""
+    throughout) with that one code shared, read-only, by every record: no memory per record
+    (135 MB of codes at 10,000,000 records)."""
+    codes = values.codes
+    if len(values.categories) != 1 or not len(codes) or codes.min() != 0 or codes.max() != 0:
+        return values
+    return pd.Categorical.from_codes(
+        np.broadcast_to(codes.dtype.type(0), len(codes)), categories=values.categories
+    )
+
+
 def as_text(values: pd.Categorical) -> pd.Categorical:
     """The categories as text, so that pieces join whatever their own categories' dtype (a
     piece with no text at all has object categories, one with some has strings)."""
@@ -51,7 +63,7 @@ def joined(pieces: list) -> np.ndarray | pd.Categorical | pd.arrays.SparseArray:
         return absent(sum(len(p) for p in pieces), pieces[0].dtype.subtype)
     if any(isinstance(p, pd.Categorical) for p in pieces):
         used = [as_text(pd.Categorical(p).remove_unused_categories()) for p in pieces]
-        return union_categoricals(used, sort_categories=True, ignore_order=True)
+        return one_text_shared(union_categoricals(used, sort_categories=True, ignore_order=True))
     return np.concatenate([np.asarray(p) for p in pieces])
 
 
