@@ -461,9 +461,9 @@ def _load_records(run: Run, run_index: int) -> dict | None:
     columns["itl"] = derived_columns.measured_itl(columns)
     columns["expected_cached_tokens"] = derived_columns.expected_cached(columns)
     columns = {name: pooled.absent_as_sparse(values) for name, values in columns.items()}
-    columns["level"] = columns["level"].astype(np.int64)
+    columns["level"] = columns["level"].astype(np.int32)  # a C: 40 MB less than int64 at 10M
     columns["error_kind"] = pd.Categorical(columns["error_kind"])
-    return {"run": np.full(run.records, run_index, dtype=np.int32), **columns}
+    return {"run": np.full(run.records, run_index, dtype=np.int16), **columns}
 
 
 def load_with_records(path: str | Path) -> Dataset:
@@ -527,7 +527,7 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
         )
     else:
         records = pd.DataFrame(
-            {"run": pd.Series(dtype=np.int32), "label": pd.Categorical([], categories=labels)}
+            {"run": pd.Series(dtype=np.int16), "label": pd.Categorical([], categories=labels)}
         )
     csv_levels = pd.concat(csv_frames, ignore_index=True) if csv_frames else pd.DataFrame()
     records, apart = baselines.split(records)
