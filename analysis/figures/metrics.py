@@ -71,7 +71,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.figures import images as im
-from analysis.figures import inputs, percentiles
+from analysis.figures import inputs, level_counts, percentiles
 from analysis.figures import structured as st
 from analysis.figures.measured import FloatColumns, measured_ok_of
 from analysis.figures.replies import no_answer, truncated_calls
@@ -263,71 +263,6 @@ def _distribution_stats(values: np.ndarray, metric: RequestMetric, settings: Set
     return out
 
 
-def _counts(records: pd.DataFrame, loop: Loop, groups: dict[tuple, np.ndarray]) -> pd.DataFrame:
-    """n, failures, warm-up count, error kinds and wall time per (label, level): ``groups``,
-    each level's positions in ``records`` (read by position: a selection of the measured rows
-    copied a gigabyte at 10,000,000 records)."""
-    measure, ok = records["measure"].to_numpy(), records["ok"].to_numpy()
-    run = records["run"].to_numpy()
-    # walls add up per level run: a scenario's phases of one C are apart
-    level_run = np.nan_to_num(records["level_index"].to_numpy(np.float64), nan=-1.0)
-    starts = records["start_time"].to_numpy(np.float64)
-    latency = records["latency"].to_numpy(np.float64)
-    rows = []
-    for index in groups.values():
-        measured = index[measure[index]]
-        answered = ok[index]
-        rows.append(
-            {
-                "n": int((measure[index] & answered).sum()),
-                "failures": int((measure[index] & ~answered).sum()),
-                "warmup_excluded": int((~measure[index]).sum()),
-                **_wall(run[measured], level_run[measured], starts[measured], latency[measured]),
-            }
-        )
-    names = ["label", loop.summary_key]
-    counts = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(list(groups), names=names))
-    failed = np.flatnonzero(measure & ~ok)
-    kinds: dict[tuple, list[str]] = {}
-    if len(failed):
-        rows_failed = pd.DataFrame(
-            {
-                "label": records["label"].iloc[failed].to_numpy(),
-                "level": records[loop.record_key].iloc[failed].to_numpy(),
-                "kind": records["error_kind"].iloc[failed].astype(object).fillna("unknown"),
-            }
-        )
-        for (label, level, name), count in (
-            rows_failed.groupby(["label", "level", "kind"], observed=True).size().items()
-        ):
-            kinds.setdefault((label, level), []).append(f"{name}: {count}")
-    counts["error_kinds"] = ["; ".join(kinds.get(k, [])) for k in counts.index]
-    return counts
-
-
-def _wall(run: np.ndarray, level_run: np.ndarray, starts: np.ndarray, latency: np.ndarray) -> dict:
-    """A level's wall time, the first send to the last answer summed over the runs' (and
-    phases') stretches of it, and how many runs it has (NaN: no measured request)."""
-    if not len(run):
-        return {"wall_s": np.nan, "runs": np.nan}
-    stretches = (
-        pd.DataFrame(
-            {
-                "run": run,
-                "index": level_run,
-                "start": starts,
-                "end": starts + np.nan_to_num(latency),
-            }
-        )
-        .groupby(["run", "index"])
-        .agg(start=("start", "min"), end=("end", "max"))
-    )
-    return {
-        "wall_s": float((stretches["end"] - stretches["start"]).sum()),
-        "runs": stretches.index.get_level_values("run").nunique(),
-    }
-
-
 def _nanmean(values: np.ndarray) -> float:
     return float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
 
@@ -337,7 +272,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
     if records.empty or "level" not in records:
         return pd.DataFrame()
     groups = records.groupby(["label", loop.record_key], observed=True).indices
-    counts = _counts(records, loop, groups)
+    counts = level_counts.counts(records, loop.record_key, loop.summary_key, groups)
     thinking, structured = has_thinking(records), st.has_structured(records)
     pictured = im.has_images(records)
     served, batched = has_server_figures(records), inputs.has_inputs(records)

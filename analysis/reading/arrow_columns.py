@@ -1,9 +1,9 @@
-"""A columnar run's records (``requests.parquet/``) as the loader's column arrays, column by
-column: only the columns the analysis reads come off the disk, numbers go from Arrow buffers to
-numpy arrays and repeated text from Arrow's dictionaries to pandas categoricals, with no Python
-object per record (issue 47: 10,000,000 records in bounded memory).
+"""A columnar run's record batch (``requests.parquet/``) as the loader's column arrays: only
+the columns the analysis reads come off the disk, numbers go from Arrow buffers to numpy arrays
+and repeated text from Arrow's dictionaries to pandas categoricals, with no Python object per
+record (issue 47: 10,000,000 records in bounded memory).
 
-What it gives is what ``load``'s reader of JSON lines gives for the same records (the same
+What it gives is what ``json_columns`` gives for the same records as JSON lines (the same
 names, dtypes and missing values: NaN for a number, "" for a text, None for a histogram), so
 everything downstream reads one kind of column whatever wrote the run. Two things still cost a
 Python object per record, and only where records carry them: ``extra`` (a workload's own fields,
@@ -12,8 +12,6 @@ one JSON text per record) and ``spec_histogram`` (a list per record).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-
 import numpy as np
 import orjson
 import pandas as pd
@@ -21,15 +19,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analysis.reading import per_request, pooled
+from analysis.reading.record_fields import (
+    EXTRA_FIELDS,
+    EXTRA_TEXT_FIELDS,
+    NUMERIC_FIELDS,
+    TEXT_FIELDS,
+    THINKING_FIELDS,
+    floats,
+)
 from sparkload.records import PHASE_MEASURE, STATUS_OK
-from sparkload.records.requests_files import RequestsReader
 
 EXTRA = "extra"  # columnar.EXTRA_COLUMN: a workload's fields, JSON text
 
 
 def _floats(column: pa.Array) -> np.ndarray:
-    """Any numeric or boolean column as float64, null → NaN."""
-    return pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+    """Any numeric or boolean column as float64, null → NaN, in numpy's own memory: a view of
+    Arrow's buffer would keep it from Arrow's pool, which would grow by every batch held until
+    the frame is made (900 MB more at 10,000,000 records) instead of reusing one batch's."""
+    return np.array(pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False), copy=True)
 
 
 def _categorical(column: pa.Array, missing: str | None = "") -> pd.Categorical:
@@ -70,59 +77,50 @@ def _extras(column: pa.Array) -> list[dict | None] | None:
     ]
 
 
-def read(
-    reader: RequestsReader,
-    numeric: Iterable[str],
-    texts: Iterable[str],
-    extra_numeric: Iterable[str],
-    extra_texts: Iterable[str],
-    floats_of: Callable[[list], np.ndarray],
-) -> dict[str, np.ndarray | pd.Categorical]:
-    """The loader's columns of every record of ``reader``'s run: ``numeric`` fields as floats,
-    ``texts`` as categoricals ("" where none), ``extra_<name>`` of ``extra``'s fields (numbers
-    through ``floats_of``, the loader's own rule for a JSON value), per_request.FIELDS,
-    ``measure``, ``ok``, ``error_kind`` (NaN where none) and ``reasoning_counted_by``."""
-    numeric, texts = tuple(numeric), tuple(texts)
-    extra_numeric, extra_texts = tuple(extra_numeric), tuple(extra_texts)
-    text_fields = tuple(dict.fromkeys((*texts, per_request.CATEGORY, "reasoning_counted_by")))
-    wanted = [*numeric, *per_request.SERVER_FIELDS, per_request.HISTOGRAM, *text_fields]
-    wanted += ["phase", "status", "error_kind", EXTRA]
-    wanted = list(dict.fromkeys(wanted))  # "phase" is a text field too
-    parts: dict[str, list] = {}
+# The records' columns the loader reads off the disk ("phase" is a text field too)
+WANTED = list(
+    dict.fromkeys(
+        [
+            *NUMERIC_FIELDS, *THINKING_FIELDS, *per_request.SERVER_FIELDS, per_request.HISTOGRAM,
+            *TEXT_FIELDS, per_request.CATEGORY, "reasoning_counted_by", "phase", "status",
+            "error_kind", EXTRA,
+        ]
+    )
+)  # fmt: skip
+_TEXTS = tuple(dict.fromkeys((*TEXT_FIELDS, per_request.CATEGORY, "reasoning_counted_by")))
 
-    def add(name: str, values) -> None:
-        parts.setdefault(name, []).append(values)
 
-    for batch in reader.arrow_batches(wanted):
-        n = batch.num_rows
-        for name in (*numeric, *per_request.SERVER_FIELDS):
-            add(name, pooled.absent_as_sparse(_floats(batch.column(name))))
-        for name in text_fields:
-            add(name, _categorical(batch.column(name)))
-        add("error_kind", _categorical(batch.column("error_kind"), missing=None))
-        add("measure", _equals(batch.column("phase"), PHASE_MEASURE))
-        add("ok", _equals(batch.column("status"), STATUS_OK))
-        histograms = np.full(n, None, dtype=object)
-        lists = batch.column(per_request.HISTOGRAM)
-        if lists.null_count < n:
-            histograms[:] = [per_request.histogram(h) for h in lists.to_pylist()]
-        add(per_request.HISTOGRAM, pooled.absent_as_sparse(histograms))
-        extras = _extras(batch.column(EXTRA))
-        for name in extra_numeric:
-            add(
-                f"extra_{name}",
-                pooled.absent_as_sparse(
-                    np.full(n, np.nan)
-                    if extras is None
-                    else floats_of([e.get(name) if e else None for e in extras])
-                ),
-            )
-        for name in extra_texts:
-            values = [""] * n if extras is None else [_text(e, name) for e in extras]
-            add(f"extra_{name}", pd.Categorical(values))
-    # each column's pieces let go once it is joined, not after the last column (a run's
-    # columns twice over: 1.2 GB more at 2,000,000 records a run)
-    return {name: pooled.joined(parts.pop(name)) for name in list(parts)}
+def columns(batch: pa.RecordBatch) -> dict[str, np.ndarray | pd.Categorical]:
+    """The loader's columns of a record batch of ``WANTED`` (``record_fields.COLUMNS``):
+    numbers as floats, texts as categoricals ("" where none), ``extra_<name>`` of ``extra``'s
+    fields (numbers by ``record_fields.floats``, the rule for a JSON value), ``measure``,
+    ``ok``, ``error_kind`` (NaN where none)."""
+    n = batch.num_rows
+    out: dict[str, np.ndarray | pd.Categorical] = {}
+    for name in (*NUMERIC_FIELDS, *THINKING_FIELDS, *per_request.SERVER_FIELDS):
+        out[name] = pooled.absent_as_sparse(_floats(batch.column(name)))
+    for name in _TEXTS:
+        out[name] = pooled.one_text_shared(_categorical(batch.column(name)))
+    out["error_kind"] = _categorical(batch.column("error_kind"), missing=None)
+    out["measure"] = _equals(batch.column("phase"), PHASE_MEASURE)
+    out["ok"] = _equals(batch.column("status"), STATUS_OK)
+    histograms = np.full(n, None, dtype=object)
+    lists = batch.column(per_request.HISTOGRAM)
+    if lists.null_count < n:
+        histograms[:] = [per_request.histogram(h) for h in lists.to_pylist()]
+    out[per_request.HISTOGRAM] = pooled.absent_as_sparse(histograms)
+    extras = _extras(batch.column(EXTRA))
+    for name in EXTRA_FIELDS:
+        values = (
+            np.full(n, np.nan)
+            if extras is None
+            else floats([e.get(name) if e else None for e in extras])
+        )
+        out[f"extra_{name}"] = pooled.absent_as_sparse(values)
+    for name in EXTRA_TEXT_FIELDS:
+        texts = [""] * n if extras is None else [_text(e, name) for e in extras]
+        out[f"extra_{name}"] = pd.Categorical(texts)
+    return out
 
 
 def _text(extra: dict | None, name: str) -> str:

@@ -1,5 +1,5 @@
-"""Columns the loader derives from the records' own, once per run (``load.py`` calls them on
-a run's column arrays, in simulated time): what every table reads in place of the raw field."""
+"""Columns the loader derives from the records' own (``load.py`` calls them on a run's column
+arrays, in simulated time, batch by batch): what every table reads in place of the raw field."""
 
 from __future__ import annotations
 
@@ -28,3 +28,19 @@ def expected_cached(columns: dict[str, np.ndarray]) -> np.ndarray:
         expected[shared] = columns["extra_prefix_tokens"][shared]
         expected[order[first]] = 0.0
     return expected
+
+
+_PREFIX_COLUMNS = ("extra_expected_cached_tokens", "extra_prefix", "extra_prefix_tokens")
+
+
+def add_expected_cached(batches: list[dict[str, np.ndarray]]) -> None:
+    """In place: each batch's ``expected_cached_tokens`` (``expected_cached``), the first of a
+    prefix found over the whole run, so from the run's columns joined (only those it reads)."""
+    names = (*_PREFIX_COLUMNS, "start_time")
+    run = {
+        name: np.concatenate([np.asarray(b[name], np.float64) for b in batches]) for name in names
+    }
+    expected = expected_cached(run)
+    ends = np.cumsum([len(b["start_time"]) for b in batches])
+    for columns, part in zip(batches, np.split(expected, ends[:-1]), strict=True):
+        columns["expected_cached_tokens"] = part

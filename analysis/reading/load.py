@@ -23,6 +23,7 @@ which is what the metrics tell open-loop levels apart by.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,11 +35,12 @@ from analysis.reading import (
     arrow_columns,
     baselines,
     derived_columns,
+    json_columns,
     locust_csv,
-    per_request,
     pooled,
     sustained,
 )
+from analysis.reading.record_fields import COLUMNS, EXTRA_DURATIONS
 from sparkload.records import (
     DURATION_FIELDS,
     MANIFEST_FILE,
@@ -58,44 +60,6 @@ from sparkload.records import (
 )
 from sparkload.records.requests_files import RequestsReader, has_records, records_name
 
-# fmt: off
-# Every record's numeric fields; older records lack the later ones (NaN): ttfo (issue 26); turn
-# and turns (a conversation's requests: the turn, 1-based, and the turns it was planned with);
-# images and image_bytes (a request's images: how many, their bytes), inputs (an embeddings
-# request's; issue 43), depth (an agent's: 0 top-level, 1 its sub-agents, ...; issue 44).
-NUMERIC_FIELDS = (
-    "level", "level_index", "start_time", "ttft", "t_last_token", "itl", "tps", "latency",
-    "decode_tps", "output_tokens", "chunk_gap_mean", "prompt_tokens", "cached_tokens",
-    "queue_wait", "turn", "turns", "scheduled_time", "ttfo", "images", "image_bytes", "inputs",
-    "depth", "connect_time",
-)
-# Every record's text fields, kept as categoricals ("" where a record has none): an agent's step
-# kind, a dataset line's category, a structured reply's verdict and parse error's kind, the
-# finish reason ("" for a failure), the images' size "WxH", an agent's own session and the one
-# that spawned it (a sub-agent's), the model or adapter asked, the traffic class, the phase
-TEXT_FIELDS = (
-    "endpoint", "session_id", "step", "category", "structured", "finish_reason",
-    "structured_error", "image_size", "agent_session", "parent_session", "model", "tenant",
-    "phase",
-)
-# A thinking model's and an agent's fields (RequestRecord leaves them out where not observed):
-# a batch of records without reasoning or tool calls costs one pass for all of them;
-# tool_args_valid's true/false read as 1.0/0.0.
-THINKING_FIELDS = (
-    "t_last_reasoning", "reasoning_tokens", "answer_tokens", "reasoning_tps", "answer_tps",
-    "tool_calls", "tool_args_done", "tool_args_valid",
-)
-# Workload fields of ``RequestRecord.extra`` the workload tables read, kept as ``extra_<name>``;
-# user_turn and step_index: an agent's step, its user turn and its place in it; compacted and
-# compacted_from: the first request after a compaction, the session's count and the prompt
-# tokens that set it off.
-EXTRA_FIELDS = (
-    "target_tokens", "prefill_s", "identical", "prefix", "prefix_tokens",
-    "expected_cached_tokens", "user_turn", "step_index", "compacted", "compacted_from",
-)
-EXTRA_TEXT_FIELDS = ("subagent",)  # kept as categoricals: a sub-agent's start, fresh or fork
-# fmt: on
-EXTRA_DURATIONS = ("prefill_s",)  # seconds, scaled like DURATION_FIELDS
 SOURCE_RECORDS = "records"
 SOURCE_LOCUST = "locust-csv"
 MODE_ARRIVAL = "arrival"  # Manifest.mode of an open-loop run
@@ -305,165 +269,85 @@ def _run_from_manifest(path: Path, source: str) -> Run:
     return run
 
 
-def _floats(values: list) -> np.ndarray:
-    """Floats with None → NaN; anything non-numeric (a corrupt field) also becomes NaN."""
-    try:
-        return np.array(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        return np.array(
-            [
-                v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-                for v in values
-            ],
-            dtype=np.float64,
-        )
+def _first_send(batches: list[dict]) -> float:
+    """The run's first send, a wall-clock second (NaN: no record has a start time)."""
+    firsts = [
+        float(np.nanmin(starts))
+        for columns in batches
+        if np.isfinite(starts := np.asarray(columns["start_time"], np.float64)).any()
+    ]
+    return min(firsts) if firsts else float("nan")
 
 
-def _flags(values: list) -> np.ndarray:
-    """True/False as 1.0/0.0; anything else (missing, corrupt) NaN."""
-    return np.array(
-        [1.0 if v is True else 0.0 if v is False else np.nan for v in values], dtype=np.float64
-    )
-
-
-def _read_requests(reader: RequestsReader) -> dict[str, np.ndarray]:
-    """Column arrays of every record (lines that do not parse: counted by the reader): a
-    columnar run's straight from its columns, an earlier version's JSON lines record by record."""
-    columns = {}
-    if (reader.run_dir / REQUESTS_PARQUET).is_dir():
-        columns = arrow_columns.read(
-            reader, (*NUMERIC_FIELDS, *THINKING_FIELDS), TEXT_FIELDS, EXTRA_FIELDS,
-            EXTRA_TEXT_FIELDS, _floats,
-        )  # fmt: skip
-    numeric = (*NUMERIC_FIELDS, *THINKING_FIELDS, *(f"extra_{name}" for name in EXTRA_FIELDS))
-    kept = (*numeric, *per_request.FIELDS, "measure", "ok")
-    if columns:  # in the order of the lines' columns
-        order = (*kept, "error_kind", "reasoning_counted_by", *_TEXTS)
-        return {name: columns[name] for name in dict.fromkeys(order)}
-    parts: dict[str, list[np.ndarray]] = {name: [] for name in kept}
-    kinds: list[list] = []
-    counted_by: list[pd.Categorical] = []
-    texts: dict[str, list[pd.Categorical]] = {name: [] for name in _TEXTS}
-    for records in reader.dict_batches():
-        for name in NUMERIC_FIELDS:
-            parts[name].append(_floats([r.get(name) for r in records]))
-        thinking = any("reasoning_tokens" in r or "tool_calls" in r for r in records)
-        for name in THINKING_FIELDS:
-            if not thinking:
-                parts[name].append(np.full(len(records), np.nan))
-            elif name == "tool_args_valid":
-                parts[name].append(_flags([r.get(name) for r in records]))
-            else:
-                parts[name].append(_floats([r.get(name) for r in records]))
-        counted_by.append(  # "" where not counted, as the other text columns
-            pd.Categorical(
-                [_text(r.get("reasoning_counted_by")) for r in records]
-                if thinking
-                else [""] * len(records)
-            )
-        )
-        for name, values in _extra_columns(records).items():
-            parts[f"extra_{name}"].append(values)
-        for name, values in per_request.columns(records, _floats).items():
-            parts[name].append(values)
-        parts["measure"].append(np.array([r.get("phase") == PHASE_MEASURE for r in records], bool))
-        parts["ok"].append(np.array([r.get("status") == STATUS_OK for r in records], bool))
-        kinds.append([r.get("error_kind") for r in records])
-        # one string per record would cost ~75 bytes each at 1M records; codes cost 1
-        for name, chunks in texts.items():
-            chunks.append(pd.Categorical(_texts(records, name)))
-    columns = {
-        name: np.concatenate(chunks)
-        if chunks
-        else np.empty(0, bool if name in ("measure", "ok") else float)
-        for name, chunks in parts.items()
-    }
-    columns["error_kind"] = np.array([k for chunk in kinds for k in chunk], dtype=object)
-    columns["reasoning_counted_by"] = (
-        pooled.joined(counted_by) if counted_by else pd.Categorical([], categories=[""])
-    )
-    for name, parts_of in texts.items():
-        columns[name] = pooled.joined(parts_of) if parts_of else pd.Categorical([], categories=[""])
-    return columns
-
-
-def _extra_columns(records: list[dict]) -> dict[str, np.ndarray]:
-    """EXTRA_FIELDS of the records' ``extra``; a batch without extras costs one pass."""
-    extras = [e if isinstance(e := r.get("extra"), dict) else None for r in records]
-    if not any(extras):
-        return {name: np.full(len(records), np.nan) for name in EXTRA_FIELDS}
-    return {name: _floats([e.get(name) if e else None for e in extras]) for name in EXTRA_FIELDS}
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-_TEXTS = (*TEXT_FIELDS, *(f"extra_{name}" for name in EXTRA_TEXT_FIELDS))  # text columns
-
-
-def _texts(records: list[dict], column: str) -> list[str]:
-    """A text column's values: a record's field, or (``extra_<name>``) its ``extra``'s."""
-    if column in TEXT_FIELDS:
-        return [_text(r.get(column)) for r in records]
-    name = column.removeprefix("extra_")
-    return [_text(e.get(name)) if isinstance(e := r.get("extra"), dict) else "" for r in records]
-
-
-def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float) -> float:
+def _to_simulated_time(columns: dict[str, np.ndarray], time_scale: float, origin: float) -> None:
     """In place: ``scale_to_simulated_time`` for whole columns, start times included (counted
-    from the first send); returns that first send's wall-clock second (NaN: none)."""
-    starts = columns["start_time"]
-    origin = float("nan")
-    if len(starts) and np.isfinite(starts).any():
-        origin = float(np.nanmin(starts))
-        columns["start_time"] = (starts - origin) * time_scale
+    from ``origin``, the run's first send)."""
+    if np.isfinite(origin):
+        columns["start_time"] = (columns["start_time"] - origin) * time_scale
         columns["scheduled_time"] = (columns["scheduled_time"] - origin) * time_scale
     if time_scale == 1:
-        return origin
+        return
     for name in (*DURATION_FIELDS, *(f"extra_{name}" for name in EXTRA_DURATIONS)):
         if name in columns:
             columns[name] = columns[name] * time_scale
     for name in RATE_FIELDS:
         if name in columns:
             columns[name] = columns[name] / time_scale
-    return origin
 
 
-def _offered_rps(run: Run, level_index: np.ndarray) -> np.ndarray:
+def _offered_rps(rates: dict[int, float], level_index: np.ndarray) -> np.ndarray:
     """Per record, the offered rate of its level (open loop; NaN when unknown or closed loop)."""
-    rates = run.offered_rates() if run.open_loop else {}
     return pd.Series(level_index).map(rates).to_numpy(np.float64, na_value=np.nan)
 
 
-def _load_records(run: Run, run_index: int) -> dict | None:
-    """A run's columns (``pooled.frame`` makes the frame of every run's), None without any."""
+def _batches(reader: RequestsReader) -> Iterator[dict]:
+    """The run's records a batch at a time as column arrays (``record_fields.COLUMNS``): a
+    columnar run's straight from its columns, an earlier version's JSON lines record by record
+    (lines that do not parse: counted by the reader)."""
+    if (reader.run_dir / REQUESTS_PARQUET).is_dir():
+        made = map(arrow_columns.columns, reader.arrow_batches(arrow_columns.WANTED))
+    else:
+        made = map(json_columns.columns, reader.dict_batches())
+    for columns in made:
+        yield {name: columns[name] for name in COLUMNS}
+
+
+def _load_records(run: Run, run_index: int) -> list[dict] | None:
+    """A run's records as batches of columns (``pooled.frame`` makes one frame of every run's
+    batches, so no column is ever held twice), None without any."""
     reader = RequestsReader(run.path)
-    columns = _read_requests(reader)
+    rates = run.offered_rates() if run.open_loop else {}
+    batches, no_level, no_rate = [], 0, 0
+    for columns in _batches(reader):
+        columns["offered_rps"] = _offered_rps(rates, columns["level_index"])
+        missing = ~np.isfinite(columns["level"])
+        unrated = run.open_loop & ~missing & ~np.isfinite(columns["offered_rps"])
+        no_level, no_rate = no_level + int(missing.sum()), no_rate + int(unrated.sum())
+        if (skip := np.asarray(missing | unrated)).any():
+            columns = {name: values[~skip] for name, values in columns.items()}
+        if len(columns["level"]):
+            batches.append(columns)
     run.skipped_lines = reader.skipped
     for name, bad in reader.skipped_in.items():
         run.notes.append(f"{bad} unparsable line(s) in {name} skipped")
-    columns["offered_rps"] = _offered_rps(run, columns["level_index"])
-    no_level = ~np.isfinite(columns["level"])
-    if no_level.any():
-        run.notes.append(f"{int(no_level.sum())} record(s) without a level skipped")
-    no_rate = run.open_loop & ~no_level & ~np.isfinite(columns["offered_rps"])
-    if no_rate.any():
-        run.notes.append(
-            f"{int(no_rate.sum())} record(s) of open-loop levels without an offered rate skipped"
-        )
-    if (skip := np.asarray(no_level | no_rate)).any():
-        columns = {name: values[~skip] for name, values in columns.items()}
-    run.records = len(columns["level"])
+    if no_level:
+        run.notes.append(f"{no_level} record(s) without a level skipped")
+    if no_rate:
+        run.notes.append(f"{no_rate} record(s) of open-loop levels without an offered rate skipped")
+    run.records = sum(len(columns["level"]) for columns in batches)
     if run.records == 0:
         return None
-    run.time_origin = _to_simulated_time(columns, run.time_scale)
-    columns["itl"] = derived_columns.measured_itl(columns)
-    columns["expected_cached_tokens"] = derived_columns.expected_cached(columns)
-    columns = {name: pooled.absent_as_sparse(values) for name, values in columns.items()}
-    columns["level"] = columns["level"].astype(np.int32)  # a C: 40 MB less than int64 at 10M
-    columns["error_kind"] = pd.Categorical(columns["error_kind"])
-    return {"run": np.full(run.records, run_index, dtype=np.int16), **columns}
+    run.time_origin = _first_send(batches)
+    for columns in batches:
+        _to_simulated_time(columns, run.time_scale, run.time_origin)
+        columns["itl"] = derived_columns.measured_itl(columns)
+    derived_columns.add_expected_cached(batches)
+    for number, columns in enumerate(batches):
+        columns = {name: pooled.absent_as_sparse(values) for name, values in columns.items()}
+        columns["level"] = columns["level"].astype(np.int32)  # a C: 40 MB less than int64 at 10M
+        columns["error_kind"] = pd.Categorical(columns["error_kind"])
+        batches[number] = {"run": np.full(len(columns["level"]), run_index, np.int16), **columns}
+    return batches
 
 
 def load_with_records(path: str | Path) -> Dataset:
@@ -481,17 +365,17 @@ def load_with_records(path: str | Path) -> Dataset:
 def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     """Load every run under ``paths``; raise InputError when nothing usable is there."""
     runs: list[Run] = []
-    frames: list[dict] = []
+    batches_of_runs: list[dict] = []  # every run's batches of columns, in run order
     csv_frames: list[pd.DataFrame] = []
     skipped: list[str] = []
     for path in discover(paths):
         if has_records(path):
             run = _run_from_manifest(path, SOURCE_RECORDS)
-            frame = _load_records(run, len(runs))
-            if frame is None:
+            batches = _load_records(run, len(runs))
+            if batches is None:
                 skipped.append(f"{path}: no records in {records_name(path)}")
                 continue
-            frames.append(frame)
+            batches_of_runs += batches
         elif (stats := locust_csv.find_stats_csv(path)) is not None:
             run = _run_from_manifest(path, SOURCE_LOCUST)
             try:
@@ -516,8 +400,8 @@ def load(paths: list[str | Path], progress=lambda message: None) -> Dataset:
     if not runs:
         raise InputError("no records: " + "; ".join(skipped))
     labels = list(dict.fromkeys(run.label for run in runs))
-    if frames:
-        records = pooled.frame(frames)
+    if batches_of_runs:
+        records = pooled.frame(batches_of_runs)
         # each run's label as a code: categories from codes, no text per record to hash
         label_codes = np.array([labels.index(run.label) for run in runs], dtype=np.int32)
         records.insert(

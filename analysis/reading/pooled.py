@@ -1,8 +1,9 @@
-"""Several runs' record columns as one frame, built a column at a time (``load`` calls it).
+"""Every run's batches of record columns as one frame, built a column at a time (``load`` calls
+it).
 
 At 10,000,000 records the frame is most of the analysis' memory, so it is never held twice:
-each column is joined from its runs' pieces and the pieces let go before the next column
-(``pd.concat`` of whole frames held every run's frame and the pooled one at once), and the frame
+each column is joined from its batches and the batches' pieces let go before the next column
+(joining each run's columns first held a run twice over, the runs before it besides), and the frame
 takes the joined arrays as they are (no copy into pandas' blocks). A float column that no run
 has a value in stays sparse (all NaN, no memory per record); text columns are categoricals
 whose categories are the texts used, sorted, whatever the runs held.
@@ -13,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
+
+from analysis.reading import allocator
 
 
 def absent_as_sparse(values):
@@ -67,10 +70,11 @@ def joined(pieces: list) -> np.ndarray | pd.Categorical | pd.arrays.SparseArray:
     return np.concatenate([np.asarray(p) for p in pieces])
 
 
-def frame(runs: list[dict]) -> pd.DataFrame:
-    """One frame of every run's columns, in run order (each run's dict is emptied)."""
-    names = list(runs[0])
+def frame(batches: list[dict]) -> pd.DataFrame:
+    """One frame of every batch's columns, in order (each batch's dict is emptied)."""
+    names = list(batches[0])
     columns = {}
     for name in names:
-        columns[name] = joined([run.pop(name) for run in runs])
+        columns[name] = joined([batch.pop(name) for batch in batches])
+        allocator.give_back()  # the batches' pieces of this column (reading/allocator.py)
     return pd.DataFrame(columns, copy=False)

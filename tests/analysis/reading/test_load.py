@@ -14,7 +14,8 @@ from analysis.cli import main
 from analysis.errors import InputError
 from analysis.figures.metrics import METRIC_BY_FIELD
 from analysis.reading import per_request
-from analysis.reading.load import NUMERIC_FIELDS, THINKING_FIELDS, discover, load
+from analysis.reading.load import discover, load
+from analysis.reading.record_fields import NUMERIC_FIELDS, THINKING_FIELDS
 from sparkload.records import MANIFEST_FILE, Manifest
 from tests.analysis_synthetic import DATA, closed_loop_level, make_record, write_run
 

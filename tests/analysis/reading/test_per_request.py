@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from analysis.reading import per_request
-from analysis.reading.load import _floats, load
+from analysis.reading.load import load
+from analysis.reading.record_fields import floats
 from tests.analysis_synthetic import make_record, write_run
 
 
 def test_a_batch_without_server_figures_reads_as_missing():
-    columns = per_request.columns([{"ttft": 0.1}, {}], _floats)
+    columns = per_request.columns([{"ttft": 0.1}, {}], floats)
     assert np.isnan(columns["server_ttft"]).all()
     assert columns["spec_histogram"].tolist() == [None, None]
     assert columns["category"].tolist() == ["", ""]
@@ -26,7 +27,7 @@ def test_histograms_and_categories_are_kept_a_corrupt_one_dropped():
         {"spec_histogram": [1, "x"], "category": 7},
         {"spec_histogram": "1,2"},
     ]
-    columns = per_request.columns(rows, _floats)
+    columns = per_request.columns(rows, floats)
     assert columns["spec_histogram"].tolist() == [[1, 0, 3], None, None]
     assert columns["category"].tolist() == ["code", "", ""]
     assert columns["acceptance_length"][0] == 2.5 and math.isnan(columns["acceptance_length"][1])
