@@ -310,18 +310,20 @@ def level_positions(records: pd.DataFrame, run_index: int) -> dict[int, np.ndarr
     """Per level of one run, in level order, the positions in ``records`` of its measured
     requests with a send time (ascending): what the level's time line is made of. Positions,
     not rows: a selection of the rows copied their columns (800 MB at 10,000,000 records), a
-    grouping of the whole frame made its own copies; these are one run's positions only."""
-    chosen = np.flatnonzero(
-        (records["run"].to_numpy() == run_index)
-        & records["measure"].to_numpy(bool)
-        & np.isfinite(records["start_time"].to_numpy(np.float64))
-        & np.isfinite(records["level_index"].to_numpy(np.float64))
-    )
-    levels = records["level_index"].to_numpy(np.float64)[chosen]
-    order = np.argsort(levels, kind="stable")  # stable: each level's positions stay ascending
-    levels, chosen = levels[order], chosen[order]
-    keys, starts = np.unique(levels, return_index=True)
-    return {int(key): part for key, part in zip(keys, np.split(chosen, starts[1:]), strict=True)}
+    grouping of the whole frame its keys; this holds two numbers per request of the run."""
+    level_index = records["level_index"].to_numpy(np.float64)
+    chosen = _timed_positions(records, run_index, level_index)
+    levels = level_index[chosen]
+    return {int(key): chosen[levels == key] for key in np.sort(pd.unique(levels))}
+
+
+def _timed_positions(records: pd.DataFrame, run_index: int, level_index: np.ndarray) -> np.ndarray:
+    """The positions of one run's measured records with a send time and a level."""
+    timed = records["run"].to_numpy() == run_index
+    timed &= records["measure"].to_numpy(bool)
+    timed &= np.isfinite(records["start_time"].to_numpy(np.float64))
+    timed &= np.isfinite(level_index)
+    return np.flatnonzero(timed)
 
 
 def slice_runs(dataset: Dataset, settings: Settings, slicing: Slicing) -> list[LevelSlices]:
