@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.figures.slices import timed
+from analysis.figures.slices import LevelRequests, level_of, level_positions, values_at
 from analysis.reading.load import Dataset, describe_level
 from analysis.views.tables import slug
 
@@ -58,18 +58,26 @@ def sample(count: int, most: int = MAX_BARS) -> np.ndarray:
 
 
 def level_timeline(
-    frame: pd.DataFrame, key: str, label: str, run: str, level: str, title: str, note: str
+    records: pd.DataFrame,
+    positions: np.ndarray,
+    key: str,
+    label: str,
+    run: str,
+    level: str,
+    title: str,
+    note: str,
 ) -> Timeline:
-    """The timeline of one level's measured records (``analysis.reading.load`` columns)."""
-    frame = frame.sort_values("start_time", kind="stable")
-    origin = float(frame["start_time"].min())
-    chosen = frame.iloc[sample(len(frame))]
-    sent = chosen["start_time"].to_numpy(float) - origin
-    ok = chosen["ok"].to_numpy(bool)
-    first = sent + chosen["ttft"].to_numpy(float)
-    last = np.where(ok, sent + chosen["t_last_token"].to_numpy(float), np.nan)
-    end = sent + np.nan_to_num(chosen["latency"].to_numpy(float))
-    shown, total = len(chosen), len(frame)
+    """The timeline of one level's measured records (``analysis.reading.load`` columns) at
+    ``positions``: only the shown requests' columns are read."""
+    sent_all = values_at(records, "start_time", positions)
+    in_order = np.argsort(sent_all, kind="stable")
+    origin = float(sent_all[in_order[0]])
+    chosen = LevelRequests.at(records, positions[in_order[sample(len(positions))]])
+    sent = chosen.sent - origin
+    first = sent + chosen.ttft
+    last = np.where(chosen.ok, sent + chosen.t_last_token, np.nan)
+    end = sent + np.nan_to_num(chosen.latency)
+    shown, total = len(sent), len(positions)
     counted = (
         f"{shown:,} of {total:,} requests shown: those sent from {sent[0]:.1f} s to "
         f"{sent[-1]:.1f} s, the middle of the level"
@@ -88,8 +96,8 @@ def level_timeline(
         first,
         np.fmax(last, first),
         end,
-        ok,
-        chosen["output_tokens"].to_numpy(float),
+        chosen.ok,
+        chosen.output_tokens,
         shown,
         total,
     )
@@ -100,22 +108,21 @@ def timelines(dataset: Dataset, note: str = "") -> list[Timeline]:
     records = dataset.records
     if records.empty or "level_index" not in records:
         return []
-    measured = timed(records)
     runs_per_label = pd.Series([run.label for run in dataset.runs]).value_counts()
     out = []
     for run_index, run in enumerate(dataset.runs):
-        mine = measured[measured["run"].to_numpy() == run_index]
         several = runs_per_label.get(run.label, 0) > 1
-        for level_index, frame in mine.groupby("level_index", sort=True):
-            closed = not run.open_loop
-            concurrency = int(frame["level"].iloc[0]) if closed else None
-            rate = None if closed else float(frame["offered_rps"].iloc[0])
+        for level_index, positions in level_positions(records, run_index).items():
+            concurrency, rate = level_of(run, records, positions)
             name = describe_level(concurrency, rate)
-            level_key = f"c{concurrency}" if closed else f"r{rate:.4g}"
-            key = f"{slug(run.label)}_{int(level_index) + 1:02d}_{level_key}"
+            level_key = f"c{concurrency}" if rate is None else f"r{rate:.4g}"
+            key = f"{slug(run.label)}_{level_index + 1:02d}_{level_key}"
             key += f"_{slug(run.path.name)}" if several else ""
             title = f"{run.label} {name}: request timeline" + (
                 f" ({run.path.name})" if several else ""
             )
-            out.append(level_timeline(frame, key, run.label, run.path.name, name, title, note))
+            timeline = level_timeline(
+                records, positions, key, run.label, run.path.name, name, title, note
+            )
+            out.append(timeline)
     return out

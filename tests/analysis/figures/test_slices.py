@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import zip_longest
 
 import numpy as np
 import pandas as pd
@@ -306,3 +307,19 @@ def test_a_record_without_a_send_time_is_left_out_of_the_windows(tmp_path):
     dataset = load([write_run(tmp_path / "r", "x", records, manifest_fields={"slice_duration": 3})])
     (level,) = slice_runs(dataset, Settings(), Slicing())
     assert level.windows["completed"].sum() == 9
+
+
+def test_each_run_and_level_is_sliced_from_its_own_records_however_they_interleave(tmp_path):
+    low = closed_loop_level(1, 0, 1000.0, ttft=0.2, itl=0.02, tps=40, latency=3.0)
+    high = closed_loop_level(2, 1, 1030.0, ttft=0.3, itl=0.02, tps=40, latency=3.0)
+    interleaved = [record for pair in zip_longest(high, low) for record in pair if record]
+    sliced = {"slice_duration": 3.0}
+    first = write_run(tmp_path / "a", "a", interleaved, manifest_fields=sliced)
+    second = write_run(tmp_path / "b", "b", low, manifest_fields=sliced)
+    levels = slice_runs(load([first, second]), Settings(), Slicing())
+    assert [(level.label, level.level, level.windows["completed"].sum()) for level in levels] == [
+        ("a", "C=1", 10),
+        ("a", "C=2", 20),
+        ("b", "C=1", 10),
+    ]
+    assert levels[1].windows["ttft_ms_p50"].max() == pytest.approx(300.0)
