@@ -30,7 +30,8 @@ CHART = "ttft_vs_context"
 def turned_records(records: pd.DataFrame) -> pd.DataFrame:
     """Measured closed-loop records with a ``turn``: a conversation's turns and an agent's steps
     (empty when there are none)."""
-    if records.empty or "turn" not in records:
+    # a run without turns has them sparse: asked of the sparse column, not of 10M NaN made dense
+    if records.empty or "turn" not in records or not records["turn"].notna().any():
         return records.iloc[0:0]
     keep = records["measure"].to_numpy() & np.isfinite(records["turn"].to_numpy())
     if "offered_rps" in records:
