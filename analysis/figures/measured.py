@@ -3,7 +3,6 @@ answered (``metrics`` and every table that groups records by level ask for them)
 
 from __future__ import annotations
 
-import weakref
 from typing import Protocol
 
 import numpy as np
@@ -19,21 +18,25 @@ class Settings(Protocol):
 
 
 def measured_ok(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
-    """The requests every metric is computed from, with the compatibility switch applied.
+    """The requests every metric is computed from, with the compatibility switch applied: a
+    copy of their rows (a gigabyte at 10,000,000 records, so none is kept), for the few tables
+    that want whole rows of small inputs; figures over the records read them by position
+    (``measured_ok_positions``, ``FloatColumns``)."""
+    return measured_rows(records, np.flatnonzero(measured_answered(records)), settings)
 
-    A dozen tables ask for those of the same records; the last answer is kept while those
-    records live (at 10,000,000 records each selection copied a gigabyte of columns)."""
-    last = _MEASURED_OK.get("last")
-    if last is not None and last[0]() is records and last[1] == settings:
-        return last[2]
-    frame = records[records["measure"].to_numpy() & records["ok"].to_numpy()]
+
+def measured_answered(records: pd.DataFrame) -> np.ndarray:
+    """Per record: a measured request that was answered (one of ``measured_ok``'s)."""
+    return records["measure"].to_numpy() & records["ok"].to_numpy()
+
+
+def measured_rows(records: pd.DataFrame, index: np.ndarray, settings: Settings) -> pd.DataFrame:
+    """The records at ``index`` (e.g. a group of ``measured_ok_positions``) as ``measured_ok``
+    gives them: a copy of those rows alone, with the compatibility switch applied."""
+    frame = records.iloc[index]
     if settings.itl_null_as_zero:
         frame = frame.assign(itl=frame["itl"].fillna(0.0))
-    _MEASURED_OK["last"] = (weakref.ref(records), settings, frame)
     return frame
-
-
-_MEASURED_OK: dict[str, tuple] = {}  # "last": (the records, weakly; the settings; their rows)
 
 
 def measured_ok_positions(records: pd.DataFrame, by: list[str]) -> dict[tuple, np.ndarray]:
@@ -45,7 +48,7 @@ def measured_ok_positions(records: pd.DataFrame, by: list[str]) -> dict[tuple, n
 
 def measured_ok_of(records: pd.DataFrame, groups: dict[tuple, np.ndarray]) -> dict:
     """``measured_ok_positions`` of groups already made (positions in ``records``)."""
-    chosen = records["measure"].to_numpy() & records["ok"].to_numpy()
+    chosen = measured_answered(records)
     return {key: index[chosen[index]] for key, index in groups.items() if chosen[index].any()}
 
 
