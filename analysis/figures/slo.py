@@ -188,6 +188,8 @@ def loop_positions(records: pd.DataFrame, loop: Loop) -> dict[tuple, np.ndarray]
     if loop is OPEN or not rated:
         return groups
     closed = records["offered_rps"].isna().to_numpy()
+    if closed.all():  # a closed-loop dataset: its groups as they are
+        return groups
     return {key: index[closed[index]] for key, index in groups.items() if closed[index].any()}
 
 
