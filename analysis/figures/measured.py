@@ -43,13 +43,38 @@ def measured_ok_positions(records: pd.DataFrame, by: list[str]) -> dict[tuple, n
     """Per group of ``by`` that has any, the positions in ``records`` of its measured requests
     that were answered: the groups of ``measured_ok``'s rows without copying the rows (a
     gigabyte at 10,000,000 records); read their columns with ``FloatColumns(records)``."""
-    return measured_ok_of(records, records.groupby(by, observed=True).indices)
+    return group_positions(records, by, measured_answered(records))
 
 
 def measured_ok_of(records: pd.DataFrame, groups: dict[tuple, np.ndarray]) -> dict:
     """``measured_ok_positions`` of groups already made (positions in ``records``)."""
     chosen = measured_answered(records)
     return {key: index[chosen[index]] for key, index in groups.items() if chosen[index].any()}
+
+
+GROUPED_AT_ONCE = 1 << 20  # records ``group_positions`` groups at a time
+
+
+def group_positions(
+    records: pd.DataFrame, by: list[str], among: np.ndarray | None = None
+) -> dict[tuple, np.ndarray]:
+    """``records.groupby(by, observed=True).indices``: the same groups in the same order, each
+    with the positions of its records (of those ``among`` marks, when given; a group without
+    any is left out). Grouped a million records at a time: pandas' grouping of ten million at
+    once held some 300 MB of temporaries, beside the 80 MB of positions."""
+    keys = records[by]  # the grouping columns alone (copy-on-write: no copy)
+    pieces: dict[tuple, list[np.ndarray]] = {}
+    for start in range(0, len(keys), GROUPED_AT_ONCE):
+        part = keys.iloc[start : start + GROUPED_AT_ONCE].groupby(by, observed=True).indices
+        for key, index in part.items():
+            if among is not None:
+                index = index[among[start + index]]
+            if len(index):
+                pieces.setdefault(key, []).append(index + start)
+    # pandas orders the groups (a categorical's by its categories): one record of each tells
+    first = [index[0][0] for index in pieces.values()]
+    order = keys.iloc[first].groupby(by, observed=True).indices
+    return {key: np.concatenate(pieces.pop(key)) for key in order}
 
 
 class FloatColumns(dict):
