@@ -55,15 +55,14 @@ from analysis.compare.change_intervals import (
 from analysis.compare.run_settings import SettingDifference, differences
 from analysis.compare.tolerances import COMPARED, HIGHER_IS_WORSE, QUANTILE, Compared, Tolerance
 from analysis.errors import InputError
-from analysis.figures import percentiles
-from analysis.figures.measured import measured_ok
+from analysis.figures import percentiles, slo
+from analysis.figures.measured import measured_rows
 from analysis.figures.metrics import (
     LOOPS,
     Settings,
     has_thinking,
     level_name,
     loop_levels,
-    loop_records,
     summarize,
 )
 from analysis.reading import load
@@ -184,13 +183,13 @@ def _levels(dataset: Dataset, settings: Settings) -> dict[str, dict[str, _Level]
     found: dict[str, dict[str, _Level]] = {}
     for loop in LOOPS:
         rows = loop_levels(summary, loop)
-        ok = measured_ok(loop_records(dataset.records, loop), settings)
-        groups = ok.groupby(["label", loop.record_key], observed=True).indices if len(ok) else {}
+        groups = slo.loop_positions(dataset.records, loop) if not rows.empty else {}
         for _, row in rows.iterrows():
             key = row[loop.summary_key]
             index = groups.get((row["label"], key), np.empty(0, np.int64))
+            ok = measured_rows(dataset.records, index, settings)  # this level's rows alone
             sample = LevelSample(
-                ok.iloc[index], int(row["n"]), int(row["failures"]), settings.percentile_method
+                ok, int(row["n"]), int(row["failures"]), settings.percentile_method
             )
             found.setdefault(str(row["label"]), {})[level_name(row)] = _Level(row, sample)
     return found

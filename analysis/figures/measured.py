@@ -3,7 +3,6 @@ answered (``metrics`` and every table that groups records by level ask for them)
 
 from __future__ import annotations
 
-import weakref
 from typing import Protocol
 
 import numpy as np
@@ -19,34 +18,63 @@ class Settings(Protocol):
 
 
 def measured_ok(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
-    """The requests every metric is computed from, with the compatibility switch applied.
+    """The requests every metric is computed from, with the compatibility switch applied: a
+    copy of their rows (a gigabyte at 10,000,000 records, so none is kept), for the few tables
+    that want whole rows of small inputs; figures over the records read them by position
+    (``measured_ok_positions``, ``FloatColumns``)."""
+    return measured_rows(records, np.flatnonzero(measured_answered(records)), settings)
 
-    A dozen tables ask for those of the same records; the last answer is kept while those
-    records live (at 10,000,000 records each selection copied a gigabyte of columns)."""
-    last = _MEASURED_OK.get("last")
-    if last is not None and last[0]() is records and last[1] == settings:
-        return last[2]
-    frame = records[records["measure"].to_numpy() & records["ok"].to_numpy()]
+
+def measured_answered(records: pd.DataFrame) -> np.ndarray:
+    """Per record: a measured request that was answered (one of ``measured_ok``'s)."""
+    return records["measure"].to_numpy() & records["ok"].to_numpy()
+
+
+def measured_rows(records: pd.DataFrame, index: np.ndarray, settings: Settings) -> pd.DataFrame:
+    """The records at ``index`` (e.g. a group of ``measured_ok_positions``) as ``measured_ok``
+    gives them: a copy of those rows alone, with the compatibility switch applied."""
+    frame = records.iloc[index]
     if settings.itl_null_as_zero:
         frame = frame.assign(itl=frame["itl"].fillna(0.0))
-    _MEASURED_OK["last"] = (weakref.ref(records), settings, frame)
     return frame
-
-
-_MEASURED_OK: dict[str, tuple] = {}  # "last": (the records, weakly; the settings; their rows)
 
 
 def measured_ok_positions(records: pd.DataFrame, by: list[str]) -> dict[tuple, np.ndarray]:
     """Per group of ``by`` that has any, the positions in ``records`` of its measured requests
     that were answered: the groups of ``measured_ok``'s rows without copying the rows (a
     gigabyte at 10,000,000 records); read their columns with ``FloatColumns(records)``."""
-    return measured_ok_of(records, records.groupby(by, observed=True).indices)
+    return group_positions(records, by, measured_answered(records))
 
 
 def measured_ok_of(records: pd.DataFrame, groups: dict[tuple, np.ndarray]) -> dict:
     """``measured_ok_positions`` of groups already made (positions in ``records``)."""
-    chosen = records["measure"].to_numpy() & records["ok"].to_numpy()
+    chosen = measured_answered(records)
     return {key: index[chosen[index]] for key, index in groups.items() if chosen[index].any()}
+
+
+GROUPED_AT_ONCE = 1 << 20  # records ``group_positions`` groups at a time
+
+
+def group_positions(
+    records: pd.DataFrame, by: list[str], among: np.ndarray | None = None
+) -> dict[tuple, np.ndarray]:
+    """``records.groupby(by, observed=True).indices``: the same groups in the same order, each
+    with the positions of its records (of those ``among`` marks, when given; a group without
+    any is left out). Grouped a million records at a time: pandas' grouping of ten million at
+    once held some 300 MB of temporaries, beside the 80 MB of positions."""
+    keys = records[by]  # the grouping columns alone (copy-on-write: no copy)
+    pieces: dict[tuple, list[np.ndarray]] = {}
+    for start in range(0, len(keys), GROUPED_AT_ONCE):
+        part = keys.iloc[start : start + GROUPED_AT_ONCE].groupby(by, observed=True).indices
+        for key, index in part.items():
+            if among is not None:
+                index = index[among[start + index]]
+            if len(index):
+                pieces.setdefault(key, []).append(index + start)
+    # pandas orders the groups (a categorical's by its categories): one record of each tells
+    first = [index[0][0] for index in pieces.values()]
+    order = keys.iloc[first].groupby(by, observed=True).indices
+    return {key: np.concatenate(pieces.pop(key)) for key in order}
 
 
 class FloatColumns(dict):

@@ -19,8 +19,8 @@ import pandas as pd
 
 from analysis.errors import InputError
 from analysis.figures import slo
-from analysis.figures.measured import measured_ok
-from analysis.figures.metrics import CLOSED, OPEN, Settings, level_name, loop_records
+from analysis.figures.measured import FloatColumns
+from analysis.figures.metrics import CLOSED, OPEN, Settings, level_name
 from analysis.reading.load import Dataset
 from sparkload.records import (
     INTERVAL_CONFIDENCE,
@@ -121,9 +121,12 @@ def _level_values(dataset: Dataset, row: pd.Series, field: str, settings: Settin
     """A bound's metric over the answered requests of the level of ``row`` (an ``evaluate``
     row), in the bound's unit."""
     loop = CLOSED if row["loop"] == CLOSED.name else OPEN
-    ok = measured_ok(loop_records(dataset.records, loop), settings)
-    mine = ok[(ok["label"] == row["label"]) & (ok[loop.record_key] == row[loop.summary_key])]
-    return slo.request_values(mine, field)
+    records = dataset.records
+    groups = slo.loop_positions(records, loop)
+    index = groups.get((row["label"], row[loop.summary_key]), np.empty(0, int))
+    return slo.request_values(
+        records, FloatColumns(records, settings.itl_null_as_zero), index, field
+    )
 
 
 def _finite(value: object) -> float | None:

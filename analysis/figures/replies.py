@@ -13,13 +13,15 @@ import pandas as pd
 
 from sparkload.records import FINISH_LENGTH
 
+NO_ANSWER_FIELDS = ("ttfo", "reasoning_tokens", "finish_reason")  # what ``no_answer`` reads
+
 
 def no_answer(frame: pd.DataFrame) -> np.ndarray:
     """Per record: it reasoned until max_tokens (finish ``length``) without a first output
     token. A reply that stopped of itself without one (finish ``stop``: the model closed its
     reasoning and ended) did answer, if with nothing: it is not counted. Older records,
     without the fields, never count."""
-    if not {"ttfo", "reasoning_tokens", "finish_reason"} <= set(frame.columns):
+    if not set(NO_ANSWER_FIELDS) <= set(frame.columns):
         return np.zeros(len(frame), bool)
     return (
         np.isnan(frame["ttfo"].to_numpy())

@@ -35,9 +35,14 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.figures import percentiles
-from analysis.figures.measured import measured_ok
-from analysis.figures.metrics import CLOSED, LOOPS, Loop, Settings, loop_records
+from analysis.figures import percentiles, slo
+from analysis.figures.measured import (
+    FloatColumns,
+    measured_answered,
+    measured_ok_positions,
+    measured_rows,
+)
+from analysis.figures.metrics import CLOSED, LOOPS, Loop, Settings
 
 MS = 1000.0
 # Bins of acceptance length for TPOT: 1 (nothing accepted) up to k + 1
@@ -129,13 +134,13 @@ def _carried(records: pd.DataFrame, name: str) -> bool:
 def _groups(
     records: pd.DataFrame, settings: Settings
 ) -> Iterator[tuple[Loop, str, float, pd.DataFrame]]:
-    """(loop, label, level key, the level's ok measured records), level by level."""
+    """(loop, label, level key, the level's ok measured records), level by level: a copy of
+    one level's rows at a time, not of every level's."""
     if not _carried(records, "server_ttft") and not _carried(records, "acceptance_length"):
         return
     for loop in LOOPS:
-        ok = measured_ok(loop_records(records, loop), settings)
-        for (label, key), frame in ok.groupby(["label", loop.record_key], observed=True):
-            yield loop, str(label), key, frame
+        for (label, key), index in slo.loop_positions(records, loop).items():
+            yield loop, str(label), key, measured_rows(records, index, settings)
 
 
 def ttft_splits(records: pd.DataFrame, settings: Settings) -> list[TtftSplit]:
@@ -213,13 +218,14 @@ def drafting_by_category(records: pd.DataFrame, settings: Settings) -> list[Draf
     """Per label and category (its levels pooled), where records carry a category."""
     if "category" not in records or not _carried(records, "acceptance_length"):
         return []
-    ok = measured_ok(records, settings)
-    ok = ok[ok["category"].astype(str) != ""]
-    return [
-        found
-        for (label, category), frame in ok.groupby(["label", "category"], observed=True)
-        if (found := _drafting(frame, settings, (str(label), "", None, None), str(category)))
-    ]
+    found = []
+    for (label, category), index in measured_ok_positions(records, ["label", "category"]).items():
+        if str(category) == "":
+            continue
+        frame = measured_rows(records, index, settings)
+        if drafted := _drafting(frame, settings, (str(label), "", None, None), str(category)):
+            found.append(drafted)
+    return found
 
 
 def tpot_by_acceptance(records: pd.DataFrame, settings: Settings) -> pd.DataFrame:
@@ -235,13 +241,15 @@ def tpot_by_acceptance(records: pd.DataFrame, settings: Settings) -> pd.DataFram
     ]
     if not _carried(records, "acceptance_length"):
         return pd.DataFrame(columns=columns)
-    ok = measured_ok(records, settings)
-    length, itl = ok["acceptance_length"].to_numpy(float), ok["itl"].to_numpy(float) * MS
+    index = np.flatnonzero(measured_answered(records))
+    column = FloatColumns(records, settings.itl_null_as_zero)
+    length, itl = column["acceptance_length"][index], column["itl"][index] * MS
     known = np.isfinite(length) & np.isfinite(itl)
     bins = np.digitize(length, ACCEPTANCE_BINS)
+    labels = records["label"].iloc[index].astype(str).to_numpy()
     rows = []
-    for label in dict.fromkeys(ok["label"].astype(str)):
-        mine = known & (ok["label"].astype(str).to_numpy() == label)
+    for label in dict.fromkeys(labels):
+        mine = known & (labels == label)
         for b in sorted(set(bins[mine])):
             at = mine & (bins == b)
             low = ACCEPTANCE_BINS[b - 1] if b > 0 else 0.0

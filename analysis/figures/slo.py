@@ -41,17 +41,18 @@ import pandas as pd
 
 from analysis.errors import InputError
 from analysis.figures import percentiles
-from analysis.figures.measured import measured_ok
+from analysis.figures.measured import FloatColumns, measured_ok_positions
 from analysis.figures.metrics import (
     LOOPS,
     METRIC_BY_FIELD,
+    OPEN,
     TTFO,
+    Loop,
     Settings,
     level_name,
     loop_levels,
-    loop_records,
-    no_answer,
 )
+from analysis.figures.replies import NO_ANSWER_FIELDS, no_answer
 from analysis.figures.structured import SCHEMA_VALID_RATIO
 from analysis.reading.load import Dataset
 from sparkload.records import STREAM_MEANINGLESS, RequestMetric
@@ -161,14 +162,35 @@ def _statistic(sorted_values: np.ndarray, bound: Bound, method: str) -> float:
     return value
 
 
-def request_values(ok: pd.DataFrame, field: str) -> np.ndarray:
-    """Each ok request's value of a bound's metric, in the summary column's unit; a request
-    that never answered has an infinite TTFO (it cannot meet a TTFO bound), NaN where a value
-    is undefined or not recorded."""
-    values = ok[field].to_numpy() * BOUND_METRICS[field].factor
+def request_values(
+    records: pd.DataFrame, column: FloatColumns, index: np.ndarray, field: str
+) -> np.ndarray:
+    """Each ok request's value of a bound's metric, in the summary column's unit (the requests
+    at ``index`` of ``records``, ``column`` the records' ``FloatColumns``); a request that never
+    answered has an infinite TTFO (it cannot meet a TTFO bound), NaN where a value is undefined
+    or not recorded."""
+    values = column[field][index] * BOUND_METRICS[field].factor
     if field == TTFO.field:
-        values = np.where(no_answer(ok), np.inf, values)
+        judged = records[[name for name in NO_ANSWER_FIELDS if name in records]]  # no copy
+        values = np.where(no_answer(judged.iloc[index]), np.inf, values)
     return values
+
+
+def loop_positions(records: pd.DataFrame, loop: Loop) -> dict[tuple, np.ndarray]:
+    """Per (label, level key) of one loop, the positions of its measured answered requests
+    (``measured_ok_positions``): ``loop_records``' requests without its copy of the records of
+    a dataset that mixes loops. The open loop's levels are offered rates, which closed-loop
+    records lack (NaN: no group); closed-loop ones are levels of records without a rate."""
+    rated = "offered_rps" in records  # else no raw records (Locust CSV input): closed loop
+    if loop is OPEN and not rated:
+        return {}
+    groups = measured_ok_positions(records, ["label", loop.record_key])
+    if loop is OPEN or not rated:
+        return groups
+    closed = records["offered_rps"].isna().to_numpy()
+    if closed.all():  # a closed-loop dataset: its groups as they are
+        return groups
+    return {key: index[closed[index]] for key, index in groups.items() if closed[index].any()}
 
 
 def _failure_ratio(level: pd.Series) -> float:
@@ -211,20 +233,21 @@ def evaluate(
     level meets the SLO, and goodput (share of measured requests that are good, and good
     requests per second)."""
     rows = []
+    column = FloatColumns(records, settings.itl_null_as_zero)
+    fields = list(dict.fromkeys(b.field for b in bounds if b.per_request))
     for loop in LOOPS:
         levels = loop_levels(summary[summary["source"] == "records"], loop)
         if levels.empty:
             continue
-        ok = measured_ok(loop_records(records, loop), settings)
-        groups = ok.groupby(["label", loop.record_key], observed=True).indices
-        values = {b.field: request_values(ok, b.field) for b in bounds if b.per_request}
-        empty = np.isnan(ok["ttft"].to_numpy())  # an ok reply without a token: it ended at once
+        groups = loop_positions(records, loop)
         for _, level in levels.iterrows():
             key = level[loop.summary_key]
             index = groups.get((level["label"], key), np.empty(0, int))
-            level["empty"] = int(empty[index].sum())
+            # an ok reply without a token (no TTFT): it ended at once
+            level["empty"] = int(np.isnan(column["ttft"][index]).sum())
+            values = {field: request_values(records, column, index, field) for field in fields}
             row = {"label": level["label"], "loop": loop.name, loop.summary_key: key}
-            row.update(_verdict(level, {f: v[index] for f, v in values.items()}, bounds, settings))
+            row.update(_verdict(level, values, bounds, settings))
             rows.append(row)
     return pd.DataFrame(rows)
 

@@ -176,3 +176,22 @@ def test_empty_replies_pass_as_answered_unless_empty_ratio_bounds_them(tmp_path,
     code, lines, _ = _check(capsys, run, "--check", "empty_ratio<=0.1")
     assert code == EXIT_CHECK_FAILED
     assert lines == ["check failed: eos C=1: empty_ratio = 0.25 > 0.1"]
+
+
+def test_a_label_run_in_both_loops_judges_each_level_by_its_own_loops_requests(tmp_path):
+    """A closed-loop C=4 and an open-loop level with a pool of 4 under one label: the records
+    of both name level 4, and neither loop's statistic takes the other's requests."""
+    closed = closed_loop_level(4, 0, 1000.0, ttft=0.2, itl=0.04, tps=20, latency=6.0)
+    write_run(tmp_path / "r", "x", closed, stamp="20260101T000000Z")
+    arrivals = open_loop_level(4, 0, 3000.0, interval=0.5, count=10, latency=1.0, ttft=1.2)
+    manifest = arrival_manifest([2], 4)
+    write_run(tmp_path / "r", "x", arrivals, stamp="20260102T000000Z", manifest_fields=manifest)
+    dataset, settings = load([tmp_path / "r"]), Settings()
+    levels = slo.evaluate(
+        dataset.records, summarize(dataset, settings), slo.parse("ttft_p90_ms<=1000"), settings
+    )
+    by_loop = levels.set_index("loop")
+    assert by_loop.loc["closed", "ttft_p90_ms<=1000"] == pytest.approx(200.0)
+    assert by_loop.loc["closed", "n"] == 40
+    assert by_loop.loc["open", "ttft_p90_ms<=1000"] == pytest.approx(1200.0)
+    assert by_loop.loc["open", "n"] == 10
