@@ -73,7 +73,7 @@ import pandas as pd
 from analysis.figures import images as im
 from analysis.figures import inputs, level_counts, percentiles
 from analysis.figures import structured as st
-from analysis.figures.measured import FloatColumns, measured_ok_of
+from analysis.figures.measured import FloatColumns, group_positions, measured_ok_of
 from analysis.figures.replies import no_answer, truncated_calls
 from analysis.reading.load import Dataset, describe_level
 from analysis.reading.manifest_levels import (
@@ -271,7 +271,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
     """Base statistics per (label, level) of one loop's records."""
     if records.empty or "level" not in records:
         return pd.DataFrame()
-    groups = records.groupby(["label", loop.record_key], observed=True).indices
+    groups = group_positions(records, ["label", loop.record_key])
     counts = level_counts.counts(records, loop.record_key, loop.summary_key, groups)
     thinking, structured = has_thinking(records), st.has_structured(records)
     pictured = im.has_images(records)

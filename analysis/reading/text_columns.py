@@ -13,6 +13,6 @@ def equals(column: pd.Series, value: str) -> np.ndarray:
     (a missing text reads as "nan")."""
     if not isinstance(column.dtype, pd.CategoricalDtype):
         return column.astype(str).to_numpy() == value
+    # a missing text's code, -1, indexes the last entry: whether "nan" is ``value``
     matches = np.array([str(c) == value for c in column.cat.categories] + [value == "nan"])
-    codes = column.cat.codes.to_numpy()
-    return matches[np.where(codes >= 0, codes, len(matches) - 1)]
+    return matches[column.cat.codes.to_numpy()]
