@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis import allocator
 from analysis.document import Report, Section
 from analysis.figures import (
     accuracy,
@@ -224,6 +225,7 @@ def built_sections(context: Context, closed_loop: bool) -> list[Section]:
     for module in candidates:
         own = replace(context, numbers=numbers, asked=set())
         first[module] = (module.build(own), own.asked)
+        allocator.give_back()  # a section's temporaries, scattered through the heap
     present = [module for module in candidates if first[module][0] is not None]
     final = replace(context, numbers=section_numbers(present))
     sections = []
@@ -270,6 +272,7 @@ def build(
     slicing: slices.Slicing | None = None,
 ) -> Report:
     summary = summarize(dataset, settings)
+    allocator.give_back()  # each stage's temporaries, scattered through the heap (allocator.py)
     closed, open_levels = loop_levels(summary, CLOSED), loop_levels(summary, OPEN)
     nodes = telemetry.per_node(dataset)
     scales = sorted({r.time_scale for r in dataset.runs if r.time_scale != 1})
@@ -281,6 +284,7 @@ def build(
     slicing = slicing or slices.Slicing()
     sliced = slices.slice_runs(dataset, settings, slicing)
     points, capacities = operating_points.of_dataset(dataset, summary, settings, bounds)
+    allocator.give_back()
     knees = knee.findings(summary, dataset)
     context = Context(
         dataset,

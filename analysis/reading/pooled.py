@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from analysis.reading import allocator
+from analysis import allocator
 
 
 def absent_as_sparse(values):
@@ -76,5 +76,5 @@ def frame(batches: list[dict]) -> pd.DataFrame:
     columns = {}
     for name in names:
         columns[name] = joined([batch.pop(name) for batch in batches])
-        allocator.give_back()  # the batches' pieces of this column (reading/allocator.py)
+        allocator.give_back()  # the batches' pieces of this column (analysis/allocator.py)
     return pd.DataFrame(columns, copy=False)

@@ -14,6 +14,7 @@ import pandas as pd
 from analysis.figures import percentiles
 from analysis.figures.measured import measured_ok
 from analysis.figures.metrics import Settings
+from analysis.reading import text_columns
 from analysis.views.tables import Table
 
 KEY = "endpoints"
@@ -25,10 +26,8 @@ def breakdown(records: pd.DataFrame, settings: Settings) -> Table | None:
     if "endpoint" not in records or records.empty:
         return None
     measure = records["measure"].to_numpy()
-    # the two columns the count reads, not the records (a copy of them at 10,000,000)
-    served = records[["label", "endpoint"]][measure].groupby("label", observed=True)["endpoint"]
-    counts = served.nunique()
-    labels = set(counts[counts >= 2].index)
+    counts = text_columns.distinct_by_label(records, "endpoint", measure)
+    labels = {label for label, endpoints in counts.items() if endpoints >= 2}
     if not labels:
         return None
     measured = records[measure & records["label"].isin(labels).to_numpy()]

@@ -44,10 +44,11 @@ def model_records(records: pd.DataFrame) -> pd.DataFrame:
         return records.iloc[0:0]
     closed = loop_records(records, CLOSED)
     named = closed["measure"].to_numpy() & ~text_columns.equals(closed["model"], "")
-    # the two columns the count reads, not the records (three copies of them at 10,000,000)
-    pairs = closed[["label", "model"]][named]
-    counts = pairs.groupby("label", observed=True)["model"].nunique()
-    return closed[named & closed["label"].isin(set(counts[counts >= 2].index)).to_numpy()]
+    counts = text_columns.distinct_by_label(closed, "model", named)
+    mixed = {label for label, models in counts.items() if models >= 2}
+    if not mixed:
+        return closed.iloc[0:0]
+    return closed[named & closed["label"].isin(mixed).to_numpy()]
 
 
 def _stats(values: pd.Series, scale: float, settings: Settings) -> list[float]:
