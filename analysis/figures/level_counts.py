@@ -16,7 +16,7 @@ def counts(
     measure, ok = records["measure"].to_numpy(), records["ok"].to_numpy()
     run = records["run"].to_numpy()
     # walls add up per level run: a scenario's phases of one C are apart
-    level_run = np.nan_to_num(records["level_index"].to_numpy(np.float64), nan=-1.0)
+    level_run = records["level_index"].to_numpy(np.float64)
     starts = records["start_time"].to_numpy(np.float64)
     latency = records["latency"].to_numpy(np.float64)
     rows = []
@@ -28,7 +28,12 @@ def counts(
                 "n": int((measure[index] & answered).sum()),
                 "failures": int((measure[index] & ~answered).sum()),
                 "warmup_excluded": int((~measure[index]).sum()),
-                **_wall(run[measured], level_run[measured], starts[measured], latency[measured]),
+                **_wall(
+                    run[measured],
+                    np.nan_to_num(level_run[measured], nan=-1.0),
+                    starts[measured],
+                    latency[measured],
+                ),
             }
         )
     names = ["label", summary_key]
