@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from analysis.arguments import Parser, non_negative
 from analysis.errors import InputError, guarded, split_prog
 from analysis.figures import percentiles, probe, slices, slo, sustain, tenants
 from analysis.figures.metrics import Settings, summarize
+from analysis.outputs.chart_workers import ChartWorkers
 from analysis.reading import load
 from sparkload.records import CHECK_TENANTS, EXIT_CHECK_FAILED
 
@@ -156,13 +158,22 @@ def run(args: argparse.Namespace) -> int:
     progress = _progress(args.quiet)
     bounds = slo.parse(args.slo) if args.slo is not None else None
     settings = _settings(args)
-    dataset = load.load(args.runs, progress)
-    progress(f"loaded {len(dataset.records):,} records from {len(dataset.runs)} run(s)")
-    slicing = slices.Slicing(args.slice_duration, args.drift_threshold)
-    document = report.build(dataset, settings, bounds, args.think_time, slicing)
-    progress(f"computed {len(document.summary)} levels and {len(document.tables)} tables")
-    out = args.out or _default_out(dataset.runs)
-    report.write(document, out, charts=not args.no_charts, progress=progress)
+    # the chart workers start before the records are read: see analysis.outputs.chart_workers
+    with ChartWorkers() if not args.no_charts else nullcontext() as workers:
+        dataset = load.load(args.runs, progress)
+        progress(f"loaded {len(dataset.records):,} records from {len(dataset.runs)} run(s)")
+        out = args.out or _default_out(dataset.runs)
+        slicing = slices.Slicing(args.slice_duration, args.drift_threshold)
+        document = report.build(
+            dataset,
+            settings,
+            bounds,
+            args.think_time,
+            slicing,
+            charts_listed=(lambda charts: workers.write(charts, out)) if workers else None,
+        )
+        progress(f"computed {len(document.summary)} levels and {len(document.tables)} tables")
+        report.write(document, out, not args.no_charts, progress, workers)
     print(out / "report.md")
     return 0
 

@@ -16,7 +16,7 @@ computed here once, for their sections, their charts and summary.json alike.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -40,8 +40,8 @@ from analysis.figures import precision as precision_figures
 from analysis.figures import scenario as scenario_figures
 from analysis.figures.metrics import CLOSED, OPEN, Settings, loop_levels, summarize
 from analysis.outputs import (
+    chart_workers,
     charts_html,
-    charts_png,
     csv,
     index_html,
     markdown,
@@ -107,6 +107,7 @@ from analysis.views import (
     timeline,
 )
 from analysis.views.charts import (
+    Chart,
     comparison_charts,
     label_charts,
     open_loop_chart,
@@ -270,7 +271,10 @@ def build(
     bounds: list[slo.Bound] | None = None,
     think_time_s: float = 10.0,
     slicing: slices.Slicing | None = None,
+    charts_listed: Callable[[list[Chart]], None] | None = None,
 ) -> Report:
+    """The report of ``dataset``. ``charts_listed`` is handed the charts as soon as they are
+    known, before the sections are built: the command starts drawing them then."""
     summary = summarize(dataset, settings)
     allocator.give_back()  # each stage's temporaries, scattered through the heap (allocator.py)
     closed, open_levels = loop_levels(summary, CLOSED), loop_levels(summary, OPEN)
@@ -348,6 +352,8 @@ def build(
         tables.labels_of(closed),
         simulated,
     )
+    if charts_listed is not None:
+        charts_listed(charts)
     sections = built_sections(context, not closed.empty)
     title = "sparkload report: " + ", ".join(tables.labels_of(summary))
     figures = {
@@ -409,27 +415,27 @@ def agent_tables(steps: pd.DataFrame, settings: Settings) -> dict[str, pd.DataFr
 
 
 def write(
-    report: Report, out_dir: Path, charts: bool = True, progress=lambda message: None
+    report: Report,
+    out_dir: Path,
+    charts: bool = True,
+    progress=lambda message: None,
+    workers: chart_workers.ChartWorkers | None = None,
 ) -> None:
-    """Write every output format into ``out_dir``."""
+    """Write every output format into ``out_dir``; the charts by ``workers`` when they were
+    handed them already (``build``'s ``charts_listed``), else by workers started here."""
     out_dir.mkdir(parents=True, exist_ok=True)
     csv.write(report, out_dir)
     summary_json.write(report, out_dir)
     progress(f"wrote summary.csv, summary.json and {len(report.tables)} table CSVs")
     if charts:
         charts_html.write_library(out_dir)
-        for chart in report.charts:
-            (out_dir / chart.folder).mkdir(exist_ok=True)
-        drawing = charts_png.render_all(
-            [(chart, out_dir / chart.folder / f"{chart.key}.png") for chart in report.charts]
-        )
-        for chart in report.charts:  # while the PNGs are drawn in other processes
-            charts_html.render(chart, out_dir / chart.folder / f"{chart.key}.html", out_dir)
-        for page in report.timelines:
-            (out_dir / page.folder).mkdir(exist_ok=True)
-            timeline_html.render(page, out_dir / page.folder / f"{page.key}.html", out_dir)
-        for future in drawing:
-            future.result()
+        with workers or chart_workers.ChartWorkers() as drawing:
+            if workers is None:
+                drawing.write(report.charts, out_dir)
+            for page in report.timelines:  # while the charts are drawn in other processes
+                (out_dir / page.folder).mkdir(exist_ok=True)
+                timeline_html.render(page, out_dir / page.folder / f"{page.key}.html", out_dir)
+            drawing.finish()
         progress(f"wrote {len(report.charts)} charts (PNG + HTML)")
         progress(f"wrote {len(report.timelines)} request timelines (HTML)")
     markdown.write(report, out_dir / markdown.REPORT_FILE, charts)

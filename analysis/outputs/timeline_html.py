@@ -2,19 +2,17 @@
 
 Each request is two bars on its row: sent → first token (waiting: queue and prefill) and first →
 last token (decoding); a failed request is one bar from its send to its end. The pages share the
-report's ``plotly.min.js`` like the charts (``analysis.outputs.charts_html``).
+report's ``plotly.min.js`` and are written as the charts are (``analysis.outputs.charts_html``).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
-import plotly.io as pio
 
-from analysis.outputs.charts_html import PLOTLY_JS
+from analysis.outputs.charts_html import write_page
 from analysis.views.timeline import Timeline
 
 WAITING, DECODING, FAILED = "#f0a030", "#3070c0", "#d03030"
@@ -22,20 +20,23 @@ WAITING, DECODING, FAILED = "#f0a030", "#3070c0", "#d03030"
 
 def _bars(
     rows: np.ndarray, start: np.ndarray, stop: np.ndarray, name: str, color: str, hover: list[str]
-) -> go.Bar:
-    return go.Bar(
-        y=rows.tolist(),
-        base=start.tolist(),
-        x=(stop - start).tolist(),
-        orientation="h",
-        name=name,
-        marker=dict(color=color, line=dict(width=0)),
-        hovertext=hover,
-        hoverinfo="text",
-    )
+) -> dict[str, Any]:
+    return {
+        "type": "bar",
+        "y": rows.tolist(),
+        "base": start.tolist(),
+        "x": (stop - start).tolist(),
+        "orientation": "h",
+        "name": name,
+        "marker": {"color": color, "line": {"width": 0}},
+        "hovertext": hover,
+        "hoverinfo": "text",
+    }
 
 
-def figure(timeline: Timeline) -> go.Figure:
+def figure(timeline: Timeline) -> dict[str, Any]:
+    """The timeline as plotly.js's ``data`` (the waiting, decoding and failed bars) and
+    ``layout``."""
     rows = np.arange(timeline.shown)
     ok = timeline.ok
     hover = [
@@ -75,20 +76,16 @@ def figure(timeline: Timeline) -> go.Figure:
         traces.append(
             _bars(rows[~ok], timeline.sent[~ok], timeline.end[~ok], "failed", FAILED, failed)
         )
-    result = go.Figure(traces)
-    result.update_layout(
-        title=dict(text=f"{timeline.title}<br><sub>{timeline.subtitle}</sub>"),
-        barmode="overlay",
-        bargap=0.15,
-        xaxis=dict(title="Seconds since the level's first send", rangemode="tozero"),
-        yaxis=dict(title="Request (send order)", autorange="reversed"),
-        template="plotly_white",
-        height=min(4000, 250 + 6 * timeline.shown),
-    )
-    return result
+    layout = {
+        "title": {"text": f"{timeline.title}<br><sub>{timeline.subtitle}</sub>"},
+        "barmode": "overlay",
+        "bargap": 0.15,
+        "xaxis": {"title": {"text": "Seconds since the level's first send"}, "rangemode": "tozero"},
+        "yaxis": {"title": {"text": "Request (send order)"}, "autorange": "reversed"},
+        "height": min(4000, 250 + 6 * timeline.shown),
+    }
+    return {"data": traces, "layout": layout}
 
 
 def render(timeline: Timeline, path: Path, report_dir: Path) -> None:
-    script = os.path.relpath(report_dir / PLOTLY_JS, path.parent).replace(os.sep, "/")
-    page = pio.to_html(figure(timeline), include_plotlyjs=script, full_html=True)
-    path.write_text(page, encoding="utf-8")
+    write_page(figure(timeline), path, report_dir)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from analysis.cli import main
 from analysis.outputs import charts_png
-from analysis.views.charts import comparison_charts, label_charts
+from analysis.outputs.chart_workers import ChartWorkers
+from analysis.views.charts import Chart, Series, comparison_charts, label_charts
 from tests.analysis_synthetic import REPORT_ORDER, closed_loop_level, write_run
 from tests.report_files import table_path
 
@@ -31,18 +33,26 @@ def test_each_label_folder_holds_five_png_five_html_and_a_csv(report_out, label)
     assert set(pd.read_csv(folder / f"{label}.csv")["label"]) == {label}
 
 
-def test_charts_drawn_in_other_processes_are_byte_for_byte_those_drawn_here(report_out, tmp_path):
+def test_charts_drawn_by_the_workers_are_byte_for_byte_those_drawn_here(report_out, tmp_path):
     summary = pd.read_csv(report_out / "summary.csv")
     charts = comparison_charts(summary)
     for chart in charts:
-        charts_png.render(chart, tmp_path / f"{chart.key}.here.png")
-    drawing = charts_png.render_all([(c, tmp_path / f"{c.key}.pool.png") for c in charts])
-    assert len(drawing) == len(charts)
-    for future in drawing:
-        future.result()
+        charts_png.render(chart, tmp_path / f"{chart.key}.png")
+    with ChartWorkers() as workers:
+        workers.write(charts, tmp_path / "workers")
+        workers.finish()
     for chart in charts:
-        here = (tmp_path / f"{chart.key}.here.png").read_bytes()
-        assert here[:8] == PNG_MAGIC and (tmp_path / f"{chart.key}.pool.png").read_bytes() == here
+        here = (tmp_path / f"{chart.key}.png").read_bytes()
+        drawn = tmp_path / "workers" / chart.folder / f"{chart.key}.png"
+        assert here[:8] == PNG_MAGIC and drawn.read_bytes() == here
+        assert "Plotly.newPlot" in drawn.with_suffix(".html").read_text()
+
+
+def test_a_drawing_that_fails_in_a_worker_raises_when_the_charts_are_awaited(tmp_path):
+    two_x_one_y = Series("a", np.array([1.0, 2.0]), np.array([1.0]))
+    with pytest.raises(IndexError), ChartWorkers() as workers:
+        workers.write([Chart("comparison", "broken", "Broken", "y", [two_x_one_y])], tmp_path)
+        workers.finish()
 
 
 def test_comparison_charts_and_shared_files_exist_and_are_not_empty(report_out):

@@ -74,18 +74,18 @@ def test_a_failed_request_is_one_bar_from_its_send_to_its_end(tmp_path):
         ),
     ]
     (level,) = timelines(load([write_run(tmp_path / "r", "x", records)]))
-    waiting, decoding, failed = figure(level).data
-    assert (len(waiting.y), len(decoding.y)) == (1, 1)
-    assert (list(failed.y), list(failed.base), list(failed.x)) == ([1], [2.0], [0.5])
+    waiting, decoding, failed = figure(level)["data"]
+    assert (len(waiting["y"]), len(decoding["y"])) == (1, 1)
+    assert (failed["y"], failed["base"], failed["x"]) == ([1], [2.0], [0.5])
 
 
 def test_the_bars_run_from_send_to_first_token_and_on_to_the_last(tmp_path):
     records = closed_loop_level(1, 0, 1000.0, ttft=0.5, itl=0.01, tps=50, latency=2.0, per_user=2)
     (level,) = timelines(load([write_run(tmp_path / "r", "x", records)]))
-    waiting, decoding = figure(level).data
-    assert list(waiting.base) == [0.0, 2.0] and list(waiting.x) == pytest.approx([0.5, 0.5])
-    assert list(decoding.base) == pytest.approx([0.5, 2.5])
-    assert list(decoding.x) == pytest.approx([1.27, 1.27])
+    waiting, decoding = figure(level)["data"]
+    assert waiting["base"] == [0.0, 2.0] and waiting["x"] == pytest.approx([0.5, 0.5])
+    assert decoding["base"] == pytest.approx([0.5, 2.5])
+    assert decoding["x"] == pytest.approx([1.27, 1.27])
 
 
 def test_the_report_writes_a_page_per_level_and_links_it(tmp_path):
