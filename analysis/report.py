@@ -224,9 +224,9 @@ def built_sections(context: Context, closed_loop: bool) -> list[Section]:
     numbers = section_numbers(candidates)
     first = {}
     for module in candidates:
+        allocator.give_back()  # the temporaries before it, scattered through the heap
         own = replace(context, numbers=numbers, asked=set())
         first[module] = (module.build(own), own.asked)
-        allocator.give_back()  # a section's temporaries, scattered through the heap
     present = [module for module in candidates if first[module][0] is not None]
     final = replace(context, numbers=section_numbers(present))
     sections = []

@@ -3,7 +3,7 @@ answered (``metrics`` and every table that groups records by level ask for them)
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -57,7 +57,7 @@ GROUPED_AT_ONCE = 1 << 20  # records ``group_positions`` groups at a time
 
 def group_positions(
     records: pd.DataFrame, by: list[str], among: np.ndarray | None = None
-) -> dict[tuple, np.ndarray]:
+) -> dict[Any, np.ndarray]:
     """``records.groupby(by, observed=True).indices``: the same groups in the same order, each
     with the positions of its records (of those ``among`` marks, when given; a group without
     any is left out). Grouped a million records at a time: pandas' grouping of ten million at

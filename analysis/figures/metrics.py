@@ -70,6 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from analysis import allocator
 from analysis.figures import images as im
 from analysis.figures import inputs, level_counts, percentiles
 from analysis.figures import structured as st
@@ -321,6 +322,7 @@ def level_stats(records: pd.DataFrame, settings: Settings, loop: Loop) -> pd.Dat
         for metric in SERVER_METRICS if served else ():
             row.update(_distribution_stats(column[metric.field][index], metric, settings, rng))
         rows.append(row)
+        allocator.give_back()  # the level's temporaries, some fifty arrays of its size
     by_level = ["label", loop.summary_key]
     # where every measured request failed there are no rows: the levels keep their counts
     stats = pd.DataFrame(rows) if rows else pd.DataFrame(columns=by_level)

@@ -11,9 +11,11 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analysis.document import Block, Section
+from analysis.figures.measured import FloatColumns, group_positions, measured_answered
 from analysis.reading.load import Run
 from analysis.sections import Context
 from analysis.sections.runs import cache_busted
@@ -82,12 +84,10 @@ def _prompts(run: Run) -> str:
     return " ".join(parts) or UNKNOWN
 
 
-def _prompt_tokens(records: pd.DataFrame) -> str:
-    """The prompt tokens the server counted, over the label's measured successful requests."""
-    if "prompt_tokens" not in records:
-        return UNKNOWN
-    tokens = records.loc[records["measure"] & records["ok"], "prompt_tokens"].dropna()
-    if tokens.empty:
+def _prompt_tokens(tokens: np.ndarray | None) -> str:
+    """The prompt tokens the server counted (``tokens``: the label's measured successful
+    requests' that have a count; None: the records have no such field)."""
+    if tokens is None or not len(tokens):
         return UNKNOWN
     return f"mean {tokens.mean():.0f}, {tokens.min():.0f}–{tokens.max():.0f} (server's count)"
 
@@ -100,16 +100,15 @@ def _sampling(manifest: Manifest) -> dict[str, Any]:
     return body
 
 
-def _thinking(body: dict[str, Any], records: pd.DataFrame) -> str:
+def _thinking(body: dict[str, Any], reasoned: bool | None) -> str:
     """As the requests asked (``chat_template_kwargs.enable_thinking``), else what the replies
-    did."""
+    did (``reasoned``: some reply of the label reasoned; None: no record says)."""
     kwargs = body.get(TEMPLATE_KWARGS)
     asked = kwargs.get("enable_thinking") if isinstance(kwargs, dict) else None
     if asked is not None:
         return f"{'on' if asked else 'off'} (chat_template_kwargs.enable_thinking: {asked})"
-    if "reasoning_tokens" not in records:
+    if reasoned is None:
         return "server default; no reply reasoned"
-    reasoned = bool((records["reasoning_tokens"].fillna(0) > 0).any())
     return "server default; " + ("replies reasoned" if reasoned else "no reply reasoned")
 
 
@@ -146,11 +145,9 @@ def _client(manifest: Manifest) -> str:
     return said
 
 
-CONDITION_COLUMNS = ("measure", "ok", "prompt_tokens", "reasoning_tokens")  # what it reads
-
-
-def conditions(run: Run, records: pd.DataFrame) -> dict[str, str]:
-    """One run's conditions, by name (``records``: the run's label's)."""
+def conditions(run: Run, tokens: np.ndarray | None, reasoned: bool | None) -> dict[str, str]:
+    """One run's conditions, by name (``tokens`` and ``reasoned``: its label's, as
+    ``_prompt_tokens`` and ``_thinking`` take them)."""
     manifest = run.manifest
     body = _sampling(manifest)
     temperature = body.get(TEMPERATURE)
@@ -162,9 +159,9 @@ def conditions(run: Run, records: pd.DataFrame) -> dict[str, str]:
         "Warm-up": f"{manifest.warmup_requests_per_level} request(s) per level, not measured",
         "Max tokens": _max_tokens(manifest),
         "Prompts": _prompts(run),
-        "Prompt tokens": _prompt_tokens(records),
+        "Prompt tokens": _prompt_tokens(tokens),
         "Temperature": "server default" if temperature is None else str(temperature),
-        "Thinking": _thinking(body, records),
+        "Thinking": _thinking(body, reasoned),
         "Other sampling": _other_sampling(body),
         "Server": _server(manifest),
         "Seed": str(manifest.seed),
@@ -173,17 +170,27 @@ def conditions(run: Run, records: pd.DataFrame) -> dict[str, str]:
 
 
 def by_label(context: Context) -> dict[str, dict[str, str]]:
-    """Each label's conditions (its first run's), in report order."""
+    """Each label's conditions (its first run's), in report order; read at each label's
+    positions, the two columns it needs (a label's rows were copied: 90 MB at 10,000,000)."""
     records = context.dataset.records
     first: dict[str, Run] = {}
     for run in context.dataset.runs:
         first.setdefault(run.label, run)
-    # only the columns ``conditions`` reads: a label's whole rows were 300 MB at 10,000,000
-    narrow = records[[name for name in CONDITION_COLUMNS if name in records]]
-    labels = records["label"]
-    return {
-        label: conditions(run, narrow[(labels == label).to_numpy()]) for label, run in first.items()
-    }
+    column = FloatColumns(records)
+    answered = measured_answered(records) if "measure" in records else None
+    positions = group_positions(records, ["label"]) if "label" in records else {}
+    none = np.empty(0, np.int64)
+    found = {}
+    for label, run in first.items():
+        index = positions.get(label, none)
+        tokens = reasoned = None
+        if answered is not None and "prompt_tokens" in records:
+            tokens = column["prompt_tokens"][index[answered[index]]]
+            tokens = tokens[np.isfinite(tokens)]
+        if "reasoning_tokens" in records:
+            reasoned = bool((column["reasoning_tokens"][index] > 0).any())
+        found[label] = conditions(run, tokens, reasoned)
+    return found
 
 
 def build(context: Context) -> Section | None:
