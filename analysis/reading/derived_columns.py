@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from analysis.reading import pooled
+
 
 def measured_itl(columns: dict[str, np.ndarray]) -> np.ndarray:
     """The records' ITL, undefined (NaN) where no time passed between the first token and the
@@ -36,6 +38,10 @@ _PREFIX_COLUMNS = ("extra_expected_cached_tokens", "extra_prefix", "extra_prefix
 def add_expected_cached(batches: list[dict[str, np.ndarray]]) -> None:
     """In place: each batch's ``expected_cached_tokens`` (``expected_cached``), the first of a
     prefix found over the whole run, so from the run's columns joined (only those it reads)."""
+    if not any(pooled.has_values(b[name]) for b in batches for name in _PREFIX_COLUMNS[:2]):
+        for columns in batches:  # no prefix, no figure of a trace's: none expected (sparse)
+            columns["expected_cached_tokens"] = pooled.absent(len(columns["start_time"]))
+        return
     names = (*_PREFIX_COLUMNS, "start_time")
     run = {
         name: np.concatenate([np.asarray(b[name], np.float64) for b in batches]) for name in names

@@ -32,6 +32,13 @@ def absent_as_sparse(values):
     return values
 
 
+def has_values(values) -> bool:
+    """Whether a column holds any value: a sparse one (``absent``) holds none."""
+    if isinstance(values, pd.arrays.SparseArray):
+        return values.npoints > 0
+    return bool(np.isfinite(np.asarray(values, np.float64)).any())
+
+
 def absent(length: int, dtype: type = np.float64) -> pd.arrays.SparseArray:
     """A column of ``length`` without values (NaN), sparse without ever being dense (80 MB at
     10,000,000 records, for each of a run's forty such columns in turn)."""
